@@ -1,0 +1,306 @@
+#include <flatbuffers/flatbuffers.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "format/mapped_file.h"
+#include "format/table_fields.h"
+#include "gpuclean/error.h"
+#include "gpuclean/format.h"
+
+namespace gpuclean::format {
+namespace {
+
+// Reads one model. Every index the file holds is checked here, before the IR
+// exists, so that code above the format layer can trust the IR.
+class Reader {
+ public:
+  Reader(Bytes bytes, std::string source) : bytes_(std::move(bytes)), source_(std::move(source)) {}
+
+  ir::Model Read() {
+    VerifyFlatbuffer();
+    model_ = tfl::GetModel(bytes_.data());
+    ir::Model out;
+    out.source = source_;
+    out.version = model_->version();
+    if (model_->description()) out.description = model_->description()->str();
+    NoteUnknownFields(model_, tfl::ModelTypeTable(), &out);
+    if (model_->external_buffers() && model_->external_buffers()->size() > 0)
+      out.unpreservable.push_back("model keeps tensor data in external buffer groups (separate weight files)");
+    ReadBuffers();
+    ReadOperatorCodes(&out);
+    if (!model_->subgraphs() || model_->subgraphs()->size() == 0) Fail("model has no subgraphs");
+    for (flatbuffers::uoffset_t i = 0; i < model_->subgraphs()->size(); ++i)
+      out.subgraphs.push_back(ReadSubgraph(i, &out));
+    ReadMetadata(&out);
+    ReadSignatures(&out);
+    try {
+      out.Validate();
+    } catch (const Error& e) {
+      Fail(e.what());
+    }
+    return out;
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& what) const { ThrowBadInput(fmt::format("{}: {}", source_, what)); }
+
+  void VerifyFlatbuffer() {
+    const size_t size = bytes_.size();
+    if (size == 0) Fail("file is empty");
+    if (size < 8) Fail(fmt::format("file is {} bytes, too small to be a .tflite model", size));
+    if (!flatbuffers::BufferHasIdentifier(bytes_.data(), tfl::ModelIdentifier()))
+      Fail(fmt::format("not a .tflite model: file identifier is '{}', expected '{}'",
+                       Printable(bytes_.data() + 4, 4), tfl::ModelIdentifier()));
+    // The flatbuffer proper must sit in the first 2 GB; constant data past it
+    // is reached through Buffer.offset and checked separately.
+    const size_t verify_size = std::min<size_t>(size, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+    flatbuffers::Verifier::Options options;
+    options.max_depth = 128;
+    options.max_tables = 10'000'000;
+    flatbuffers::Verifier verifier(bytes_.data(), verify_size, options);
+    if (!tfl::VerifyModelBuffer(verifier))
+      Fail("flatbuffer verification failed (truncated or corrupt: an offset, vtable or vector points outside "
+           "the file)");
+  }
+
+  static std::string Printable(const uint8_t* p, size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += (p[i] >= 32 && p[i] < 127) ? static_cast<char>(p[i]) : '?';
+    return s;
+  }
+
+  void NoteUnknownFields(const void* table, const flatbuffers::TypeTable* type, ir::Model* out) {
+    if (!table) return;
+    std::string field = UnknownFieldIn(static_cast<const flatbuffers::Table*>(table), type);
+    if (!field.empty()) {
+      std::string reason = fmt::format("{} has a field this reader does not know ({})", TypeName(type), field);
+      if (std::find(out->unpreservable.begin(), out->unpreservable.end(), reason) == out->unpreservable.end())
+        out->unpreservable.push_back(std::move(reason));
+    }
+  }
+
+  void ReadBuffers() {
+    const auto* buffers = model_->buffers();
+    if (!buffers) return;
+    buffers_.reserve(buffers->size());
+    for (flatbuffers::uoffset_t i = 0; i < buffers->size(); ++i) {
+      const tfl::Buffer* b = buffers->Get(i);
+      if (b->offset() > 1) {
+        const uint64_t offset = b->offset(), size = b->size();
+        if (offset > bytes_.size() || size > bytes_.size() - offset)
+          Fail(fmt::format("buffer {} lies outside the file (offset {}, size {}, file size {})", i, offset, size,
+                           bytes_.size()));
+        buffers_.emplace_back(bytes_.owner(), bytes_.data() + offset, size);
+      } else if (b->data() && b->data()->size() > 0) {
+        buffers_.emplace_back(bytes_.owner(), b->data()->data(), b->data()->size());
+      } else {
+        buffers_.emplace_back();
+      }
+    }
+  }
+
+  const Bytes& BufferAt(uint32_t index, const std::string& who) const {
+    if (index >= buffers_.size())
+      Fail(fmt::format("{} refers to buffer {} but the model has {} buffers", who, index, buffers_.size()));
+    return buffers_[index];
+  }
+
+  void ReadOperatorCodes(ir::Model* out) {
+    const auto* codes = model_->operator_codes();
+    if (!codes) return;
+    for (flatbuffers::uoffset_t i = 0; i < codes->size(); ++i) {
+      const tfl::OperatorCode* c = codes->Get(i);
+      NoteUnknownFields(c, tfl::OperatorCodeTypeTable(), out);
+      // Old files set only the int8 field; new ones put a placeholder there
+      // and the real code in the int32 field. The larger one is the op.
+      const int32_t code = std::max<int32_t>(c->deprecated_builtin_code(), c->builtin_code());
+      if (code < 0) Fail(fmt::format("operator code {} has negative builtin code {}", i, code));
+      OpCode oc;
+      oc.code = static_cast<tfl::BuiltinOperator>(code);
+      if (c->custom_code()) oc.custom_code = c->custom_code()->str();
+      oc.version = c->version();
+      if (code > tfl::BuiltinOperator_MAX)
+        out->unpreservable.push_back(fmt::format("operator code {} is builtin {} which this reader does not know",
+                                                 i, code));
+      op_codes_.push_back(std::move(oc));
+    }
+  }
+
+  std::vector<int32_t> Indices(const flatbuffers::Vector<int32_t>* v) {
+    if (!v) return {};
+    return {v->begin(), v->end()};
+  }
+
+  ir::Subgraph ReadSubgraph(flatbuffers::uoffset_t index, ir::Model* out) {
+    const tfl::SubGraph* sg = model_->subgraphs()->Get(index);
+    NoteUnknownFields(sg, tfl::SubGraphTypeTable(), out);
+    ir::Subgraph g;
+    if (sg->name()) g.name = sg->name()->str();
+    if (g.name.empty()) g.name = fmt::format("subgraph{}", index);
+    if (sg->tensors())
+      for (flatbuffers::uoffset_t t = 0; t < sg->tensors()->size(); ++t)
+        g.tensors.push_back(ReadTensor(sg->tensors()->Get(t), g.name, t, out));
+    g.debug_metadata_index = sg->debug_metadata_index();
+    g.inputs = Indices(sg->inputs());
+    g.outputs = Indices(sg->outputs());
+    if (sg->operators())
+      for (flatbuffers::uoffset_t o = 0; o < sg->operators()->size(); ++o)
+        g.ops.push_back(ReadOperator(sg->operators()->Get(o), g.name, o, out));
+    return g;
+  }
+
+  ir::Tensor ReadTensor(const tfl::Tensor* t, const std::string& sg, uint32_t index, ir::Model* out) {
+    NoteUnknownFields(t, tfl::TensorTypeTable(), out);
+    ir::Tensor tensor;
+    if (t->name()) tensor.name = t->name()->str();
+    const std::string who = fmt::format("subgraph '{}' tensor {} ('{}')", sg, index, tensor.name);
+    if (t->type() < tfl::TensorType_MIN || t->type() > tfl::TensorType_MAX)
+      Fail(fmt::format("{} has unknown type {}", who, static_cast<int>(t->type())));
+    tensor.dtype = t->type();
+    if (t->shape()) tensor.shape.assign(t->shape()->begin(), t->shape()->end());
+    if (t->shape_signature()) tensor.shape_signature.assign(t->shape_signature()->begin(), t->shape_signature()->end());
+    tensor.is_variable = t->is_variable();
+    tensor.has_rank = t->has_rank();
+    for (int32_t d : tensor.shape)
+      if (d < 0) Fail(fmt::format("{} has negative dimension {} in its shape", who, d));
+    if (const auto* q = t->quantization()) {
+      NoteUnknownFields(q, tfl::QuantizationParametersTypeTable(), out);
+      if (q->scale()) tensor.quant.scale.assign(q->scale()->begin(), q->scale()->end());
+      if (q->zero_point()) tensor.quant.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+      if (q->min()) tensor.quant.min.assign(q->min()->begin(), q->min()->end());
+      if (q->max()) tensor.quant.max.assign(q->max()->begin(), q->max()->end());
+      tensor.quant.quantized_dimension = q->quantized_dimension();
+      if (q->details_type() != tfl::QuantizationDetails_NONE)
+        out->unpreservable.push_back(fmt::format("{} has custom quantization details", who));
+    }
+    if (const auto* s = t->sparsity()) {
+      tensor.sparsity.emplace();
+      s->UnPackTo(&*tensor.sparsity);
+    }
+    if (t->external_buffer() != 0)
+      out->unpreservable.push_back(fmt::format("{} keeps its data in external buffer {}", who, t->external_buffer()));
+    if (t->variant_tensors() && t->variant_tensors()->size() > 0)
+      out->unpreservable.push_back(fmt::format("{} has variant sub-tensors", who));
+    const Bytes& data = BufferAt(t->buffer(), who);
+    if (!data.empty()) tensor.data = data;
+    return tensor;
+  }
+
+  ir::Op ReadOperator(const tfl::Operator* o, const std::string& sg, uint32_t index, ir::Model* out) {
+    NoteUnknownFields(o, tfl::OperatorTypeTable(), out);
+    if (o->opcode_index() >= op_codes_.size())
+      Fail(fmt::format("subgraph '{}' op {} uses operator code {} but the model has {}", sg, index, o->opcode_index(),
+                       op_codes_.size()));
+    const OpCode& oc = op_codes_[o->opcode_index()];
+    ir::Op op;
+    op.code = oc.code;
+    op.custom_code = oc.custom_code;
+    op.version = oc.version;
+    op.inputs = Indices(o->inputs());
+    op.outputs = Indices(o->outputs());
+    op.intermediates = Indices(o->intermediates());
+    op.debug_metadata_index = o->debug_metadata_index();
+    if (o->mutating_variable_inputs())
+      for (auto b : *o->mutating_variable_inputs()) op.mutating_variable_inputs.push_back(b != 0);
+    const std::string who = fmt::format("subgraph '{}' op {} ({})", sg, index, op.name());
+
+    if (o->builtin_options_type() != tfl::BuiltinOptions_NONE) {
+      if (o->builtin_options_type() > tfl::BuiltinOptions_MAX) {
+        out->unpreservable.push_back(fmt::format("{} has builtin options of unknown type {}", who,
+                                                 static_cast<int>(o->builtin_options_type())));
+      } else {
+        std::string field = UnknownOptionField(o->builtin_options(), o->builtin_options_type());
+        if (!field.empty()) out->unpreservable.push_back(fmt::format("{} options: unknown field {}", who, field));
+        op.options.type = o->builtin_options_type();
+        op.options.value = tfl::BuiltinOptionsUnion::UnPack(o->builtin_options(), o->builtin_options_type(), nullptr);
+      }
+    }
+    if (o->builtin_options_2_type() != tfl::BuiltinOptions2_NONE) {
+      if (o->builtin_options_2_type() > tfl::BuiltinOptions2_MAX) {
+        out->unpreservable.push_back(fmt::format("{} has builtin options (2) of unknown type {}", who,
+                                                 static_cast<int>(o->builtin_options_2_type())));
+      } else {
+        std::string field = UnknownOption2Field(o->builtin_options_2(), o->builtin_options_2_type());
+        if (!field.empty()) out->unpreservable.push_back(fmt::format("{} options: unknown field {}", who, field));
+        op.options2.type = o->builtin_options_2_type();
+        op.options2.value =
+            tfl::BuiltinOptions2Union::UnPack(o->builtin_options_2(), o->builtin_options_2_type(), nullptr);
+      }
+    }
+    op.custom_options_format = o->custom_options_format();
+    if (o->custom_options()) {
+      op.custom_options.assign(o->custom_options()->begin(), o->custom_options()->end());
+    } else if (o->large_custom_options_offset() > 1) {
+      const uint64_t offset = o->large_custom_options_offset(), size = o->large_custom_options_size();
+      if (offset > bytes_.size() || size > bytes_.size() - offset)
+        Fail(fmt::format("{} custom options lie outside the file (offset {}, size {})", who, offset, size));
+      op.custom_options.assign(bytes_.data() + offset, bytes_.data() + offset + size);
+    }
+    return op;
+  }
+
+  void ReadMetadata(ir::Model* out) {
+    if (const auto* list = model_->metadata()) {
+      for (flatbuffers::uoffset_t i = 0; i < list->size(); ++i) {
+        const tfl::Metadata* m = list->Get(i);
+        NoteUnknownFields(m, tfl::MetadataTypeTable(), out);
+        ir::Metadata md;
+        if (m->name()) md.name = m->name()->str();
+        md.data = BufferAt(m->buffer(), fmt::format("metadata '{}'", md.name));
+        out->metadata.push_back(std::move(md));
+      }
+    }
+    if (const auto* list = model_->metadata_buffer())
+      for (int32_t b : *list) {
+        if (b < 0) Fail(fmt::format("metadata_buffer lists negative buffer {}", b));
+        out->metadata_buffers.push_back(BufferAt(static_cast<uint32_t>(b), "metadata_buffer"));
+      }
+  }
+
+  void ReadSignatures(ir::Model* out) {
+    const auto* list = model_->signature_defs();
+    if (!list) return;
+    for (flatbuffers::uoffset_t i = 0; i < list->size(); ++i) {
+      const tfl::SignatureDef* s = list->Get(i);
+      NoteUnknownFields(s, tfl::SignatureDefTypeTable(), out);
+      ir::SignatureDef sig;
+      if (s->signature_key()) sig.key = s->signature_key()->str();
+      sig.subgraph = static_cast<int32_t>(s->subgraph_index());
+      auto read_maps = [&](const flatbuffers::Vector<flatbuffers::Offset<tfl::TensorMap>>* maps,
+                           std::vector<ir::TensorRef>* refs) {
+        if (!maps) return;
+        for (const tfl::TensorMap* m : *maps) {
+          NoteUnknownFields(m, tfl::TensorMapTypeTable(), out);
+          refs->push_back({m->name() ? m->name()->str() : std::string(), static_cast<int32_t>(m->tensor_index())});
+        }
+      };
+      read_maps(s->inputs(), &sig.inputs);
+      read_maps(s->outputs(), &sig.outputs);
+      out->signatures.push_back(std::move(sig));
+    }
+  }
+
+  struct OpCode {
+    tfl::BuiltinOperator code;
+    std::string custom_code;
+    int32_t version;
+  };
+
+  Bytes bytes_;
+  std::string source_;
+  const tfl::Model* model_ = nullptr;
+  std::vector<Bytes> buffers_;
+  std::vector<OpCode> op_codes_;
+};
+
+}  // namespace
+
+ir::Model ReadModelBytes(Bytes bytes, const std::string& source) { return Reader(std::move(bytes), source).Read(); }
+
+ir::Model ReadModel(const std::string& path) {
+  return ReadModelBytes(MapFile(path), path);
+}
+
+}  // namespace gpuclean::format
