@@ -9,5 +9,6 @@ namespace gpuclean::cli {
 using Handler = std::function<int()>;
 
 void AddInspect(CLI::App& app, Handler& handler);
+void AddRun(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "gpuclean 0.1.0");
   gpuclean::cli::Handler handler;
   gpuclean::cli::AddInspect(app, handler);
+  gpuclean::cli::AddRun(app, handler);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

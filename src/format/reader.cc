@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 
 #include "format/mapped_file.h"
 #include "format/table_fields.h"
@@ -16,7 +17,8 @@ namespace {
 // exists, so that code above the format layer can trust the IR.
 class Reader {
  public:
-  Reader(Bytes bytes, std::string source) : bytes_(std::move(bytes)), source_(std::move(source)) {}
+  Reader(Bytes bytes, std::string source)
+      : bytes_(std::move(bytes)), source_(std::move(source)), budget_(kBaseBudget + 4 * uint64_t{bytes_.size()}) {}
 
   ir::Model Read() {
     VerifyFlatbuffer();
@@ -27,7 +29,8 @@ class Reader {
     if (model_->description()) out.description = model_->description()->str();
     NoteUnknownFields(model_, tfl::ModelTypeTable(), &out);
     if (model_->external_buffers() && model_->external_buffers()->size() > 0)
-      out.unpreservable.push_back("model keeps tensor data in external buffer groups (separate weight files)");
+      NoteUnpreservable(&out, "model keeps tensor data in external buffer groups (separate weight files)");
+    Charge(Size(model_->description()));
     ReadBuffers();
     ReadOperatorCodes(&out);
     if (!model_->subgraphs() || model_->subgraphs()->size() == 0) Fail("model has no subgraphs");
@@ -44,7 +47,95 @@ class Reader {
   }
 
  private:
-  [[noreturn]] void Fail(const std::string& what) const { ThrowBadInput(fmt::format("{}: {}", source_, what)); }
+  [[noreturn]] void Fail(const std::string& what) const {
+    ThrowBadInput(fmt::format("{}: {}", source_, OneLine(what)));
+  }
+
+  // Names in messages come from the file: a newline or an escape sequence in
+  // one must not break the one-line message (or drive the terminal).
+  static std::string OneLine(std::string s) {
+    for (char& c : s)
+      if (static_cast<unsigned char>(c) < 32 || c == 127) c = '?';
+    return s;
+  }
+
+  // Records something the writer could not preserve, once.
+  void NoteUnpreservable(ir::Model* out, std::string reason) {
+    reason = OneLine(std::move(reason));
+    if (!noted_.insert(reason).second) return;
+    Charge(reason.size() + sizeof(std::string));
+    out->unpreservable.push_back(std::move(reason));
+  }
+
+  // Flatbuffers may share tables: a vector of a million offsets to one tensor
+  // with a long name is a small file that decodes to gigabytes. Everything
+  // the reader copies into the IR, and every tensor reference (which later
+  // passes expand, e.g. inspect's per-op JSON), is charged here, so memory
+  // stays proportional to the file.
+  static constexpr uint64_t kBaseBudget = uint64_t{128} << 20;
+  static constexpr uint64_t kRefCost = 128;
+  void Charge(uint64_t bytes) {
+    charged_ += bytes;
+    if (charged_ > budget_)
+      Fail(fmt::format("model is too large to decode: its tables describe more than {} MiB of graph for a {}-byte "
+                       "file (tables shared many times over?)",
+                       budget_ >> 20, bytes_.size()));
+  }
+  template <typename T>
+  static uint64_t Size(const flatbuffers::Vector<T>* v) {
+    return v ? v->size() : 0;
+  }
+  static uint64_t Size(const flatbuffers::String* s) { return s ? s->size() : 0; }
+
+  // Upper bound on what unpacking an options table copies. Option tables
+  // hold scalars, strings and vectors of scalars; a nested table (none
+  // today) is charged a flat amount.
+  static uint64_t OptionsCost(const void* table, const flatbuffers::TypeTable* type) {
+    uint64_t cost = 256;
+    if (!table || !type || type->st != flatbuffers::ST_TABLE) return cost;
+    const auto* t = static_cast<const flatbuffers::Table*>(table);
+    for (size_t i = 0; i < type->num_elems; ++i) {
+      const auto field = static_cast<flatbuffers::voffset_t>(4 + 2 * i);
+      const flatbuffers::TypeCode code = type->type_codes[i];
+      if (code.is_repeating) {
+        const auto* v = t->GetPointer<const flatbuffers::Vector<uint8_t>*>(field);
+        const bool offsets = code.base_type == flatbuffers::ET_STRING || code.base_type == flatbuffers::ET_SEQUENCE;
+        cost += 32 + Size(v) * (offsets ? 64 : 8);
+      } else if (code.base_type == flatbuffers::ET_STRING) {
+        cost += 32 + Size(t->GetPointer<const flatbuffers::String*>(field));
+      } else if (code.base_type == flatbuffers::ET_SEQUENCE) {
+        cost += 256;
+      }
+    }
+    return cost;
+  }
+
+  // The table type of member `member` of a union (BuiltinOptions...).
+  static const flatbuffers::TypeTable* OptionsTypeTable(const flatbuffers::TypeTable* union_type, int member) {
+    if (member <= 0 || static_cast<size_t>(member) >= union_type->num_elems) return nullptr;
+    const flatbuffers::TypeCode code = union_type->type_codes[member];
+    return code.sequence_ref < 0 ? nullptr : union_type->type_refs[code.sequence_ref]();
+  }
+
+  static uint64_t IndexVectorCost(tfl::SparseIndexVector type, const void* v) {
+    if (!v) return 0;
+    switch (type) {
+      case tfl::SparseIndexVector_Int32Vector: return 4 * Size(static_cast<const tfl::Int32Vector*>(v)->values());
+      case tfl::SparseIndexVector_Uint16Vector: return 2 * Size(static_cast<const tfl::Uint16Vector*>(v)->values());
+      case tfl::SparseIndexVector_Uint8Vector: return Size(static_cast<const tfl::Uint8Vector*>(v)->values());
+      default: return 0;
+    }
+  }
+
+  // Charged before unpacking: one SparsityParameters can list the same large
+  // index vector many times over.
+  void ChargeSparsity(const tfl::SparsityParameters* s) {
+    Charge(sizeof(tfl::SparsityParametersT) + 4 * (Size(s->traversal_order()) + Size(s->block_map())));
+    if (const auto* dims = s->dim_metadata())
+      for (const tfl::DimensionMetadata* d : *dims)
+        Charge(sizeof(tfl::DimensionMetadataT) + 64 + IndexVectorCost(d->array_segments_type(), d->array_segments()) +
+               IndexVectorCost(d->array_indices_type(), d->array_indices()));
+  }
 
   void VerifyFlatbuffer() {
     const size_t size = bytes_.size();
@@ -74,16 +165,14 @@ class Reader {
   void NoteUnknownFields(const void* table, const flatbuffers::TypeTable* type, ir::Model* out) {
     if (!table) return;
     std::string field = UnknownFieldIn(static_cast<const flatbuffers::Table*>(table), type);
-    if (!field.empty()) {
-      std::string reason = fmt::format("{} has a field this reader does not know ({})", TypeName(type), field);
-      if (std::find(out->unpreservable.begin(), out->unpreservable.end(), reason) == out->unpreservable.end())
-        out->unpreservable.push_back(std::move(reason));
-    }
+    if (!field.empty())
+      NoteUnpreservable(out, fmt::format("{} has a field this reader does not know ({})", TypeName(type), field));
   }
 
   void ReadBuffers() {
     const auto* buffers = model_->buffers();
     if (!buffers) return;
+    Charge(sizeof(Bytes) * uint64_t{buffers->size()});
     buffers_.reserve(buffers->size());
     for (flatbuffers::uoffset_t i = 0; i < buffers->size(); ++i) {
       const tfl::Buffer* b = buffers->Get(i);
@@ -113,6 +202,7 @@ class Reader {
     for (flatbuffers::uoffset_t i = 0; i < codes->size(); ++i) {
       const tfl::OperatorCode* c = codes->Get(i);
       NoteUnknownFields(c, tfl::OperatorCodeTypeTable(), out);
+      Charge(sizeof(OpCode) + Size(c->custom_code()));
       // Old files set only the int8 field; new ones put a placeholder there
       // and the real code in the int32 field. The larger one is the op.
       const int32_t code = std::max<int32_t>(c->deprecated_builtin_code(), c->builtin_code());
@@ -122,21 +212,34 @@ class Reader {
       if (c->custom_code()) oc.custom_code = c->custom_code()->str();
       oc.version = c->version();
       if (code > tfl::BuiltinOperator_MAX)
-        out->unpreservable.push_back(fmt::format("operator code {} is builtin {} which this reader does not know",
-                                                 i, code));
+        NoteUnpreservable(out, fmt::format("operator code {} is builtin {} which this reader does not know", i, code));
       op_codes_.push_back(std::move(oc));
     }
   }
 
   std::vector<int32_t> Indices(const flatbuffers::Vector<int32_t>* v) {
     if (!v) return {};
+    Charge(sizeof(int32_t) * uint64_t{v->size()});
     return {v->begin(), v->end()};
+  }
+
+  // Charges for each reference to a tensor what later passes copy per
+  // reference (its name and shape).
+  void ChargeRefs(const flatbuffers::Vector<int32_t>* v, const ir::Subgraph& g) {
+    if (!v) return;
+    for (int32_t t : *v) {
+      uint64_t cost = kRefCost;
+      if (t >= 0 && static_cast<size_t>(t) < g.tensors.size())
+        cost += g.tensors[t].name.size() + 4 * g.tensors[t].shape.size();
+      Charge(cost);
+    }
   }
 
   ir::Subgraph ReadSubgraph(flatbuffers::uoffset_t index, ir::Model* out) {
     const tfl::SubGraph* sg = model_->subgraphs()->Get(index);
     NoteUnknownFields(sg, tfl::SubGraphTypeTable(), out);
     ir::Subgraph g;
+    Charge(sizeof(ir::Subgraph) + Size(sg->name()));
     if (sg->name()) g.name = sg->name()->str();
     if (g.name.empty()) g.name = fmt::format("subgraph{}", index);
     if (sg->tensors())
@@ -145,14 +248,17 @@ class Reader {
     g.debug_metadata_index = sg->debug_metadata_index();
     g.inputs = Indices(sg->inputs());
     g.outputs = Indices(sg->outputs());
+    ChargeRefs(sg->inputs(), g);
+    ChargeRefs(sg->outputs(), g);
     if (sg->operators())
       for (flatbuffers::uoffset_t o = 0; o < sg->operators()->size(); ++o)
-        g.ops.push_back(ReadOperator(sg->operators()->Get(o), g.name, o, out));
+        g.ops.push_back(ReadOperator(sg->operators()->Get(o), g, o, out));
     return g;
   }
 
   ir::Tensor ReadTensor(const tfl::Tensor* t, const std::string& sg, uint32_t index, ir::Model* out) {
     NoteUnknownFields(t, tfl::TensorTypeTable(), out);
+    Charge(sizeof(ir::Tensor) + Size(t->name()) + 4 * (Size(t->shape()) + Size(t->shape_signature())));
     ir::Tensor tensor;
     if (t->name()) tensor.name = t->name()->str();
     const std::string who = fmt::format("subgraph '{}' tensor {} ('{}')", sg, index, tensor.name);
@@ -167,29 +273,35 @@ class Reader {
       if (d < 0) Fail(fmt::format("{} has negative dimension {} in its shape", who, d));
     if (const auto* q = t->quantization()) {
       NoteUnknownFields(q, tfl::QuantizationParametersTypeTable(), out);
+      Charge(4 * (Size(q->scale()) + Size(q->min()) + Size(q->max())) + 8 * Size(q->zero_point()));
       if (q->scale()) tensor.quant.scale.assign(q->scale()->begin(), q->scale()->end());
       if (q->zero_point()) tensor.quant.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
       if (q->min()) tensor.quant.min.assign(q->min()->begin(), q->min()->end());
       if (q->max()) tensor.quant.max.assign(q->max()->begin(), q->max()->end());
       tensor.quant.quantized_dimension = q->quantized_dimension();
       if (q->details_type() != tfl::QuantizationDetails_NONE)
-        out->unpreservable.push_back(fmt::format("{} has custom quantization details", who));
+        NoteUnpreservable(out, fmt::format("{} has custom quantization details", who));
     }
     if (const auto* s = t->sparsity()) {
+      ChargeSparsity(s);
       tensor.sparsity.emplace();
       s->UnPackTo(&*tensor.sparsity);
     }
     if (t->external_buffer() != 0)
-      out->unpreservable.push_back(fmt::format("{} keeps its data in external buffer {}", who, t->external_buffer()));
+      NoteUnpreservable(out, fmt::format("{} keeps its data in external buffer {}", who, t->external_buffer()));
     if (t->variant_tensors() && t->variant_tensors()->size() > 0)
-      out->unpreservable.push_back(fmt::format("{} has variant sub-tensors", who));
+      NoteUnpreservable(out, fmt::format("{} has variant sub-tensors", who));
     const Bytes& data = BufferAt(t->buffer(), who);
     if (!data.empty()) tensor.data = data;
     return tensor;
   }
 
-  ir::Op ReadOperator(const tfl::Operator* o, const std::string& sg, uint32_t index, ir::Model* out) {
+  ir::Op ReadOperator(const tfl::Operator* o, const ir::Subgraph& g, uint32_t index, ir::Model* out) {
+    const std::string& sg = g.name;
     NoteUnknownFields(o, tfl::OperatorTypeTable(), out);
+    Charge(sizeof(ir::Op) + Size(o->mutating_variable_inputs()) + Size(o->custom_options()));
+    ChargeRefs(o->inputs(), g);
+    ChargeRefs(o->outputs(), g);
     if (o->opcode_index() >= op_codes_.size())
       Fail(fmt::format("subgraph '{}' op {} uses operator code {} but the model has {}", sg, index, o->opcode_index(),
                        op_codes_.size()));
@@ -208,22 +320,26 @@ class Reader {
 
     if (o->builtin_options_type() != tfl::BuiltinOptions_NONE) {
       if (o->builtin_options_type() > tfl::BuiltinOptions_MAX) {
-        out->unpreservable.push_back(fmt::format("{} has builtin options of unknown type {}", who,
-                                                 static_cast<int>(o->builtin_options_type())));
+        NoteUnpreservable(out, fmt::format("{} has builtin options of unknown type {}", who,
+                                           static_cast<int>(o->builtin_options_type())));
       } else {
         std::string field = UnknownOptionField(o->builtin_options(), o->builtin_options_type());
-        if (!field.empty()) out->unpreservable.push_back(fmt::format("{} options: unknown field {}", who, field));
+        if (!field.empty()) NoteUnpreservable(out, fmt::format("{} options: unknown field {}", who, field));
+        Charge(OptionsCost(o->builtin_options(),
+                           OptionsTypeTable(tfl::BuiltinOptionsTypeTable(), o->builtin_options_type())));
         op.options.type = o->builtin_options_type();
         op.options.value = tfl::BuiltinOptionsUnion::UnPack(o->builtin_options(), o->builtin_options_type(), nullptr);
       }
     }
     if (o->builtin_options_2_type() != tfl::BuiltinOptions2_NONE) {
       if (o->builtin_options_2_type() > tfl::BuiltinOptions2_MAX) {
-        out->unpreservable.push_back(fmt::format("{} has builtin options (2) of unknown type {}", who,
-                                                 static_cast<int>(o->builtin_options_2_type())));
+        NoteUnpreservable(out, fmt::format("{} has builtin options (2) of unknown type {}", who,
+                                           static_cast<int>(o->builtin_options_2_type())));
       } else {
         std::string field = UnknownOption2Field(o->builtin_options_2(), o->builtin_options_2_type());
-        if (!field.empty()) out->unpreservable.push_back(fmt::format("{} options: unknown field {}", who, field));
+        if (!field.empty()) NoteUnpreservable(out, fmt::format("{} options: unknown field {}", who, field));
+        Charge(OptionsCost(o->builtin_options_2(),
+                           OptionsTypeTable(tfl::BuiltinOptions2TypeTable(), o->builtin_options_2_type())));
         op.options2.type = o->builtin_options_2_type();
         op.options2.value =
             tfl::BuiltinOptions2Union::UnPack(o->builtin_options_2(), o->builtin_options_2_type(), nullptr);
@@ -236,6 +352,7 @@ class Reader {
       const uint64_t offset = o->large_custom_options_offset(), size = o->large_custom_options_size();
       if (offset > bytes_.size() || size > bytes_.size() - offset)
         Fail(fmt::format("{} custom options lie outside the file (offset {}, size {})", who, offset, size));
+      Charge(size);
       op.custom_options.assign(bytes_.data() + offset, bytes_.data() + offset + size);
     }
     return op;
@@ -246,6 +363,7 @@ class Reader {
       for (flatbuffers::uoffset_t i = 0; i < list->size(); ++i) {
         const tfl::Metadata* m = list->Get(i);
         NoteUnknownFields(m, tfl::MetadataTypeTable(), out);
+        Charge(sizeof(ir::Metadata) + Size(m->name()));
         ir::Metadata md;
         if (m->name()) md.name = m->name()->str();
         md.data = BufferAt(m->buffer(), fmt::format("metadata '{}'", md.name));
@@ -254,6 +372,7 @@ class Reader {
     }
     if (const auto* list = model_->metadata_buffer())
       for (int32_t b : *list) {
+        Charge(sizeof(Bytes));
         if (b < 0) Fail(fmt::format("metadata_buffer lists negative buffer {}", b));
         out->metadata_buffers.push_back(BufferAt(static_cast<uint32_t>(b), "metadata_buffer"));
       }
@@ -265,6 +384,7 @@ class Reader {
     for (flatbuffers::uoffset_t i = 0; i < list->size(); ++i) {
       const tfl::SignatureDef* s = list->Get(i);
       NoteUnknownFields(s, tfl::SignatureDefTypeTable(), out);
+      Charge(sizeof(ir::SignatureDef) + Size(s->signature_key()));
       ir::SignatureDef sig;
       if (s->signature_key()) sig.key = s->signature_key()->str();
       sig.subgraph = static_cast<int32_t>(s->subgraph_index());
@@ -273,6 +393,7 @@ class Reader {
         if (!maps) return;
         for (const tfl::TensorMap* m : *maps) {
           NoteUnknownFields(m, tfl::TensorMapTypeTable(), out);
+          Charge(sizeof(ir::TensorRef) + kRefCost + Size(m->name()));
           refs->push_back({m->name() ? m->name()->str() : std::string(), static_cast<int32_t>(m->tensor_index())});
         }
       };
@@ -293,6 +414,9 @@ class Reader {
   const tfl::Model* model_ = nullptr;
   std::vector<Bytes> buffers_;
   std::vector<OpCode> op_codes_;
+  std::unordered_set<std::string> noted_;
+  uint64_t charged_ = 0;
+  uint64_t budget_;
 };
 
 }  // namespace

@@ -155,7 +155,11 @@ void Subgraph::Validate() const {
       ThrowBadInput(fmt::format("subgraph '{}': {} refers to tensor {} but there are {} tensors", name, where, t,
                                 num_tensors));
   };
-  for (size_t i = 0; i < inputs.size(); ++i) check_index(inputs[i], false, fmt::format("graph input {}", i));
+  std::vector<bool> is_input(tensors.size(), false);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    check_index(inputs[i], false, fmt::format("graph input {}", i));
+    is_input[inputs[i]] = true;
+  }
   for (size_t i = 0; i < outputs.size(); ++i) check_index(outputs[i], false, fmt::format("graph output {}", i));
 
   std::vector<int> producer(tensors.size(), -1);
@@ -172,7 +176,7 @@ void Subgraph::Validate() const {
       if (tensors[out].is_const())
         ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) writes constant tensor {} ('{}')", name, i, op.name(),
                                   out, tensors[out].name));
-      if (IsGraphInput(out))
+      if (is_input[out])
         ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) writes graph input tensor {} ('{}')", name, i,
                                   op.name(), out, tensors[out].name));
     }

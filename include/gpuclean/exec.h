@@ -1,0 +1,81 @@
+#pragma once
+// The reference interpreter. It is the instrument the rest of gpuclean
+// measures with: lint's numeric checks, the fp16 emulation and the proof that
+// a rewrite is exact all run models through it.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpuclean/ir.h"
+#include "gpuclean/npy.h"
+
+namespace gpuclean::exec {
+
+enum class Precision { kFp32, kFp16Storage, kFp16Compute };
+std::string_view PrecisionName(Precision p);
+Precision ParsePrecision(const std::string& name);  // throws Error(kUsage)
+
+// A runtime tensor: shape plus a pointer into the arena, the mapped model
+// file (constants) or memory computed once at prepare time.
+struct Tensor {
+  ir::DType dtype = tfl::TensorType_FLOAT32;
+  std::vector<int32_t> shape;
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  int32_t dim(int i) const { return shape[i < 0 ? i + rank() : i]; }
+  int64_t num_elements() const {
+    int64_t n = 1;
+    for (int32_t d : shape) n *= d;
+    return n;
+  }
+  template <typename T>
+  T* as() const { return reinterpret_cast<T*>(data); }
+};
+
+struct InterpreterOptions {
+  int threads = 1;
+  Precision precision = Precision::kFp32;
+  int subgraph = 0;
+};
+
+// Called after each op with each of its outputs (tensor index, values).
+using TapFn = std::function<void(int op_index, int tensor_index, const Tensor& value)>;
+
+class Interpreter {
+ public:
+  // Prepares: checks every op has a kernel for its dtypes (Error kUnsupported
+  // naming op, node index and dtype otherwise), infers shapes, evaluates
+  // constant-only ops once, and plans the activation arena.
+  Interpreter(std::shared_ptr<const ir::Model> model, InterpreterOptions options = {});
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  const ir::Subgraph& graph() const;
+  int num_inputs() const;
+  int num_outputs() const;
+  // Copies `value` into input `index`; dtype and shape must match.
+  void SetInput(int index, const npy::Array& value);
+  void Invoke(const TapFn& tap = nullptr);
+  npy::Array Output(int index) const;
+  const Tensor& tensor(int tensor_index) const;
+
+  size_t arena_bytes() const;
+  size_t folded_const_bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The documented input generator of `gpuclean run`: float inputs uniform in
+// [0,1), integer inputs 0, bool false. mulberry32 seeded per input with
+// (seed + i * 0x9E3779B9) mod 2^32 - the same as probe/litert_run.mjs.
+npy::Array GenerateInput(const ir::Tensor& tensor, uint32_t seed, int input_index);
+
+}  // namespace gpuclean::exec

@@ -1,0 +1,46 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "gpuclean/error.h"
+#include "gpuclean/run.h"
+
+namespace gpuclean::cli {
+
+void AddRun(CLI::App& app, Handler& handler) {
+  auto* cmd = app.add_subcommand("run", "Run a model on gpuclean's interpreter; writes DIR/out<i>.npy and DIR/meta.json");
+  struct Args {
+    exec::RunRequest request;
+    std::vector<std::string> inputs;
+    std::string precision = "fp32";
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("MODEL", args->request.model_path, "the .tflite file")->required();
+  cmd->add_option("--input", args->inputs,
+                  "KEY=FILE.npy, KEY an input index or name (repeatable); inputs not given are generated "
+                  "(float: uniform [0,1) from mulberry32 with --seed) and written to DIR/in<i>.npy");
+  cmd->add_option("--seed", args->request.seed, "seed for generated inputs")->default_val(0);
+  cmd->add_option("--precision", args->precision, "fp32 | fp16-storage | fp16-compute")->default_val("fp32");
+  cmd->add_option("--out", args->request.out_dir, "output folder")->required();
+  cmd->add_option("--threads", args->request.threads, "worker threads")->default_val(1);
+  cmd->add_option("--repeat", args->request.repeat, "runs; meta.json reports the first apart and the median of the rest")
+      ->default_val(1);
+  cmd->add_option("--dump-tensors", args->request.dump_dir,
+                  "write every intermediate tensor as <index>_<name>.npy plus index.json");
+  cmd->callback([args, &handler] {
+    handler = [args] {
+      for (const std::string& spec : args->inputs) {
+        const auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+          throw Error(ErrorKind::kUsage, "--input expects KEY=FILE.npy, got '" + spec + "'");
+        args->request.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+      }
+      args->request.precision = exec::ParsePrecision(args->precision);
+      nlohmann::json meta = exec::RunToFolder(args->request);
+      std::cerr << "ran " << args->request.model_path << " in " << meta["run_ms"].get<double>() << " ms; outputs in "
+                << args->request.out_dir << "\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuclean::cli

@@ -1,0 +1,326 @@
+#include <fp16.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "exec/kernel.h"
+#include "gpuclean/shapes.h"
+
+namespace gpuclean::exec {
+namespace {
+
+constexpr size_t kArenaAlignment = 64;
+
+size_t AlignUp(size_t n) { return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
+
+bool IsQuantizedInteger(const ir::Tensor& t) {
+  const bool integer = t.dtype == tfl::TensorType_INT8 || t.dtype == tfl::TensorType_UINT8 ||
+                       t.dtype == tfl::TensorType_INT16 || t.dtype == tfl::TensorType_INT4;
+  return integer && !t.quant.scale.empty();
+}
+
+void RoundToHalf(Tensor& t) {
+  if (t.dtype != tfl::TensorType_FLOAT32) return;
+  float* v = t.as<float>();
+  for (int64_t i = 0, n = t.num_elements(); i < n; ++i) v[i] = fp16_ieee_to_fp32_value(fp16_ieee_from_fp32_value(v[i]));
+}
+
+}  // namespace
+
+std::string_view PrecisionName(Precision p) {
+  switch (p) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kFp16Storage: return "fp16-storage";
+    case Precision::kFp16Compute: return "fp16-compute";
+  }
+  return "fp32";
+}
+
+Precision ParsePrecision(const std::string& name) {
+  if (name == "fp32") return Precision::kFp32;
+  if (name == "fp16-storage") return Precision::kFp16Storage;
+  if (name == "fp16-compute") return Precision::kFp16Compute;
+  throw Error(ErrorKind::kUsage, fmt::format("unknown precision '{}' (expected fp32, fp16-storage or fp16-compute)", name));
+}
+
+[[noreturn]] void ThrowUnsupportedDtype(const ir::Subgraph& graph, const ir::Op& op, ir::DType dtype) {
+  int index = -1;
+  for (size_t i = 0; i < graph.ops.size(); ++i)
+    if (&graph.ops[i] == &op) index = static_cast<int>(i);
+  ThrowUnsupported(fmt::format("op {} ({}): dtype {} is not supported by gpuclean's interpreter", index, op.name(),
+                               ir::DTypeName(dtype)));
+}
+
+void RequireDtypes(const ir::Subgraph& graph, const ir::Op& op, std::initializer_list<ir::DType> dtypes) {
+  auto check = [&](int32_t t) {
+    if (t < 0) return;
+    const ir::DType d = graph.tensors[t].dtype;
+    if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) ThrowUnsupportedDtype(graph, op, d);
+  };
+  for (int32_t t : op.inputs) check(t);
+  for (int32_t t : op.outputs) check(t);
+}
+
+struct Interpreter::Impl {
+  std::shared_ptr<const ir::Model> model;
+  InterpreterOptions options;
+  const ir::Subgraph* graph = nullptr;
+  std::vector<Tensor> tensors;
+  std::vector<int> run_order;  // ops evaluated per Invoke (constant-only ops are folded away)
+  std::vector<const Kernel*> kernels;
+  std::vector<std::vector<uint8_t>> owned;  // folded constants, fp16-rounded weights
+  size_t folded_bytes = 0;
+  std::vector<uint8_t> arena_storage;
+  uint8_t* arena = nullptr;
+  size_t arena_size = 0;
+  std::unique_ptr<ThreadPool> pool;
+
+  uint8_t* Own(size_t bytes) {
+    owned.emplace_back(std::max<size_t>(bytes, 1));
+    return owned.back().data();
+  }
+
+  void Prepare() {
+    const ir::Subgraph& g = *graph;
+    const int num_tensors = static_cast<int>(g.tensors.size());
+    tensors.resize(num_tensors);
+    std::vector<bool> known(num_tensors, false);  // value fixed at prepare time
+    for (int t = 0; t < num_tensors; ++t) {
+      const ir::Tensor& src = g.tensors[t];
+      tensors[t].dtype = src.dtype;
+      tensors[t].shape = src.shape;
+      if (src.is_const()) {
+        // Sparse constants hold only their stored values; DENSIFY reads the
+        // sparsity description from the graph.
+        tensors[t].data = const_cast<uint8_t*>(src.data->data());
+        tensors[t].bytes = src.data->size();
+        known[t] = true;
+        if (options.precision != Precision::kFp32 && src.dtype == tfl::TensorType_FLOAT32 && !src.sparsity) {
+          // Weights live in half precision on the GPU too.
+          uint8_t* copy = Own(src.data->size());
+          std::memcpy(copy, src.data->data(), src.data->size());
+          tensors[t].data = copy;
+          RoundToHalf(tensors[t]);
+        }
+      }
+    }
+    for (int32_t t : g.inputs) {
+      if (g.tensors[t].is_dynamic())
+        ThrowUnsupported(fmt::format("graph input {} ('{}') has a dynamic shape signature; the interpreter needs "
+                                     "static input shapes", t, g.tensors[t].name));
+    }
+
+    const std::vector<int> order = g.TopologicalOrder();
+    kernels.assign(g.ops.size(), nullptr);
+    for (int i : order) {
+      const ir::Op& op = g.ops[i];
+      const Kernel* kernel = FindKernel(op);
+      if (!kernel)
+        ThrowUnsupported(fmt::format("op {} ({}): no kernel for this op in gpuclean's interpreter", i, op.name()));
+      for (const auto* list : {&op.inputs, &op.outputs})
+        for (int32_t t : *list)
+          if (t >= 0 && IsQuantizedInteger(g.tensors[t]) && !(known[t] && op.code == tfl::BuiltinOperator_DEQUANTIZE))
+            ThrowUnsupported(fmt::format("op {} ({}): dtype {} (quantized tensor '{}') is not supported; gpuclean "
+                                         "runs float graphs", i, op.name(), ir::DTypeName(g.tensors[t].dtype),
+                                         g.tensors[t].name));
+      if (kernel->check) kernel->check(g, op);
+      kernels[i] = kernel;
+
+      // Shapes follow from the input specs (and values known so far).
+      std::vector<ir::InputInfo> infos(op.inputs.size());
+      bool all_known = true;
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const int32_t t = op.inputs[k];
+        if (t < 0) continue;
+        infos[k].present = true;
+        infos[k].spec = {tensors[t].dtype, tensors[t].shape};
+        if (!known[t]) all_known = false;
+        else if (!g.tensors[t].sparsity) infos[k].value = Bytes(nullptr, tensors[t].data, tensors[t].bytes);
+      }
+      std::vector<ir::DType> declared;
+      for (int32_t t : op.outputs) declared.push_back(g.tensors[t].dtype);
+      std::vector<ir::TensorSpec> specs;
+      try {
+        specs = ir::InferOutputs(op, infos, declared);
+      } catch (const Error& e) {
+        throw Error(e.kind(), fmt::format("op {} ({}): {}", i, op.name(), e.what()));
+      }
+      if (specs.size() != op.outputs.size())
+        ThrowBadInput(fmt::format("op {} ({}): has {} outputs but shape inference gives {}", i, op.name(),
+                                  op.outputs.size(), specs.size()));
+      for (size_t k = 0; k < specs.size(); ++k) {
+        Tensor& out = tensors[op.outputs[k]];
+        out.dtype = specs[k].dtype;
+        out.shape = specs[k].shape;
+        out.bytes = static_cast<size_t>(out.num_elements()) * ir::DTypeSize(out.dtype);
+      }
+      const bool stateful = std::any_of(op.inputs.begin(), op.inputs.end(),
+                                        [&](int32_t t) { return t >= 0 && g.tensors[t].is_variable; });
+      if (all_known && !stateful) {
+        Fold(i, op);
+        for (int32_t t : op.outputs) known[t] = true;
+      } else {
+        run_order.push_back(i);
+      }
+    }
+    PlanArena(known);
+  }
+
+  // Ops whose inputs are all constant run once, here, into owned memory.
+  void Fold(int index, const ir::Op& op) {
+    for (int32_t t : op.outputs) {
+      tensors[t].data = Own(tensors[t].bytes);
+      folded_bytes += tensors[t].bytes;
+    }
+    Eval(index);
+  }
+
+  void Eval(int index) {
+    const ir::Op& op = graph->ops[index];
+    KernelContext ctx{*graph, op, index, {}, {}, *pool, options.precision};
+    ctx.in.reserve(op.inputs.size());
+    for (int32_t t : op.inputs) ctx.in.push_back(t >= 0 ? &tensors[t] : nullptr);
+    for (int32_t t : op.outputs) ctx.out.push_back(&tensors[t]);
+    kernels[index]->eval(ctx);
+    if (options.precision != Precision::kFp32)
+      for (int32_t t : op.outputs) RoundToHalf(tensors[t]);
+  }
+
+  // Greedy offset assignment over tensor lifetimes: largest first, each at
+  // the lowest offset free of every overlapping-lifetime tensor placed so far.
+  void PlanArena(const std::vector<bool>& known) {
+    const ir::Subgraph& g = *graph;
+    const int steps = static_cast<int>(run_order.size());
+    const int n = static_cast<int>(tensors.size());
+    std::vector<int> first(n, -2), last(n, -2);
+    for (int32_t t : g.inputs) first[t] = last[t] = -1;
+    for (int s = 0; s < steps; ++s) {
+      const ir::Op& op = g.ops[run_order[s]];
+      for (int32_t t : op.outputs) {
+        if (first[t] == -2) first[t] = s;
+        last[t] = std::max(last[t], s);
+      }
+      for (int32_t t : op.inputs)
+        if (t >= 0 && !known[t] && first[t] != -2) last[t] = std::max(last[t], s);
+    }
+    for (int32_t t : g.outputs)
+      if (!known[t] && first[t] != -2) last[t] = steps;
+
+    std::vector<int> live;
+    for (int t = 0; t < n; ++t)
+      if (!known[t] && first[t] != -2) live.push_back(t);
+    std::sort(live.begin(), live.end(), [&](int a, int b) {
+      return tensors[a].bytes != tensors[b].bytes ? tensors[a].bytes > tensors[b].bytes : a < b;
+    });
+    struct Placed {
+      size_t offset, size;
+      int first, last;
+    };
+    std::vector<Placed> placed;
+    std::vector<size_t> offset(n, 0);
+    size_t total = 0;
+    for (int t : live) {
+      const size_t size = AlignUp(std::max<size_t>(tensors[t].bytes, 1));
+      std::vector<std::pair<size_t, size_t>> busy;
+      for (const Placed& p : placed)
+        if (p.first <= last[t] && first[t] <= p.last) busy.emplace_back(p.offset, p.offset + p.size);
+      std::sort(busy.begin(), busy.end());
+      size_t candidate = 0;
+      for (const auto& [begin, end] : busy) {
+        if (candidate + size <= begin) break;
+        candidate = std::max(candidate, end);
+      }
+      offset[t] = candidate;
+      placed.push_back({candidate, size, first[t], last[t]});
+      total = std::max(total, candidate + size);
+    }
+    arena_size = total;
+    arena_storage.assign(total + kArenaAlignment, 0);
+    arena = reinterpret_cast<uint8_t*>(AlignUp(reinterpret_cast<uintptr_t>(arena_storage.data())));
+    for (int t : live) tensors[t].data = arena + offset[t];
+  }
+};
+
+Interpreter::Interpreter(std::shared_ptr<const ir::Model> model, InterpreterOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->model = std::move(model);
+  impl_->options = options;
+  if (options.subgraph < 0 || options.subgraph >= static_cast<int>(impl_->model->subgraphs.size()))
+    throw Error(ErrorKind::kUsage, fmt::format("subgraph {} does not exist", options.subgraph));
+  impl_->graph = &impl_->model->subgraphs[options.subgraph];
+  impl_->pool = std::make_unique<ThreadPool>(options.threads);
+  impl_->Prepare();
+}
+
+Interpreter::~Interpreter() = default;
+
+const ir::Subgraph& Interpreter::graph() const { return *impl_->graph; }
+int Interpreter::num_inputs() const { return static_cast<int>(impl_->graph->inputs.size()); }
+int Interpreter::num_outputs() const { return static_cast<int>(impl_->graph->outputs.size()); }
+const Tensor& Interpreter::tensor(int tensor_index) const { return impl_->tensors.at(tensor_index); }
+size_t Interpreter::arena_bytes() const { return impl_->arena_size; }
+size_t Interpreter::folded_const_bytes() const { return impl_->folded_bytes; }
+
+void Interpreter::SetInput(int index, const npy::Array& value) {
+  if (index < 0 || index >= num_inputs())
+    throw Error(ErrorKind::kUsage, fmt::format("input {} does not exist (the model has {})", index, num_inputs()));
+  const int32_t t = impl_->graph->inputs[index];
+  Tensor& dst = impl_->tensors[t];
+  const std::string& name = impl_->graph->tensors[t].name;
+  if (value.dtype != dst.dtype)
+    ThrowBadInput(fmt::format("input {} ('{}') expects {} but got {}", index, name, ir::DTypeName(dst.dtype),
+                              ir::DTypeName(value.dtype)));
+  const std::vector<int32_t> shape(value.shape.begin(), value.shape.end());
+  if (shape != dst.shape)
+    ThrowBadInput(fmt::format("input {} ('{}') expects shape {} but got {}", index, name, ir::FormatShape(dst.shape),
+                              ir::FormatShape(shape)));
+  std::memcpy(dst.data, value.data.data(), dst.bytes);
+  if (impl_->options.precision != Precision::kFp32) RoundToHalf(dst);
+}
+
+void Interpreter::Invoke(const TapFn& tap) {
+  for (int i : impl_->run_order) {
+    impl_->Eval(i);
+    if (tap)
+      for (int32_t t : impl_->graph->ops[i].outputs) tap(i, t, impl_->tensors[t]);
+  }
+}
+
+npy::Array Interpreter::Output(int index) const {
+  if (index < 0 || index >= num_outputs())
+    throw Error(ErrorKind::kUsage, fmt::format("output {} does not exist (the model has {})", index, num_outputs()));
+  const Tensor& t = impl_->tensors[impl_->graph->outputs[index]];
+  npy::Array a;
+  a.dtype = t.dtype;
+  a.shape.assign(t.shape.begin(), t.shape.end());
+  a.data.assign(t.data, t.data + t.bytes);
+  return a;
+}
+
+namespace {
+uint32_t Mulberry32Next(uint32_t& state) {
+  state += 0x6d2b79f5u;
+  uint32_t t = state;
+  t = (t ^ (t >> 15)) * (t | 1u);
+  t ^= t + (t ^ (t >> 7)) * (t | 61u);
+  return t ^ (t >> 14);
+}
+}  // namespace
+
+npy::Array GenerateInput(const ir::Tensor& tensor, uint32_t seed, int input_index) {
+  npy::Array a;
+  a.dtype = tensor.dtype;
+  a.shape.assign(tensor.shape.begin(), tensor.shape.end());
+  const int64_t n = a.num_elements();
+  a.data.assign(static_cast<size_t>(n) * ir::DTypeSize(tensor.dtype), 0);
+  uint32_t state = seed + static_cast<uint32_t>(input_index) * 0x9e3779b9u;
+  if (tensor.dtype == tfl::TensorType_FLOAT32) {
+    for (int64_t i = 0; i < n; ++i) a.as<float>()[i] = static_cast<float>(Mulberry32Next(state) >> 8) / 16777216.0f;
+  } else if (tensor.dtype == tfl::TensorType_UINT8) {
+    for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = static_cast<uint8_t>(Mulberry32Next(state) >> 24);
+  }
+  return a;
+}
+
+}  // namespace gpuclean::exec

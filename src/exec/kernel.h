@@ -1,0 +1,59 @@
+#pragma once
+// What a kernel sees. One op = one kernel file under kernels/, registered in
+// kernels/table.cc through the family lists kernels/*.inc.
+#include <fmt/format.h>
+
+#include <functional>
+#include <vector>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/ir.h"
+
+namespace gpuclean::exec {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  int size() const { return threads_; }
+  // Splits [0, n) into contiguous chunks of at least `grain` items and runs
+  // fn(begin, end) on them in parallel; returns when all are done.
+  void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+ private:
+  struct State;
+  int threads_;
+  std::unique_ptr<State> state_;
+};
+
+struct KernelContext {
+  const ir::Subgraph& graph;
+  const ir::Op& op;
+  int op_index;
+  std::vector<const Tensor*> in;  // nullptr where an optional input is omitted
+  std::vector<Tensor*> out;       // shape set and memory allocated before eval
+  ThreadPool& pool;
+  Precision precision;
+
+  const Tensor& input(int i) const { return *in.at(i); }
+  Tensor& output(int i) const { return *out.at(i); }
+  bool has_input(int i) const { return i < static_cast<int>(in.size()) && in[i] != nullptr; }
+};
+
+struct Kernel {
+  // Optional. Called once at prepare; throws Error(kUnsupported) when this
+  // op's dtypes or attributes are not handled (say which).
+  void (*check)(const ir::Subgraph& graph, const ir::Op& op) = nullptr;
+  void (*eval)(KernelContext& ctx) = nullptr;
+};
+
+// nullptr when no kernel exists for the op.
+const Kernel* FindKernel(const ir::Op& op);
+
+// Throws the standard "unsupported" error for an op at a node.
+[[noreturn]] void ThrowUnsupportedDtype(const ir::Subgraph& graph, const ir::Op& op, ir::DType dtype);
+// Checks every input and output that is present has one of `dtypes`.
+void RequireDtypes(const ir::Subgraph& graph, const ir::Op& op, std::initializer_list<ir::DType> dtypes);
+
+}  // namespace gpuclean::exec

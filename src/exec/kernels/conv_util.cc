@@ -1,0 +1,735 @@
+// The conv family's GEMM and rules. See conv_util.h.
+//
+// Why our own GEMM (measured on the dev box, Xeon with AVX-512, 1 thread):
+//   OpenBLAS 0.3.21 as Debian ships it detects this CPU as "Prescott" (SSE3):
+//     27.6 GFLOP/s at 1024^3, 15-25 GFLOP/s on the fixture models' 1x1 convs.
+//   The same library with OPENBLAS_CORETYPE=SkylakeX: 131 GFLOP/s at 2048^3
+//     (our "sgemm peak"), 50-120 GFLOP/s on the fixture shapes.
+//   This kernel (AVX-512 path): see the numbers in the family report; it is
+//     within reach of the SkylakeX OpenBLAS on the fixture shapes, needs no
+//     environment variable, no extra library and fuses bias + activation.
+//
+// Structure: B (weights) is packed into panels of NR columns ([K][NR] each,
+// zero-padded); A is packed per tile of MR rows ([K][MR]), straight from the
+// input for im2col so no im2col matrix is ever materialised. A microkernel
+// keeps an MR x NR block of C in registers and runs over all of K. Work is
+// split into (row tile, column block) tasks over the interpreter's pool.
+//
+// The microkernels are written once with GCC vector extensions, inlined into
+// entry points compiled for AVX-512, AVX2+FMA or the baseline (SSE2 on
+// x86-64), and chosen by cpuid at run time.
+#include "exec/kernels/conv_util.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "gpuclean/error.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace gpuclean::exec::kernels::conv {
+
+// ------------------------------------------------------------------ SIMD
+
+namespace {
+
+Isa Detect() {
+#if GPUCLEAN_CONV_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return Isa::kAvx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+#endif
+  return Isa::kGeneric;
+}
+
+std::atomic<int> g_active_isa{-1};
+
+}  // namespace
+
+Isa DetectedIsa() {
+  static const Isa detected = Detect();
+  return detected;
+}
+
+Isa ActiveIsa() {
+  int v = g_active_isa.load(std::memory_order_relaxed);
+  if (v >= 0) return static_cast<Isa>(v);
+  Isa isa = DetectedIsa();
+  // GPUCLEAN_ISA=generic|avx2|avx512 lowers the choice (benchmarks, debugging).
+  if (const char* env = std::getenv("GPUCLEAN_ISA")) {
+    const std::string s(env);
+    Isa want = isa;
+    if (s == "generic") want = Isa::kGeneric;
+    if (s == "avx2") want = Isa::kAvx2;
+    if (s == "avx512") want = Isa::kAvx512;
+    isa = std::min(isa, want);
+  }
+  g_active_isa.store(static_cast<int>(isa), std::memory_order_relaxed);
+  return isa;
+}
+
+Isa SetIsaForTesting(Isa isa) {
+  isa = std::min(isa, DetectedIsa());
+  g_active_isa.store(static_cast<int>(isa), std::memory_order_relaxed);
+  return isa;
+}
+
+const char* IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512: return "avx512";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kGeneric: return "generic";
+  }
+  return "?";
+}
+
+// ------------------------------------------------------------------ rules
+
+Clamp ActivationClamp(tfl::ActivationFunctionType act) {
+  Clamp c;
+  switch (act) {
+    case tfl::ActivationFunctionType_RELU: c.lo = 0.0f; break;
+    case tfl::ActivationFunctionType_RELU6: c.lo = 0.0f; c.hi = 6.0f; break;
+    case tfl::ActivationFunctionType_RELU_N1_TO_1: c.lo = -1.0f; c.hi = 1.0f; break;
+    default: break;
+  }
+  return c;
+}
+
+Clamp ActivationClampFromTfLite(int32_t act) {
+  switch (act) {
+    case 1: return ActivationClamp(tfl::ActivationFunctionType_RELU);
+    case 2: return ActivationClamp(tfl::ActivationFunctionType_RELU_N1_TO_1);
+    case 3: return ActivationClamp(tfl::ActivationFunctionType_RELU6);
+    default: return Clamp{};
+  }
+}
+
+int32_t PaddingBefore(int32_t in, int32_t filter, int32_t stride, int32_t dilation, int32_t out) {
+  const int64_t effective = static_cast<int64_t>(filter - 1) * dilation + 1;
+  const int64_t total = (static_cast<int64_t>(out) - 1) * stride + effective - in;
+  return total > 0 ? static_cast<int32_t>(total / 2) : 0;
+}
+
+int32_t WindowOut(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation) {
+  const int32_t effective = (filter - 1) * dilation + 1;
+  if (padding == tfl::Padding_SAME) return (in + stride - 1) / stride;
+  return std::max(0, (in - effective + stride) / stride);
+}
+
+std::string OpLabel(const ir::Subgraph& graph, const ir::Op& op) {
+  int index = -1;
+  for (size_t i = 0; i < graph.ops.size(); ++i)
+    if (&graph.ops[i] == &op) index = static_cast<int>(i);
+  return fmt::format("op {} ({})", index, op.name());
+}
+
+void ThrowUnsupportedAttr(const ir::Subgraph& graph, const ir::Op& op, const std::string& what) {
+  ThrowUnsupported(fmt::format("{}: {} is not supported by gpuclean's interpreter", OpLabel(graph, op), what));
+}
+
+void ThrowBadInput(const ir::Subgraph& graph, const ir::Op& op, const std::string& what) {
+  ::gpuclean::ThrowBadInput(fmt::format("{}: {}", OpLabel(graph, op), what));
+}
+
+void RequireFloat32(const ir::Subgraph& graph, const ir::Op& op) {
+  RequireDtypes(graph, op, {tfl::TensorType_FLOAT32});
+}
+
+int InputRank(const ir::Subgraph& graph, const ir::Op& op, int i) {
+  if (i >= static_cast<int>(op.inputs.size()) || op.inputs[i] < 0) return -1;
+  return graph.tensors[op.inputs[i]].rank();
+}
+
+int64_t GrainFor(int64_t items, int64_t work_per_item) {
+  // About 32k multiply-adds per chunk keeps the pool's overhead invisible.
+  constexpr int64_t kMinWork = 32 * 1024;
+  return std::max<int64_t>(1, kMinWork / std::max<int64_t>(1, work_per_item));
+}
+
+// ------------------------------------------------------------------ GEMM
+
+namespace {
+
+// Register blocking per instruction set: `wide` for N above one vector,
+// `narrow` for N that fits in one vector (depth-8/16 convs and the like).
+struct TileConfig {
+  int lanes, nv, mr;
+  int nr() const { return lanes * nv; }
+};
+TileConfig ConfigFor(Isa isa, int n) {
+  switch (isa) {
+    case Isa::kAvx512:
+      if (n <= 8) return {8, 1, 12};
+      if (n <= 16) return {16, 1, 12};
+      return {16, 2, 12};
+    case Isa::kAvx2: return n <= 8 ? TileConfig{8, 1, 12} : TileConfig{8, 2, 6};
+    case Isa::kGeneric: break;
+  }
+  return n <= 4 ? TileConfig{4, 1, 12} : TileConfig{4, 2, 6};
+}
+
+// K is cut into blocks of at most this many so that a B panel stays in L1/L2.
+constexpr int kKcMax = 512;
+
+// ---- A packing (im2col and strided A): a tile of MR rows of one k block as
+// [k][MR]; rows past `rows` are zero.
+
+template <int MR>
+GPUCLEAN_CONV_INLINE void PackAStrided(Strided a, int64_t m0, int rows, int k0, int k1, float* __restrict dst) {
+  const int k = k1 - k0;
+  for (int p = 0; p < k; ++p) {
+    const float* __restrict src = a.p + (k0 + p) * a.col + m0 * a.row;
+    for (int r = 0; r < rows; ++r) dst[p * MR + r] = src[r * a.row];
+    for (int r = rows; r < MR; ++r) dst[p * MR + r] = 0.0f;
+  }
+}
+
+template <int MR>
+GPUCLEAN_CONV_INLINE void PackAIm2col(const float* input, const ConvGeometry& g, int64_t m0, int rows, int k0,
+                                      int k1, float* __restrict dst) {
+  const int c = g.in_c;
+  const int k = k1 - k0;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t m = m0 + r;
+    const int ox = static_cast<int>(m % g.out_w);
+    const int64_t t = m / g.out_w;
+    const int oy = static_cast<int>(t % g.out_h);
+    const int64_t b = t / g.out_h;
+    const int iy0 = oy * g.stride_h - g.pad_top;
+    const int ix0 = ox * g.stride_w - g.pad_left;
+    // Column kk = (ky * kw + kx) * c + i; walk the taps that meet [k0, k1).
+    for (int tap = k0 / c; tap * c < k1; ++tap) {
+      const int ky = tap / g.kw, kx = tap % g.kw;
+      const int i0 = std::max(0, k0 - tap * c), i1 = std::min(c, k1 - tap * c);
+      float* __restrict d = dst + static_cast<int64_t>(tap * c - k0) * MR + r;
+      const int iy = iy0 + ky * g.dil_h, ix = ix0 + kx * g.dil_w;
+      if (iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w) {
+        const float* __restrict src = input + ((b * g.in_h + iy) * g.in_w + ix) * g.in_pixel_stride + g.in_c_offset;
+        for (int i = i0; i < i1; ++i) d[i * MR] = src[i];
+      } else {
+        for (int i = i0; i < i1; ++i) d[i * MR] = 0.0f;
+      }
+    }
+  }
+  for (int r = rows; r < MR; ++r)
+    for (int p = 0; p < k; ++p) dst[p * MR + r] = 0.0f;
+}
+
+// ---- the microkernel: an MR x NR block of C, all of one k block.
+//   first block: C = bias + A*B;  later blocks: C += A*B;  last block: clamp.
+// A is either a packed tile ([k][MR]) or MR rows read in place (stride lda).
+
+template <int L, int MR, int NV, bool kPackedA>
+GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t lda, const float* __restrict bp,
+                                    const float* __restrict bias, bool first, bool last, float lo, float hi,
+                                    float* __restrict c, int64_t ldc, int rows, int cols) {
+  using V = Vec<L>;
+  constexpr int NR = L * NV;
+  const bool full = rows == MR && cols == NR;
+  V acc[MR][NV];
+  if (first) {
+    V init[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) init[j] = LoadU<L>(bias + j * L);
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[r][j] = init[j];
+  } else if (full) {
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[r][j] = LoadU<L>(c + r * ldc + j * L);
+  } else {
+    float tmp[MR * NR] = {};
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < cols; ++q) tmp[r * NR + q] = c[r * ldc + q];
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[r][j] = LoadU<L>(tmp + r * NR + j * L);
+  }
+  // The accumulation loop: one rank-1 update of the MR x NR block per k.
+  if constexpr (kPackedA) {
+    for (int p = 0; p < k; ++p) {
+      V bv[NV];
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) bv[j] = LoadU<L>(bp + p * NR + j * L);
+#pragma GCC unroll 32
+      for (int r = 0; r < MR; ++r) {
+        const float av = ap[p * MR + r];
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) acc[r][j] += av * bv[j];
+      }
+    }
+  } else {
+    const float* arow[MR];
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r) arow[r] = ap + (r < rows ? r : rows - 1) * lda;
+    for (int p = 0; p < k; ++p) {
+      V bv[NV];
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) bv[j] = LoadU<L>(bp + p * NR + j * L);
+#pragma GCC unroll 32
+      for (int r = 0; r < MR; ++r) {
+        const float av = arow[r][p];
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) acc[r][j] += av * bv[j];
+      }
+    }
+  }
+  if (last) {
+    const V vlo = Splat<L>(lo), vhi = Splat<L>(hi);
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[r][j] = Min<L>(Max<L>(acc[r][j], vlo), vhi);
+  }
+  if (full) {
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) StoreU<L>(c + r * ldc + j * L, acc[r][j]);
+  } else {
+    float tmp[MR * NR];
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) StoreU<L>(tmp + r * NR + j * L, acc[r][j]);
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < cols; ++q) c[r * ldc + q] = tmp[r * NR + q];
+  }
+}
+
+enum class ASource { kInPlace, kStrided, kIm2col };
+
+struct GemmJob {
+  int64_t m = 0;
+  const PackedB* b = nullptr;
+  Clamp clamp;
+  float* c = nullptr;
+  int64_t ldc = 0;
+  ASource source = ASource::kInPlace;
+  Strided a;                          // kInPlace (a.col == 1) and kStrided
+  const ConvGeometry* geo = nullptr;  // kIm2col
+  const float* input = nullptr;
+  // The k block being run and the task grid over it: (column block, row tile),
+  // row tile fastest.
+  int kb = 0;
+  int64_t m_tiles = 0;
+  int panels = 0;
+  int panels_per_block = 1;
+};
+
+// Runs tasks [t0, t1) of the job's current k block. `apack` holds MR * kc floats.
+template <int L, int MR, int NV>
+GPUCLEAN_CONV_INLINE void RunTasks(const GemmJob& job, int64_t t0, int64_t t1, float* apack) {
+  constexpr int NR = L * NV;
+  const PackedB& b = *job.b;
+  const int k0 = job.kb * b.kc, k1 = std::min(b.k, k0 + b.kc), kc = k1 - k0;
+  const bool first = job.kb == 0, last = k1 == b.k;
+  const float* bblock = b.data.data() + static_cast<int64_t>(k0) * job.panels * NR;
+  int64_t packed_task = -1;
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t tile = t % job.m_tiles;
+    const int block = static_cast<int>(t / job.m_tiles);
+    const int64_t m0 = tile * MR;
+    const int rows = static_cast<int>(std::min<int64_t>(MR, job.m - m0));
+    if (job.source == ASource::kIm2col && packed_task != t) {
+      PackAIm2col<MR>(job.input, *job.geo, m0, rows, k0, k1, apack);
+      packed_task = t;
+    } else if (job.source == ASource::kStrided && packed_task != t) {
+      PackAStrided<MR>(job.a, m0, rows, k0, k1, apack);
+      packed_task = t;
+    }
+    const int p0 = block * job.panels_per_block;
+    const int p1 = std::min(job.panels, p0 + job.panels_per_block);
+    for (int p = p0; p < p1; ++p) {
+      const int n0 = p * NR;
+      const int cols = std::min(NR, b.n - n0);
+      const float* bp = bblock + static_cast<int64_t>(p) * kc * NR;
+      float* c = job.c + m0 * job.ldc + n0;
+      if (job.source == ASource::kInPlace)
+        MicroTile<L, MR, NV, false>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp, b.bias.data() + n0, first,
+                                    last, job.clamp.lo, job.clamp.hi, c, job.ldc, rows, cols);
+      else
+        MicroTile<L, MR, NV, true>(kc, apack, MR, bp, b.bias.data() + n0, first, last, job.clamp.lo, job.clamp.hi,
+                                   c, job.ldc, rows, cols);
+    }
+  }
+}
+
+using RunFn = void (*)(const GemmJob&, int64_t, int64_t, float*);
+
+#define GPUCLEAN_DEFINE_RUN(name, attr, L, MR, NV) \
+  attr void name(const GemmJob& job, int64_t t0, int64_t t1, float* apack) { RunTasks<L, MR, NV>(job, t0, t1, apack); }
+
+GPUCLEAN_DEFINE_RUN(RunGeneric_4_6_2, GPUCLEAN_CONV_HOT, 4, 6, 2)
+GPUCLEAN_DEFINE_RUN(RunGeneric_4_12_1, GPUCLEAN_CONV_HOT, 4, 12, 1)
+#if GPUCLEAN_CONV_X86
+GPUCLEAN_DEFINE_RUN(RunAvx2_8_6_2, GPUCLEAN_TARGET_AVX2, 8, 6, 2)
+GPUCLEAN_DEFINE_RUN(RunAvx2_8_12_1, GPUCLEAN_TARGET_AVX2, 8, 12, 1)
+GPUCLEAN_DEFINE_RUN(RunAvx512_16_12_2, GPUCLEAN_TARGET_AVX512, 16, 12, 2)
+GPUCLEAN_DEFINE_RUN(RunAvx512_16_12_1, GPUCLEAN_TARGET_AVX512, 16, 12, 1)
+GPUCLEAN_DEFINE_RUN(RunAvx512_8_12_1, GPUCLEAN_TARGET_AVX512, 8, 12, 1)
+#endif
+#undef GPUCLEAN_DEFINE_RUN
+
+RunFn SelectRun(const PackedB& b) {
+  const int lanes = b.nr / b.nv;
+#if GPUCLEAN_CONV_X86
+  if (b.isa == Isa::kAvx512) {
+    if (b.nv == 2) return RunAvx512_16_12_2;
+    return lanes == 16 ? RunAvx512_16_12_1 : RunAvx512_8_12_1;
+  }
+  if (b.isa == Isa::kAvx2) return b.nv == 2 ? RunAvx2_8_6_2 : RunAvx2_8_12_1;
+#endif
+  (void)lanes;
+  return b.nv == 2 ? RunGeneric_4_6_2 : RunGeneric_4_12_1;
+}
+
+void RunJob(ThreadPool& pool, GemmJob& job) {
+  const PackedB& b = *job.b;
+  if (job.m <= 0 || b.n <= 0) return;
+  const int nr = b.nr, mr = b.mr;
+  const int kc = std::max(1, std::min(b.k, b.kc));
+  job.m_tiles = (job.m + mr - 1) / mr;
+  job.panels = (b.n + nr - 1) / nr;
+  // Column blocks of B that stay in L2 next to the A tile.
+  const int64_t panel_bytes = static_cast<int64_t>(kc) * nr * 4;
+  job.panels_per_block = static_cast<int>(std::clamp<int64_t>((512 * 1024) / panel_bytes, 1, job.panels));
+  const int64_t blocks = (job.panels + job.panels_per_block - 1) / job.panels_per_block;
+  const int64_t tasks = job.m_tiles * blocks;
+  const int64_t work_per_task = static_cast<int64_t>(mr) * nr * job.panels_per_block * kc;
+  const RunFn run = SelectRun(b);
+  const int k_blocks = b.k == 0 ? 1 : (b.k + b.kc - 1) / b.kc;
+  const bool packs_a = job.source != ASource::kInPlace;
+  for (job.kb = 0; job.kb < k_blocks; ++job.kb) {
+    pool.ParallelFor(tasks, GrainFor(tasks, work_per_task), [&](int64_t t0, int64_t t1) {
+      std::vector<float> apack(packs_a ? static_cast<size_t>(mr) * kc : 0);
+      run(job, t0, t1, apack.data());
+    });
+  }
+}
+
+// ---- B packing: per k block, panels of [kc][NR].
+
+GPUCLEAN_CONV_HOT void PackPanels(Strided b, const PackedB& pb, float* __restrict out, int p0, int p1) {
+  const int nr = pb.nr, n = pb.n, k = pb.k;
+  const int panels = (n + nr - 1) / nr;
+  for (int k0 = 0; k0 < k; k0 += pb.kc) {
+    const int k1 = std::min(k, k0 + pb.kc), kc = k1 - k0;
+    for (int p = p0; p < p1; ++p) {
+      float* __restrict dst = out + (static_cast<int64_t>(k0) * panels + static_cast<int64_t>(p) * kc) * nr;
+      const int n0 = p * nr;
+      const int cols = std::min(nr, n - n0);
+      if (b.col == 1) {
+        // Rows of B are contiguous in k: gather 8 k values of every column,
+        // then write whole panel rows.
+        const float* __restrict src = b.p + n0 * b.row + k0;
+        int i = 0;
+        for (; i + 8 <= kc; i += 8) {
+          for (int q = 0; q < cols; ++q) {
+            const float* __restrict s = src + q * b.row + i;
+            for (int u = 0; u < 8; ++u) dst[(i + u) * nr + q] = s[u];
+          }
+        }
+        for (; i < kc; ++i)
+          for (int q = 0; q < cols; ++q) dst[i * nr + q] = src[q * b.row + i];
+      } else {
+        for (int i = 0; i < kc; ++i) {
+          const float* __restrict src = b.p + (k0 + i) * b.col + n0 * b.row;
+          if (b.row == 1) {
+            for (int q = 0; q < cols; ++q) dst[i * nr + q] = src[q];
+          } else {
+            for (int q = 0; q < cols; ++q) dst[i * nr + q] = src[q * b.row];
+          }
+        }
+      }
+      for (int i = 0; i < kc; ++i)
+        for (int q = cols; q < nr; ++q) dst[i * nr + q] = 0.0f;
+    }
+  }
+}
+
+void PackBImpl(ThreadPool* pool, Strided b, int n, int k, const float* bias, PackedB* out) {
+  const Isa isa = ActiveIsa();
+  const TileConfig cfg = ConfigFor(isa, n);
+  out->isa = isa;
+  out->n = n;
+  out->k = k;
+  out->nr = cfg.nr();
+  out->nv = cfg.nv;
+  out->mr = cfg.mr;
+  const int k_blocks = std::max(1, (k + kKcMax - 1) / kKcMax);
+  out->kc = std::max(1, (k + k_blocks - 1) / k_blocks);
+  const int panels = (n + out->nr - 1) / out->nr;
+  out->data.resize(static_cast<size_t>(panels) * std::max(k, 1) * out->nr);
+  out->bias.assign(static_cast<size_t>(panels) * out->nr, 0.0f);
+  if (bias) std::copy(bias, bias + n, out->bias.begin());
+  if (k == 0) {
+    std::fill(out->data.begin(), out->data.end(), 0.0f);
+    return;
+  }
+  auto work = [&](int64_t p0, int64_t p1) {
+    PackPanels(b, *out, out->data.data(), static_cast<int>(p0), static_cast<int>(p1));
+  };
+  if (pool)
+    pool->ParallelFor(panels, GrainFor(panels, static_cast<int64_t>(k) * out->nr * 8), work);
+  else
+    work(0, panels);
+}
+
+// ---- small M: dot products against B in place (B and A contiguous in k).
+
+template <int L>
+GPUCLEAN_CONV_INLINE float Dot(const float* __restrict x, const float* __restrict y, int k) {
+  using V = Vec<L>;
+  V s0{}, s1{}, s2{}, s3{};
+  int p = 0;
+  // The accumulation: four interleaved vector partial sums, then a tree.
+  for (; p + 4 * L <= k; p += 4 * L) {
+    s0 += LoadU<L>(x + p) * LoadU<L>(y + p);
+    s1 += LoadU<L>(x + p + L) * LoadU<L>(y + p + L);
+    s2 += LoadU<L>(x + p + 2 * L) * LoadU<L>(y + p + 2 * L);
+    s3 += LoadU<L>(x + p + 3 * L) * LoadU<L>(y + p + 3 * L);
+  }
+  for (; p + L <= k; p += L) s0 += LoadU<L>(x + p) * LoadU<L>(y + p);
+  const V s = (s0 + s1) + (s2 + s3);
+  float sum = 0.0f;
+  for (int i = 0; i < L; ++i) sum += s[i];
+  for (; p < k; ++p) sum += x[p] * y[p];
+  return sum;
+}
+
+struct DotJob {
+  int64_t m;
+  int k;
+  Strided a, b;
+  const float* bias;
+  Clamp clamp;
+  float* c;
+  int64_t ldc;
+};
+
+template <int L>
+GPUCLEAN_CONV_INLINE void RunDots(const DotJob& j, int64_t n0, int64_t n1) {
+  for (int64_t n = n0; n < n1; ++n) {
+    const float* bn = j.b.p + n * j.b.row;
+    const float bias = j.bias ? j.bias[n] : 0.0f;
+    for (int64_t m = 0; m < j.m; ++m) j.c[m * j.ldc + n] = j.clamp(Dot<L>(j.a.p + m * j.a.row, bn, j.k) + bias);
+  }
+}
+
+GPUCLEAN_CONV_HOT void RunDotsGeneric(const DotJob& j, int64_t n0, int64_t n1) { RunDots<4>(j, n0, n1); }
+#if GPUCLEAN_CONV_X86
+GPUCLEAN_TARGET_AVX2 void RunDotsAvx2(const DotJob& j, int64_t n0, int64_t n1) { RunDots<8>(j, n0, n1); }
+GPUCLEAN_TARGET_AVX512 void RunDotsAvx512(const DotJob& j, int64_t n0, int64_t n1) { RunDots<16>(j, n0, n1); }
+#endif
+
+}  // namespace
+
+void PackB(Strided b, int n, int k, const float* bias, PackedB* out) { PackBImpl(nullptr, b, n, k, bias, out); }
+void PackB(ThreadPool& pool, Strided b, int n, int k, const float* bias, PackedB* out) {
+  PackBImpl(&pool, b, n, k, bias, out);
+}
+
+void Gemm(ThreadPool& pool, int64_t m, Strided a, const PackedB& b, Clamp clamp, float* c, int64_t ldc) {
+  GemmJob job;
+  job.m = m;
+  job.b = &b;
+  job.clamp = clamp;
+  job.c = c;
+  job.ldc = ldc;
+  job.a = a;
+  // Reading A in place saves packing it, which costs as much as the math when
+  // N is narrow; for wide N the packed tile is reused across many panels and
+  // avoids cache-set conflicts between rows of a large A.
+  job.source = a.col == 1 && b.n <= 96 ? ASource::kInPlace : ASource::kStrided;
+  RunJob(pool, job);
+}
+
+void Gemm(ThreadPool& pool, int64_t m, int n, int k, Strided a, Strided b, const float* bias, Clamp clamp, float* c,
+          int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (m < 4 && a.col == 1 && b.col == 1) {
+    const DotJob job{m, k, a, b, bias, clamp, c, ldc};
+    void (*run)(const DotJob&, int64_t, int64_t) = RunDotsGeneric;
+#if GPUCLEAN_CONV_X86
+    if (ActiveIsa() == Isa::kAvx512) run = RunDotsAvx512;
+    if (ActiveIsa() == Isa::kAvx2) run = RunDotsAvx2;
+#endif
+    pool.ParallelFor(n, GrainFor(n, m * std::max(k, 1)), [&](int64_t n0, int64_t n1) { run(job, n0, n1); });
+    return;
+  }
+  PackedB packed;
+  PackBImpl(&pool, b, n, k, bias, &packed);
+  Gemm(pool, m, a, packed, clamp, c, ldc);
+}
+
+void ConvGemm(ThreadPool& pool, const float* input, const ConvGeometry& g, const PackedB& b, Clamp clamp, float* c,
+              int64_t ldc) {
+  GemmJob job;
+  job.m = static_cast<int64_t>(g.batch) * g.out_h * g.out_w;
+  job.b = &b;
+  job.clamp = clamp;
+  job.c = c;
+  job.ldc = ldc;
+  job.geo = &g;
+  job.input = input;
+  job.source = ASource::kIm2col;
+  RunJob(pool, job);
+}
+
+// ------------------------------------------------------------------ pooling
+
+namespace {
+
+template <bool kMax>
+GPUCLEAN_CONV_INLINE void PoolRows(const float* __restrict in, const PoolGeometry& g, Clamp clamp,
+                                   float* __restrict out, int64_t r0, int64_t r1) {
+  const int c = g.c;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / g.out_h;
+    const int oy = static_cast<int>(r % g.out_h);
+    const int iy0 = oy * g.stride_h - g.pad_top;
+    const int fy0 = std::max(0, -iy0), fy1 = std::min(g.fh, g.in_h - iy0);
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      const int fx0 = std::max(0, -ix0), fx1 = std::min(g.fw, g.in_w - ix0);
+      float* __restrict o = out + (r * g.out_w + ox) * c;
+      const float init = kMax ? std::numeric_limits<float>::lowest() : 0.0f;
+      for (int i = 0; i < c; ++i) o[i] = init;
+      // The accumulation: window rows then columns, in order.
+      for (int fy = fy0; fy < fy1; ++fy) {
+        for (int fx = fx0; fx < fx1; ++fx) {
+          const float* __restrict p = in + ((b * g.in_h + iy0 + fy) * g.in_w + ix0 + fx) * c;
+          if constexpr (kMax) {
+            for (int i = 0; i < c; ++i) o[i] = p[i] > o[i] ? p[i] : o[i];
+          } else {
+            for (int i = 0; i < c; ++i) o[i] += p[i];
+          }
+        }
+      }
+      if constexpr (!kMax) {
+        const float count = static_cast<float>(std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0));
+        for (int i = 0; i < c; ++i) o[i] = o[i] / count;
+      }
+      const float lo = clamp.lo, hi = clamp.hi;
+      for (int i = 0; i < c; ++i) o[i] = o[i] < lo ? lo : (o[i] > hi ? hi : o[i]);
+    }
+  }
+}
+
+using PoolFn = void (*)(const float*, const PoolGeometry&, Clamp, float*, int64_t, int64_t);
+template <bool kMax>
+GPUCLEAN_CONV_HOT void PoolGeneric(const float* in, const PoolGeometry& g, Clamp cl, float* out, int64_t r0,
+                                   int64_t r1) {
+  PoolRows<kMax>(in, g, cl, out, r0, r1);
+}
+#if GPUCLEAN_CONV_X86
+template <bool kMax>
+GPUCLEAN_TARGET_AVX2 void PoolAvx2(const float* in, const PoolGeometry& g, Clamp cl, float* out, int64_t r0,
+                                   int64_t r1) {
+  PoolRows<kMax>(in, g, cl, out, r0, r1);
+}
+template <bool kMax>
+GPUCLEAN_TARGET_AVX512 void PoolAvx512(const float* in, const PoolGeometry& g, Clamp cl, float* out, int64_t r0,
+                                       int64_t r1) {
+  PoolRows<kMax>(in, g, cl, out, r0, r1);
+}
+#endif
+
+template <bool kMax>
+PoolFn SelectPool() {
+#if GPUCLEAN_CONV_X86
+  if (ActiveIsa() == Isa::kAvx512) return PoolAvx512<kMax>;
+  if (ActiveIsa() == Isa::kAvx2) return PoolAvx2<kMax>;
+#endif
+  return PoolGeneric<kMax>;
+}
+
+}  // namespace
+
+void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, bool max, Clamp clamp, float* out) {
+  const PoolFn run = max ? SelectPool<true>() : SelectPool<false>();
+  const int64_t rows = static_cast<int64_t>(g.batch) * g.out_h;
+  pool.ParallelFor(rows, GrainFor(rows, static_cast<int64_t>(g.out_w) * g.c * g.fh * g.fw),
+                   [&](int64_t r0, int64_t r1) { run(in, g, clamp, out, r0, r1); });
+}
+
+// ------------------------------------------------------------------ transposed convolution
+
+namespace {
+
+// out row (b, oy) = bias + gathered GEMM columns; cols holds, per input pixel,
+// KH*KW*O values ordered (ky, kx, o).
+GPUCLEAN_CONV_HOT void GatherTransposeRows(const float* __restrict cols, const float* bias,
+                                           const TransposeConvGeometry& g, Clamp clamp, float* __restrict out,
+                                           int64_t r0, int64_t r1) {
+  const int oc = g.out_c;
+  const int64_t pixel_cols = static_cast<int64_t>(g.kh) * g.kw * oc;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / g.out_h;
+    const int oy = static_cast<int>(r % g.out_h);
+    float* __restrict row = out + r * g.out_w * oc;
+    for (int ox = 0; ox < g.out_w; ++ox)
+      for (int o = 0; o < oc; ++o) row[ox * oc + o] = bias ? bias[o] : 0.0f;
+    // The accumulation: taps in (ky, kx) order.
+    for (int ky = 0; ky < g.kh; ++ky) {
+      const int ty = oy + g.pad_top - ky;
+      if (ty < 0 || ty % g.stride_h != 0) continue;
+      const int iy = ty / g.stride_h;
+      if (iy >= g.in_h) continue;
+      for (int ox = 0; ox < g.out_w; ++ox) {
+        float* __restrict o_px = row + ox * oc;
+        for (int kx = 0; kx < g.kw; ++kx) {
+          const int tx = ox + g.pad_left - kx;
+          if (tx < 0 || tx % g.stride_w != 0) continue;
+          const int ix = tx / g.stride_w;
+          if (ix >= g.in_w) continue;
+          const float* __restrict src =
+              cols + ((b * g.in_h + iy) * g.in_w + ix) * pixel_cols + (static_cast<int64_t>(ky) * g.kw + kx) * oc;
+          for (int o = 0; o < oc; ++o) o_px[o] += src[o];
+        }
+      }
+    }
+    const float lo = clamp.lo, hi = clamp.hi;
+    for (int64_t i = 0; i < static_cast<int64_t>(g.out_w) * oc; ++i)
+      row[i] = row[i] < lo ? lo : (row[i] > hi ? hi : row[i]);
+  }
+}
+
+}  // namespace
+
+void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
+                   const TransposeConvGeometry& g, Clamp clamp, float* out) {
+  const int taps = g.kh * g.kw;
+  const int n = taps * g.out_c;
+  // Weights [O, KH, KW, I] reordered to rows (ky, kx, o) so that each input
+  // pixel's GEMM row holds, per tap, the O output channels contiguously.
+  std::vector<float> wt(static_cast<size_t>(n) * g.in_c);
+  for (int o = 0; o < g.out_c; ++o)
+    for (int t = 0; t < taps; ++t)
+      std::copy_n(weights + (static_cast<int64_t>(o) * taps + t) * g.in_c, g.in_c,
+                  wt.data() + (static_cast<int64_t>(t) * g.out_c + o) * g.in_c);
+  const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
+  std::vector<float> cols(static_cast<size_t>(m) * n);
+  Gemm(pool, m, n, g.in_c, {in, g.in_c, 1}, {wt.data(), g.in_c, 1}, nullptr, Clamp{}, cols.data(), n);
+  const int64_t rows = static_cast<int64_t>(g.batch) * g.out_h;
+  pool.ParallelFor(rows, GrainFor(rows, static_cast<int64_t>(g.out_w) * n), [&](int64_t r0, int64_t r1) {
+    GatherTransposeRows(cols.data(), bias, g, clamp, out, r0, r1);
+  });
+}
+
+}  // namespace gpuclean::exec::kernels::conv

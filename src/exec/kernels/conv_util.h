@@ -1,0 +1,202 @@
+#pragma once
+// Shared machinery of the conv family (CONV_2D, DEPTHWISE_CONV_2D,
+// TRANSPOSE_CONV, FULLY_CONNECTED, BATCH_MATMUL, pooling, resizing and the
+// MediaPipe custom ops): LiteRT's padding and activation-range rules, the
+// SIMD dispatch, and the single-precision GEMM every matrix-shaped op uses.
+//
+// The GEMM is our own: a packed, register-blocked kernel written once with
+// GCC vector extensions and compiled for AVX-512, AVX2+FMA and plain SSE2,
+// chosen at run time from what the CPU supports. OpenBLAS was measured and
+// rejected: the Debian build (0.3.21, DYNAMIC_ARCH) does not recognise recent
+// Xeons and falls back to its SSE3 "Prescott" kernels (27 GFLOP/s on the dev
+// box, where the same library forced to SkylakeX reaches 130), and forcing the
+// core needs an environment variable read before main. See conv_util.cc.
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "exec/kernel.h"
+
+// Hot loops keep their optimisation in Debug builds too (the tests run Debug
+// builds against LiteRT.js), and may contract a*b+c into an FMA.
+#if defined(__GNUC__) && !defined(__clang__)
+#define GPUCLEAN_CONV_HOT __attribute__((optimize("O3", "fp-contract=fast")))
+#define GPUCLEAN_CONV_INLINE __attribute__((always_inline, optimize("O3", "fp-contract=fast"))) inline
+#else
+#define GPUCLEAN_CONV_HOT
+#define GPUCLEAN_CONV_INLINE __attribute__((always_inline)) inline
+#endif
+
+// Entry points compiled for one instruction set; everything they call is
+// inlined (GPUCLEAN_CONV_INLINE) and so compiled for it too.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GPUCLEAN_CONV_X86 1
+#define GPUCLEAN_TARGET_AVX512 \
+  __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma"), optimize("O3", "fp-contract=fast")))
+#define GPUCLEAN_TARGET_AVX2 __attribute__((target("avx2,fma"), optimize("O3", "fp-contract=fast")))
+#else
+#define GPUCLEAN_CONV_X86 0
+#endif
+
+namespace gpuclean::exec::kernels::conv {
+
+// ------------------------------------------------------------------ SIMD
+
+enum class Isa { kGeneric = 0, kAvx2 = 1, kAvx512 = 2 };
+// The best the CPU supports.
+Isa DetectedIsa();
+// What kernels use: DetectedIsa() unless lowered with SetIsaForTesting.
+Isa ActiveIsa();
+// Tests run every code path on one machine; a request above DetectedIsa()
+// is clamped to it. Returns the ISA now active.
+Isa SetIsaForTesting(Isa isa);
+const char* IsaName(Isa isa);
+
+// Vector values only cross always-inlined helpers, never a real call, so the
+// ABI note GCC attaches to them does not apply.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+// A float vector of L lanes (GCC vector extension). Its operations compile to
+// the instruction set of the entry point they are inlined into.
+template <int L>
+struct VecOf {
+  typedef float type __attribute__((vector_size(4 * L), aligned(4)));
+};
+template <int L>
+using Vec = typename VecOf<L>::type;
+
+template <int L>
+GPUCLEAN_CONV_INLINE Vec<L> LoadU(const float* p) {
+  Vec<L> v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+template <int L>
+GPUCLEAN_CONV_INLINE void StoreU(float* p, Vec<L> v) {
+  __builtin_memcpy(p, &v, sizeof(v));
+}
+template <int L>
+GPUCLEAN_CONV_INLINE Vec<L> Splat(float x) {
+  return Vec<L>{} + x;
+}
+template <int L>
+GPUCLEAN_CONV_INLINE Vec<L> Max(Vec<L> a, Vec<L> b) {
+  return a > b ? a : b;
+}
+template <int L>
+GPUCLEAN_CONV_INLINE Vec<L> Min(Vec<L> a, Vec<L> b) {
+  return a < b ? a : b;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+// ------------------------------------------------------------------ rules
+
+// LiteRT's fused activation for these ops is a clamp (CalculateActivationRange):
+// RELU [0,inf), RELU6 [0,6], RELU_N1_TO_1 [-1,1]; every other value, TANH and
+// SIGN_BIT included, leaves the output unclamped.
+struct Clamp {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  float operator()(float x) const { return x < lo ? lo : (x > hi ? hi : x); }
+};
+Clamp ActivationClamp(tfl::ActivationFunctionType act);
+// MediaPipe custom options use TfLiteFusedActivation (0 none, 1 relu,
+// 2 relu_n1_to_1, 3 relu6, 4 tanh, 5 sign_bit, 6 sigmoid).
+Clamp ActivationClampFromTfLite(int32_t act);
+
+// Padding before the first element along one axis (TFLite's
+// ComputePaddingWithOffset): total = max(0, (out-1)*stride + dilated_filter - in),
+// before = total/2, the odd one goes after. Works for SAME and VALID alike once
+// `out` is the real output size.
+int32_t PaddingBefore(int32_t in, int32_t filter, int32_t stride, int32_t dilation, int32_t out);
+// Output size of a window (TFLite ComputeOutSize): SAME ceil(in/stride),
+// VALID ceil((in - dilated_filter + 1)/stride).
+int32_t WindowOut(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation = 1);
+
+// "op 12 (CONV_2D)" for messages.
+std::string OpLabel(const ir::Subgraph& graph, const ir::Op& op);
+// Throws Error(kUnsupported) naming the op and the problem.
+[[noreturn]] void ThrowUnsupportedAttr(const ir::Subgraph& graph, const ir::Op& op, const std::string& what);
+// Throws Error(kBadInput) naming the op and the problem.
+[[noreturn]] void ThrowBadInput(const ir::Subgraph& graph, const ir::Op& op, const std::string& what);
+// Every present input and output is float32 (also rejects hybrid int8 weights).
+void RequireFloat32(const ir::Subgraph& graph, const ir::Op& op);
+// Tensor rank from the graph, or -1 for an omitted input.
+int InputRank(const ir::Subgraph& graph, const ir::Op& op, int i);
+
+// ------------------------------------------------------------------ GEMM
+//
+//   C[m, n] = clamp( sum_k A(m, k) * B(n, k) + bias[n] )    m < M, n < N, k < K
+//
+// A and B are read through strides, so "weights [N, K]", "[K, N]" and
+// transposed batch-matmul operands need no copies. C is row-major with row
+// stride ldc (a channel slice of an NHWC tensor for grouped convolutions).
+
+struct Strided {
+  const float* p = nullptr;
+  int64_t row = 0;  // stride between rows (m for A, n for B)
+  int64_t col = 1;  // stride between k values
+};
+
+// B packed for the GEMM: K cut into blocks of `kc`; per block, panels of `nr`
+// columns stored [kc][nr], zero-padded; plus the bias padded to the panels.
+struct PackedB {
+  std::vector<float> data;
+  std::vector<float> bias;
+  int n = 0, k = 0, kc = 0, nr = 0, nv = 0, mr = 0;
+  Isa isa = Isa::kGeneric;
+};
+void PackB(Strided b, int n, int k, const float* bias, PackedB* out);
+void PackB(ThreadPool& pool, Strided b, int n, int k, const float* bias, PackedB* out);
+
+// C = A * B^T + bias, clamped; parallel over the pool.
+void Gemm(ThreadPool& pool, int64_t m, Strided a, const PackedB& b, Clamp clamp, float* c, int64_t ldc);
+// Packs B and multiplies; for a single use of B. Small M goes to a dot-product
+// path that reads B in place.
+void Gemm(ThreadPool& pool, int64_t m, int n, int k, Strided a, Strided b, const float* bias, Clamp clamp, float* c,
+          int64_t ldc);
+
+// A convolution as a GEMM over an implicit im2col matrix: rows are output
+// pixels (b, oy, ox), columns (ky, kx, ic) - the order of OHWI filters.
+struct ConvGeometry {
+  int batch = 1, in_h = 0, in_w = 0;
+  int64_t in_pixel_stride = 0;  // floats between adjacent input pixels (input channels)
+  int in_c_offset = 0;          // first input channel read (group offset)
+  int in_c = 0;                 // input channels read per pixel (per group)
+  int out_h = 0, out_w = 0;
+  int kh = 1, kw = 1, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, pad_top = 0, pad_left = 0;
+};
+void ConvGemm(ThreadPool& pool, const float* input, const ConvGeometry& g, const PackedB& b, Clamp clamp, float* c,
+              int64_t ldc);
+
+// Row-range helper for ParallelFor with a work-based grain.
+int64_t GrainFor(int64_t items, int64_t work_per_item);
+
+// ------------------------------------------------------------------ shared op cores
+
+// 2-D pooling over NHWC float32: max, or the average of the in-bounds
+// elements of each window (padding never counts), then the clamp.
+struct PoolGeometry {
+  int batch = 1, in_h = 0, in_w = 0, c = 0, out_h = 0, out_w = 0;
+  int fh = 1, fw = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+};
+void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, bool max, Clamp clamp, float* out);
+
+// Transposed convolution: input [N, H, W, I], weights [O, KH, KW, I], output
+// [N, OH, OW, O]; input pixel (iy, ix) tap (ky, kx) lands on output
+// (iy*stride_h - pad_top + ky, ix*stride_w - pad_left + kx) when inside.
+// Output = bias (or 0) + contributions, then the clamp.
+struct TransposeConvGeometry {
+  int batch = 1, in_h = 0, in_w = 0, in_c = 0, out_h = 0, out_w = 0, out_c = 0;
+  int kh = 1, kw = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+};
+void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
+                   const TransposeConvGeometry& g, Clamp clamp, float* out);
+
+}  // namespace gpuclean::exec::kernels::conv

@@ -1,0 +1,15 @@
+// COS: cosine, float32 (radians).
+#include "exec/kernels/elementwise_util.h"
+
+namespace gpuclean::exec::kernels {
+namespace {
+
+void Eval(KernelContext& ctx) {
+  ew::FloatUnary(ctx, [](float x) { return std::cos(x); });
+}
+
+}  // namespace
+
+Kernel CosKernel() { return {ew::CheckFloatUnary, Eval}; }
+
+}  // namespace gpuclean::exec::kernels

@@ -1,0 +1,446 @@
+#pragma once
+// Helpers of the elementwise family: numpy broadcasting over any rank, flat
+// unary maps, fused-activation ranges, dtype checks and messages. Every
+// elementwise kernel is one call of Unary/Binary/Ternary with a lambda, so the
+// loops live here once and stay simple enough for the compiler to vectorise.
+//
+// Broadcasting: input shapes are right-aligned against the output shape; a
+// dimension of size 1 repeats. Before iterating, dimensions of size 1 are
+// dropped and neighbours that every input treats alike (all contiguous, or
+// all repeated) are merged. Same-shape operands thereby become one flat loop
+// and a scalar operand one flat loop with a constant; the general case is an
+// outer loop over rows and an inner loop whose per-input stride is 0 or 1.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "exec/kernel.h"
+#include "exec/kernels/common.h"
+
+namespace gpuclean::exec::kernels::ew {
+
+// Elements per parallel chunk: below this a loop runs on the calling thread.
+inline constexpr int64_t kGrain = 1 << 15;
+
+// ------------------------------------------------------------------ naming
+
+inline int OpIndex(const ir::Subgraph& graph, const ir::Op& op) {
+  if (!graph.ops.empty() && &op >= graph.ops.data() && &op < graph.ops.data() + graph.ops.size())
+    return static_cast<int>(&op - graph.ops.data());
+  return -1;
+}
+
+// "op 3 (ADD)": the prefix of every message.
+inline std::string Label(const ir::Subgraph& graph, const ir::Op& op) {
+  return fmt::format("op {} ({})", OpIndex(graph, op), op.name());
+}
+inline std::string Label(const KernelContext& ctx) { return fmt::format("op {} ({})", ctx.op_index, ctx.op.name()); }
+
+inline ir::DType InputDType(const ir::Subgraph& graph, const ir::Op& op, int i) {
+  if (i >= static_cast<int>(op.inputs.size()) || op.inputs[i] < 0)
+    ThrowBadInput(fmt::format("{}: input {} is missing", Label(graph, op), i));
+  return graph.tensors.at(op.inputs[i]).dtype;
+}
+inline ir::DType OutputDType(const ir::Subgraph& graph, const ir::Op& op, int i) {
+  if (i >= static_cast<int>(op.outputs.size()) || op.outputs[i] < 0)
+    ThrowBadInput(fmt::format("{}: output {} is missing", Label(graph, op), i));
+  return graph.tensors.at(op.outputs[i]).dtype;
+}
+
+inline void RequireCounts(const ir::Subgraph& graph, const ir::Op& op, int inputs, int outputs) {
+  if (static_cast<int>(op.inputs.size()) < inputs || static_cast<int>(op.outputs.size()) < outputs)
+    ThrowBadInput(fmt::format("{}: expects {} input(s) and {} output(s), has {} and {}", Label(graph, op), inputs,
+                              outputs, op.inputs.size(), op.outputs.size()));
+  for (int i = 0; i < inputs; ++i) InputDType(graph, op, i);
+  for (int i = 0; i < outputs; ++i) OutputDType(graph, op, i);
+}
+
+// Input `i` must have one of `dtypes` (ThrowUnsupportedDtype otherwise).
+inline void RequireInputDType(const ir::Subgraph& graph, const ir::Op& op, int i,
+                              std::initializer_list<ir::DType> dtypes) {
+  const ir::DType d = InputDType(graph, op, i);
+  if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) ThrowUnsupportedDtype(graph, op, d);
+}
+
+// The checks of an op whose inputs [0, n) share one dtype out of `dtypes`
+// and whose output has `out` (or the inputs' dtype when `out` is unset).
+inline void CheckSameDType(const ir::Subgraph& graph, const ir::Op& op, int n,
+                           std::initializer_list<ir::DType> dtypes, std::optional<ir::DType> out = std::nullopt) {
+  RequireCounts(graph, op, n, 1);
+  RequireInputDType(graph, op, 0, dtypes);
+  const ir::DType d = InputDType(graph, op, 0);
+  for (int i = 1; i < n; ++i)
+    if (InputDType(graph, op, i) != d)
+      ThrowBadInput(fmt::format("{}: input {} is {} but input 0 is {}", Label(graph, op), i,
+                                ir::DTypeName(InputDType(graph, op, i)), ir::DTypeName(d)));
+  const ir::DType want = out.value_or(d);
+  if (OutputDType(graph, op, 0) != want)
+    ThrowBadInput(fmt::format("{}: output is {} but should be {}", Label(graph, op),
+                              ir::DTypeName(OutputDType(graph, op, 0)), ir::DTypeName(want)));
+}
+
+// ------------------------------------------------------------------ fused activations
+
+// LiteRT applies a fused activation of ADD/SUB/MUL/DIV as a clamp to
+// [lo, hi] (CalculateActivationRange). TANH and SIGN_BIT have no range there
+// and are silently ignored, both on float and on int32 tensors (checked on
+// LiteRT.js 2.5.3: ADD with fused TANH returns the plain sum).
+template <typename T>
+struct Range {
+  T lo, hi;
+};
+template <typename T>
+Range<T> ActivationRange(tfl::ActivationFunctionType act) {
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    switch (act) {
+      case tfl::ActivationFunctionType_RELU: return {T(0), inf};
+      case tfl::ActivationFunctionType_RELU6: return {T(0), T(6)};
+      case tfl::ActivationFunctionType_RELU_N1_TO_1: return {T(-1), T(1)};
+      default: return {-inf, inf};
+    }
+  } else {
+    constexpr T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+    switch (act) {
+      case tfl::ActivationFunctionType_RELU: return {T(0), hi};
+      case tfl::ActivationFunctionType_RELU6: return {T(0), T(6)};
+      case tfl::ActivationFunctionType_RELU_N1_TO_1: return {T(-1), T(1)};
+      default: return {lo, hi};
+    }
+  }
+}
+
+// std::min/std::max order: NaN passes through the clamp unchanged.
+template <typename T>
+inline T Clamp(T x, Range<T> r) {
+  return std::min(std::max(x, r.lo), r.hi);
+}
+
+// ------------------------------------------------------------------ broadcasting
+
+// Collapsed iteration space of an output and N inputs broadcast against it.
+template <int N>
+struct BroadcastPlan {
+  std::vector<int64_t> dims;                     // outer..inner, at least one
+  std::array<std::vector<int64_t>, N> strides;  // element strides per input; 0 = repeated
+  int64_t total = 1;
+
+  int64_t inner() const { return dims.back(); }
+  int64_t inner_stride(int k) const { return strides[k].back(); }
+};
+
+template <int N>
+BroadcastPlan<N> MakeBroadcastPlan(const std::vector<int32_t>& out_shape,
+                                   const std::array<const std::vector<int32_t>*, N>& in_shapes) {
+  const int rank = static_cast<int>(out_shape.size());
+  // Per output dimension: its size and, per input, its stride (0 if repeated).
+  std::vector<int64_t> dims;
+  std::array<std::vector<int64_t>, N> strides;
+  std::array<std::vector<int64_t>, N> full;
+  for (int k = 0; k < N; ++k) {
+    const auto& s = *in_shapes[k];
+    if (static_cast<int>(s.size()) > rank)
+      ThrowInternal(fmt::format("broadcast: input rank {} exceeds output rank {}", s.size(), rank));
+    full[k].assign(rank, 0);
+    int64_t stride = 1;
+    for (int d = rank - 1, j = static_cast<int>(s.size()) - 1; j >= 0; --d, --j) {
+      if (s[j] == out_shape[d]) {
+        full[k][d] = stride;
+      } else if (s[j] != 1) {
+        ThrowInternal(fmt::format("broadcast: input dim {} does not match output dim {}", s[j], out_shape[d]));
+      }
+      stride *= s[j];
+    }
+  }
+  for (int d = 0; d < rank; ++d) {
+    if (out_shape[d] == 1) continue;  // size-1 dims never advance anything
+    bool merge = !dims.empty();
+    for (int k = 0; k < N && merge; ++k) {
+      const int64_t outer = strides[k].back(), inner = full[k][d];
+      // Mergeable when both repeat, or the outer one steps over exactly the inner extent.
+      merge = (outer == 0 && inner == 0) || (outer != 0 && inner != 0 && outer == inner * out_shape[d]);
+    }
+    if (merge) {
+      dims.back() *= out_shape[d];
+      for (int k = 0; k < N; ++k) strides[k].back() = full[k][d];
+    } else {
+      dims.push_back(out_shape[d]);
+      for (int k = 0; k < N; ++k) strides[k].push_back(full[k][d]);
+    }
+  }
+  if (dims.empty()) {
+    dims.push_back(1);
+    for (int k = 0; k < N; ++k) strides[k].push_back(0);
+  }
+  BroadcastPlan<N> plan;
+  plan.dims = std::move(dims);
+  plan.strides = std::move(strides);
+  plan.total = 1;
+  for (int64_t d : plan.dims) plan.total *= d;
+  for (int32_t d : out_shape)
+    if (d == 0) plan.total = 0;
+  return plan;
+}
+
+// Calls run(out_offset, in_offsets, count) over contiguous runs of the output
+// (each input advancing by its inner stride), in parallel.
+template <int N, typename Run>
+void ForEachRun(const BroadcastPlan<N>& plan, ThreadPool& pool, Run&& run) {
+  if (plan.total == 0) return;
+  const int64_t inner = plan.inner();
+  const int rank = static_cast<int>(plan.dims.size());
+  if (rank == 1) {
+    pool.ParallelFor(inner, kGrain, [&](int64_t begin, int64_t end) {
+      std::array<int64_t, N> offs;
+      for (int k = 0; k < N; ++k) offs[k] = begin * plan.strides[k][0];
+      run(begin, offs, end - begin);
+    });
+    return;
+  }
+  const int64_t rows = plan.total / inner;
+  const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(inner, 1));
+  pool.ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+    // Multi-index of row `begin` over dims [0, rank-1).
+    std::vector<int64_t> idx(rank - 1, 0);
+    std::array<int64_t, N> offs{};
+    int64_t rem = begin;
+    for (int d = rank - 2; d >= 0; --d) {
+      idx[d] = rem % plan.dims[d];
+      rem /= plan.dims[d];
+      for (int k = 0; k < N; ++k) offs[k] += idx[d] * plan.strides[k][d];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      run(row * inner, offs, inner);
+      for (int d = rank - 2; d >= 0; --d) {
+        for (int k = 0; k < N; ++k) offs[k] += plan.strides[k][d];
+        if (++idx[d] < plan.dims[d]) break;
+        for (int k = 0; k < N; ++k) offs[k] -= plan.strides[k][d] * plan.dims[d];
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
+// ------------------------------------------------------------------ maps
+
+// out[i] = f(in[i]) over equal-sized tensors.
+template <typename TI, typename TO, typename F>
+void Unary(KernelContext& ctx, F f) {
+  const TI* in = ctx.input(0).as<TI>();
+  TO* out = ctx.output(0).as<TO>();
+  const int64_t n = ctx.output(0).num_elements();
+  if (ctx.input(0).num_elements() != n)
+    ThrowInternal(fmt::format("{}: input has {} elements, output {}", Label(ctx), ctx.input(0).num_elements(), n));
+  ctx.pool.ParallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = f(in[i]);
+  });
+}
+
+// out = f(a, b) with numpy broadcasting; inputs 0 and 1, output 0.
+template <typename TA, typename TB, typename TO, typename F>
+void Binary(KernelContext& ctx, F f) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  Tensor& o = ctx.output(0);
+  const auto plan = MakeBroadcastPlan<2>(o.shape, {&a.shape, &b.shape});
+  const TA* pa = a.as<TA>();
+  const TB* pb = b.as<TB>();
+  TO* po = o.as<TO>();
+  const bool sa = plan.inner_stride(0) != 0, sb = plan.inner_stride(1) != 0;
+  ForEachRun<2>(plan, ctx.pool, [&](int64_t oo, const std::array<int64_t, 2>& io, int64_t n) {
+    const TA* x = pa + io[0];
+    const TB* y = pb + io[1];
+    TO* z = po + oo;
+    if (sa && sb) {
+      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
+    } else if (sa) {
+      const TB yv = y[0];
+      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], yv);
+    } else if (sb) {
+      const TA xv = x[0];
+      for (int64_t i = 0; i < n; ++i) z[i] = f(xv, y[i]);
+    } else {
+      const TO v = f(x[0], y[0]);
+      for (int64_t i = 0; i < n; ++i) z[i] = v;
+    }
+  });
+}
+
+// o = f(a, b, c) with numpy broadcasting of all three inputs.
+template <typename TA, typename TB, typename TC, typename TO, typename F>
+void Ternary(ThreadPool& pool, const Tensor& a, const Tensor& b, const Tensor& c, Tensor& o, F f) {
+  const auto plan = MakeBroadcastPlan<3>(o.shape, {&a.shape, &b.shape, &c.shape});
+  const TA* pa = a.as<TA>();
+  const TB* pb = b.as<TB>();
+  const TC* pc = c.as<TC>();
+  TO* po = o.as<TO>();
+  const int64_t sa = plan.inner_stride(0) != 0, sb = plan.inner_stride(1) != 0, sc = plan.inner_stride(2) != 0;
+  ForEachRun<3>(plan, pool, [&](int64_t oo, const std::array<int64_t, 3>& io, int64_t n) {
+    const TA* x = pa + io[0];
+    const TB* y = pb + io[1];
+    const TC* w = pc + io[2];
+    TO* z = po + oo;
+    if (sa && sb && sc) {
+      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i], w[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i * sa], y[i * sb], w[i * sc]);
+    }
+  });
+}
+template <typename TA, typename TB, typename TC, typename TO, typename F>
+void Ternary(KernelContext& ctx, F f) {
+  Ternary<TA, TB, TC, TO>(ctx.pool, ctx.input(0), ctx.input(1), ctx.input(2), ctx.output(0), f);
+}
+
+// An unsigned integer type of `bytes` bytes, for ops that only move elements.
+template <size_t bytes>
+using UIntOfSize = std::conditional_t<
+    bytes == 1, uint8_t,
+    std::conditional_t<bytes == 2, uint16_t, std::conditional_t<bytes == 4, uint32_t, uint64_t>>>;
+
+// Calls fn(U{}) with U the unsigned type as wide as one element of `dtype`.
+template <typename Fn>
+void DispatchBySize(const KernelContext& ctx, ir::DType dtype, Fn&& fn) {
+  switch (ir::DTypeSize(dtype)) {
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    case 8: return fn(uint64_t{});
+    default: ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
+  }
+}
+
+// Unsigned-wrapping integer arithmetic (LiteRT's int32 ADD/SUB/MUL overflow
+// wraps on every target it runs on; in C++ signed overflow would be UB).
+template <typename T>
+inline T WrapAdd(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+inline T WrapSub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename T>
+inline T WrapMul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
+// Floating value -> integer type, truncating toward zero and saturating at
+// the type's limits; NaN gives 0 (what WebAssembly's trunc_sat, and so
+// LiteRT.js, produce where TFLite's static_cast is formally undefined).
+template <typename I, typename F>
+inline I SaturatingTrunc(F x) {
+  if (std::isnan(x)) return I(0);
+  if (x <= static_cast<F>(std::numeric_limits<I>::lowest())) return std::numeric_limits<I>::lowest();
+  if (x >= static_cast<F>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(x);
+}
+
+// Throws the LiteRT "Division by 0" error when any divisor is zero (integer
+// DIV, FLOOR_DIV of any type).
+template <typename T>
+void RequireNonZeroDivisor(const KernelContext& ctx, const Tensor& divisor) {
+  const T* p = divisor.as<T>();
+  const int64_t n = divisor.num_elements();
+  for (int64_t i = 0; i < n; ++i)
+    if (p[i] == T(0))
+      ThrowBadInput(fmt::format("{}: division by 0 (divisor element {}); LiteRT fails to invoke here too",
+                                Label(ctx), i));
+}
+
+// Options of the op, or nullptr.
+template <typename T>
+const T* OptionsOf(const ir::Op& op);
+template <>
+inline const tfl::AddOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsAddOptions(); }
+template <>
+inline const tfl::SubOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsSubOptions(); }
+template <>
+inline const tfl::MulOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsMulOptions(); }
+template <>
+inline const tfl::DivOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsDivOptions(); }
+
+// The fused activation of ADD/SUB/MUL/DIV (NONE when the options are absent).
+template <typename Options>
+tfl::ActivationFunctionType FusedActivation(const ir::Op& op) {
+  const Options* o = OptionsOf<Options>(op);
+  return o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE;
+}
+
+// ------------------------------------------------------------------ dtypes
+
+inline constexpr ir::DType kF32 = tfl::TensorType_FLOAT32;
+inline constexpr ir::DType kI32 = tfl::TensorType_INT32;
+inline constexpr ir::DType kI64 = tfl::TensorType_INT64;
+inline constexpr ir::DType kBool = tfl::TensorType_BOOL;
+
+template <typename T>
+constexpr ir::DType DTypeOf() {
+  if constexpr (std::is_same_v<T, float>) return tfl::TensorType_FLOAT32;
+  else if constexpr (std::is_same_v<T, double>) return tfl::TensorType_FLOAT64;
+  else if constexpr (std::is_same_v<T, int64_t>) return tfl::TensorType_INT64;
+  else if constexpr (std::is_same_v<T, int32_t>) return tfl::TensorType_INT32;
+  else if constexpr (std::is_same_v<T, int16_t>) return tfl::TensorType_INT16;
+  else if constexpr (std::is_same_v<T, int8_t>) return tfl::TensorType_INT8;
+  else if constexpr (std::is_same_v<T, uint64_t>) return tfl::TensorType_UINT64;
+  else if constexpr (std::is_same_v<T, uint32_t>) return tfl::TensorType_UINT32;
+  else if constexpr (std::is_same_v<T, uint16_t>) return tfl::TensorType_UINT16;
+  else if constexpr (std::is_same_v<T, uint8_t>) return tfl::TensorType_UINT8;
+  else if constexpr (std::is_same_v<T, bool>) return tfl::TensorType_BOOL;
+  else static_assert(sizeof(T) == 0, "no dtype for this C++ type");
+}
+
+// Calls fn(T{}) for the T among Ts whose dtype is `d`; ThrowUnsupportedDtype
+// when none is.
+template <typename... Ts, typename Fn>
+void Dispatch(const KernelContext& ctx, ir::DType d, Fn&& fn) {
+  const bool done = ((d == DTypeOf<Ts>() ? (fn(Ts{}), true) : false) || ...);
+  if (!done) ThrowUnsupportedDtype(ctx.graph, ctx.op, d);
+}
+
+// A float32 -> float32 map (the many activation-like unary ops).
+inline void CheckFloatUnary(const ir::Subgraph& graph, const ir::Op& op) {
+  CheckSameDType(graph, op, 1, {kF32});
+}
+template <typename F>
+void FloatUnary(KernelContext& ctx, F f) {
+  Unary<float, float>(ctx, f);
+}
+
+// A broadcasting binary op on T with a fused-activation clamp.
+template <typename T, typename F>
+void BinaryWithActivation(KernelContext& ctx, tfl::ActivationFunctionType act, F f) {
+  const Range<T> r = ActivationRange<T>(act);
+  const Range<T> none = ActivationRange<T>(tfl::ActivationFunctionType_NONE);
+  if (r.lo == none.lo && r.hi == none.hi) {
+    Binary<T, T, T>(ctx, f);
+  } else {
+    Binary<T, T, T>(ctx, [r, f](T a, T b) { return Clamp<T>(f(a, b), r); });
+  }
+}
+
+}  // namespace gpuclean::exec::kernels::ew

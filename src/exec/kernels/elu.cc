@@ -1,0 +1,15 @@
+// ELU (alpha = 1, LiteRT has no alpha option): x < 0 ? e^x - 1 : x, float32.
+#include "exec/kernels/elementwise_util.h"
+
+namespace gpuclean::exec::kernels {
+namespace {
+
+void Eval(KernelContext& ctx) {
+  ew::FloatUnary(ctx, [](float x) { return x < 0.0f ? std::expm1(x) : x; });
+}
+
+}  // namespace
+
+Kernel EluKernel() { return {ew::CheckFloatUnary, Eval}; }
+
+}  // namespace gpuclean::exec::kernels

@@ -1,0 +1,18 @@
+// LOGICAL_AND: a && b on bool tensors with numpy broadcasting (any non-zero
+// byte reads as true; the output is 0 or 1).
+#include "exec/kernels/elementwise_util.h"
+
+namespace gpuclean::exec::kernels {
+namespace {
+
+void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kBool}); }
+
+void Eval(KernelContext& ctx) {
+  ew::Binary<uint8_t, uint8_t, bool>(ctx, [](uint8_t a, uint8_t b) { return (a != 0) && (b != 0); });
+}
+
+}  // namespace
+
+Kernel LogicalAndKernel() { return {Check, Eval}; }
+
+}  // namespace gpuclean::exec::kernels

@@ -1,0 +1,34 @@
+// POW: a^b with numpy broadcasting. float32: std::pow (pow(x, 0) = 1,
+// pow(1, y) = 1, a negative base with a fractional exponent is NaN).
+// int32: as LiteRT, a negative exponent fails the op; the power is computed in
+// double and converted back, saturating at the int32 limits.
+#include "exec/kernels/elementwise_util.h"
+
+namespace gpuclean::exec::kernels {
+namespace {
+
+void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
+
+void Eval(KernelContext& ctx) {
+  ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      const Tensor& e = ctx.input(1);
+      for (int64_t i = 0; i < e.num_elements(); ++i)
+        if (e.as<T>()[i] < 0)
+          ThrowBadInput(fmt::format("{}: negative exponent {} for int32 (element {}); LiteRT fails to invoke here too",
+                                    ew::Label(ctx), e.as<T>()[i], i));
+      ew::Binary<T, T, T>(ctx, [](T a, T b) {
+        return ew::SaturatingTrunc<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      });
+    } else {
+      ew::Binary<T, T, T>(ctx, [](T a, T b) { return std::pow(a, b); });
+    }
+  });
+}
+
+}  // namespace
+
+Kernel PowKernel() { return {Check, Eval}; }
+
+}  // namespace gpuclean::exec::kernels

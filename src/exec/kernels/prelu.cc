@@ -1,0 +1,18 @@
+// PRELU: x >= 0 ? x : alpha * x, float32, with alpha broadcast against the
+// input numpy-style (the output has the broadcast shape).
+#include "exec/kernels/elementwise_util.h"
+
+namespace gpuclean::exec::kernels {
+namespace {
+
+void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32}); }
+
+void Eval(KernelContext& ctx) {
+  ew::Binary<float, float, float>(ctx, [](float x, float alpha) { return x >= 0.0f ? x : x * alpha; });
+}
+
+}  // namespace
+
+Kernel PreluKernel() { return {Check, Eval}; }
+
+}  // namespace gpuclean::exec::kernels

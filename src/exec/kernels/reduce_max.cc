@@ -1,0 +1,12 @@
+// REDUCE_MAX: reduction over the axes of input 1 (see EvalReduce in shape_util).
+#include "exec/kernels/shape_util.h"
+
+namespace gpuclean::exec::kernels {
+namespace {
+void Check(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kMax); }
+void Eval(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kMax); }
+}  // namespace
+
+Kernel ReduceMaxKernel() { return {Check, Eval}; }
+
+}  // namespace gpuclean::exec::kernels

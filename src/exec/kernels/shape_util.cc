@@ -1,0 +1,488 @@
+#include "exec/kernels/shape_util.h"
+
+#include <type_traits>
+
+namespace gpuclean::exec::kernels {
+namespace {
+
+struct Dim {
+  int64_t n;
+  int64_t ss;  // source stride (elements)
+  int64_t ds;  // destination stride (elements)
+};
+
+// Drops size-1 dimensions and merges neighbours that are contiguous on both
+// sides. Returns false when the box is empty.
+bool Simplify(std::span<const int32_t> shape, std::span<const int64_t> ss, std::span<const int64_t> ds,
+              std::vector<Dim>& dims) {
+  dims.clear();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) return false;
+    if (shape[i] == 1) continue;
+    Dim d{shape[i], ss[i], ds[i]};
+    if (!dims.empty()) {
+      Dim& inner_prev = dims.back();
+      // `inner_prev` is outer relative to `d`: merge when stepping inner_prev
+      // by one equals stepping d through its whole extent.
+      if (inner_prev.ss == d.ss * d.n && inner_prev.ds == d.ds * d.n) {
+        inner_prev = {inner_prev.n * d.n, d.ss, d.ds};
+        continue;
+      }
+    }
+    dims.push_back(d);
+  }
+  return true;
+}
+
+template <typename T>
+void StridedRow(uint8_t* dst, int64_t ds, const uint8_t* src, int64_t ss, int64_t n) {
+  T* d = reinterpret_cast<T*>(dst);
+  const T* s = reinterpret_cast<const T*>(src);
+  if (ds == 1 && ss == 0) {
+    const T v = *s;
+    for (int64_t i = 0; i < n; ++i) d[i] = v;
+  } else if (ds == 1) {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i * ss];
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i * ds] = s[i * ss];
+  }
+}
+
+void Row(size_t esize, uint8_t* dst, int64_t ds, const uint8_t* src, int64_t ss, int64_t n) {
+  if (ss == 1 && ds == 1) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * esize);
+    return;
+  }
+  switch (esize) {
+    case 1: StridedRow<uint8_t>(dst, ds, src, ss, n); return;
+    case 2: StridedRow<uint16_t>(dst, ds, src, ss, n); return;
+    case 4: StridedRow<uint32_t>(dst, ds, src, ss, n); return;
+    case 8: StridedRow<uint64_t>(dst, ds, src, ss, n); return;
+    default:
+      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * ds * esize, src + i * ss * esize, esize);
+  }
+}
+
+// A 2-D block transposition: dst[j*dj + i] = src[j + i*si] for a tile.
+template <typename T>
+void TileTranspose(uint8_t* dst, int64_t dj, const uint8_t* src, int64_t si, int64_t nj, int64_t ni) {
+  T* d = reinterpret_cast<T*>(dst);
+  const T* s = reinterpret_cast<const T*>(src);
+  for (int64_t j = 0; j < nj; ++j)
+    for (int64_t i = 0; i < ni; ++i) d[j * dj + i] = s[j + i * si];
+}
+
+void Tile(size_t esize, uint8_t* dst, int64_t dj, const uint8_t* src, int64_t si, int64_t nj, int64_t ni) {
+  switch (esize) {
+    case 1: TileTranspose<uint8_t>(dst, dj, src, si, nj, ni); return;
+    case 2: TileTranspose<uint16_t>(dst, dj, src, si, nj, ni); return;
+    case 4: TileTranspose<uint32_t>(dst, dj, src, si, nj, ni); return;
+    case 8: TileTranspose<uint64_t>(dst, dj, src, si, nj, ni); return;
+    default:
+      for (int64_t j = 0; j < nj; ++j)
+        for (int64_t i = 0; i < ni; ++i) std::memcpy(dst + (j * dj + i) * esize, src + (j + i * si) * esize, esize);
+  }
+}
+
+// Offsets of the `row`-th position of the odometer over `outer`.
+void Offsets(const std::vector<Dim>& outer, int64_t row, int64_t& so, int64_t& d_o) {
+  so = 0;
+  d_o = 0;
+  for (size_t k = outer.size(); k-- > 0;) {
+    const int64_t idx = row % outer[k].n;
+    row /= outer[k].n;
+    so += idx * outer[k].ss;
+    d_o += idx * outer[k].ds;
+  }
+}
+
+}  // namespace
+
+void CopyStrided(ThreadPool& pool, size_t esize, std::span<const int32_t> shape, const uint8_t* src,
+                 std::span<const int64_t> src_strides, uint8_t* dst, std::span<const int64_t> dst_strides) {
+  std::vector<Dim> dims;
+  if (!Simplify(shape, src_strides, dst_strides, dims)) return;
+  if (dims.empty()) {
+    std::memcpy(dst, src, esize);
+    return;
+  }
+  const Dim inner = dims.back();
+  std::vector<Dim> outer(dims.begin(), dims.end() - 1);
+
+  // A transposition: the destination is contiguous along the inner dim but
+  // the source is contiguous along some outer dim. Copy in square tiles so
+  // both sides stay in cache.
+  constexpr int64_t kTile = 32;
+  int tile_dim = -1;
+  if (inner.ds == 1 && inner.ss != 1 && inner.ss != 0 && inner.n >= 8) {
+    for (int k = static_cast<int>(outer.size()) - 1; k >= 0; --k)
+      if (outer[k].ss == 1 && outer[k].n >= 8) {
+        tile_dim = k;
+        break;
+      }
+  }
+  if (tile_dim >= 0) {
+    const Dim tj = outer[tile_dim];
+    outer.erase(outer.begin() + tile_dim);
+    int64_t rows = 1;
+    for (const Dim& d : outer) rows *= d.n;
+    const int64_t jblocks = (tj.n + kTile - 1) / kTile;
+    const int64_t tasks = rows * jblocks;
+    const int64_t grain = std::max<int64_t>(1, 16384 / (kTile * inner.n));
+    pool.ParallelFor(tasks, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t row = t / jblocks, jb = t % jblocks;
+        int64_t so, d_o;
+        Offsets(outer, row, so, d_o);
+        const int64_t j0 = jb * kTile, nj = std::min(kTile, tj.n - j0);
+        for (int64_t i0 = 0; i0 < inner.n; i0 += kTile) {
+          const int64_t ni = std::min(kTile, inner.n - i0);
+          Tile(esize, dst + (d_o + j0 * tj.ds + i0) * esize, tj.ds, src + (so + j0 + i0 * inner.ss) * esize, inner.ss,
+               nj, ni);
+        }
+      }
+    });
+    return;
+  }
+
+  int64_t rows = 1;
+  for (const Dim& d : outer) rows *= d.n;
+  const int64_t grain = std::max<int64_t>(1, 32768 / inner.n);
+  pool.ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+    // Odometer over the outer dims, started at `begin`.
+    std::vector<int64_t> idx(outer.size(), 0);
+    int64_t so, d_o;
+    {
+      int64_t r = begin;
+      for (size_t k = outer.size(); k-- > 0;) {
+        idx[k] = r % outer[k].n;
+        r /= outer[k].n;
+      }
+      Offsets(outer, begin, so, d_o);
+    }
+    for (int64_t r = begin; r < end; ++r) {
+      Row(esize, dst + d_o * esize, inner.ds, src + so * esize, inner.ss, inner.n);
+      for (size_t k = outer.size(); k-- > 0;) {
+        so += outer[k].ss;
+        d_o += outer[k].ds;
+        if (++idx[k] < outer[k].n) break;
+        so -= outer[k].ss * outer[k].n;
+        d_o -= outer[k].ds * outer[k].n;
+        idx[k] = 0;
+      }
+    }
+  });
+}
+
+void FillElements(uint8_t* dst, int64_t count, const uint8_t* value, size_t esize) {
+  if (count <= 0) return;
+  bool uniform = true;
+  for (size_t b = 1; b < esize; ++b) uniform = uniform && value[b] == value[0];
+  if (uniform) {
+    std::memset(dst, value[0], static_cast<size_t>(count) * esize);
+    return;
+  }
+  auto fill = [&]<typename T>() {
+    T v;
+    std::memcpy(&v, value, sizeof(T));
+    T* d = reinterpret_cast<T*>(dst);
+    for (int64_t i = 0; i < count; ++i) d[i] = v;
+  };
+  switch (esize) {
+    case 2: fill.operator()<uint16_t>(); return;
+    case 4: fill.operator()<uint32_t>(); return;
+    case 8: fill.operator()<uint64_t>(); return;
+    default:
+      for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * esize, value, esize);
+  }
+}
+
+void SplitAlongAxis(KernelContext& ctx, const Tensor& input, int axis) {
+  const size_t esize = ElementSize(input);
+  const std::vector<int64_t> in_strides = StridesOf(input.shape);
+  int64_t offset = 0;
+  for (size_t k = 0; k < ctx.out.size(); ++k) {
+    Tensor& out = ctx.output(static_cast<int>(k));
+    if (out.rank() != input.rank())
+      ThrowOpBadInput(ctx, "output {} has rank {}, the input {}", k, out.rank(), input.rank());
+    if (offset + out.shape[axis] > input.shape[axis])
+      ThrowOpBadInput(ctx, "outputs are longer than the input along axis {}", axis);
+    CopyStrided(ctx.pool, esize, out.shape, input.data + offset * in_strides[axis] * esize, in_strides, out.data,
+                StridesOf(out.shape));
+    offset += out.shape[axis];
+  }
+  if (offset != input.shape[axis]) ThrowOpBadInput(ctx, "outputs do not cover the input along axis {}", axis);
+}
+
+// ------------------------------------------------------------------ padding
+
+std::vector<std::pair<int64_t, int64_t>> ReadPaddings(const KernelContext& ctx) {
+  const int rank = ctx.input(0).rank();
+  const std::vector<int64_t> v = ReadInts(ctx, 1);
+  if (static_cast<int>(v.size()) != 2 * rank)
+    ThrowOpBadInput(ctx, "paddings hold {} values, expected {} (shape [{}, 2])", v.size(), 2 * rank, rank);
+  std::vector<std::pair<int64_t, int64_t>> pads(rank);
+  for (int i = 0; i < rank; ++i) {
+    pads[i] = {v[2 * i], v[2 * i + 1]};
+    if (pads[i].first < 0 || pads[i].second < 0)
+      ThrowOpBadInput(ctx, "paddings of dimension {} are negative ({}, {})", i, pads[i].first, pads[i].second);
+  }
+  return pads;
+}
+
+void EvalConstantPad(KernelContext& ctx, const uint8_t* value) {
+  const Tensor& input = ctx.input(0);
+  Tensor& output = ctx.output(0);
+  const auto pads = ReadPaddings(ctx);
+  const int rank = input.rank();
+  for (int i = 0; i < rank; ++i)
+    if (output.shape[i] != input.shape[i] + pads[i].first + pads[i].second)
+      ThrowOpBadInput(ctx, "output dim {} is {}, expected {}", i, output.shape[i],
+                      input.shape[i] + pads[i].first + pads[i].second);
+  const size_t esize = ElementSize(output);
+  FillElements(output.data, output.num_elements(), value, esize);
+  if (input.num_elements() == 0) return;
+  const std::vector<int64_t> out_strides = StridesOf(output.shape);
+  int64_t offset = 0;
+  for (int i = 0; i < rank; ++i) offset += pads[i].first * out_strides[i];
+  CopyStrided(ctx.pool, esize, input.shape, input.data, StridesOf(input.shape), output.data + offset * esize,
+              out_strides);
+}
+
+// ------------------------------------------------------------------ reductions
+
+namespace {
+
+const char* ReduceName(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::kSum: return "SUM";
+    case ReduceKind::kMean: return "MEAN";
+    case ReduceKind::kMax: return "REDUCE_MAX";
+    case ReduceKind::kMin: return "REDUCE_MIN";
+    case ReduceKind::kProd: return "REDUCE_PROD";
+  }
+  return "?";
+}
+
+// The input seen as alternating kept / reduced runs of dimensions.
+struct ReducePlan {
+  std::vector<int64_t> n;
+  std::vector<bool> reduced;
+  std::vector<int64_t> in_stride;
+  std::vector<int64_t> out_stride;  // 0 along reduced dims
+  int64_t out_size = 1;
+  int first_kept = -1;
+};
+
+ReducePlan PlanReduce(std::span<const int32_t> shape, const std::vector<bool>& mask) {
+  ReducePlan p;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!p.n.empty() && p.reduced.back() == mask[i]) {
+      p.n.back() *= shape[i];
+      continue;
+    }
+    p.n.push_back(shape[i]);
+    p.reduced.push_back(mask[i]);
+  }
+  const size_t m = p.n.size();
+  p.in_stride.assign(m, 1);
+  p.out_stride.assign(m, 0);
+  int64_t in_acc = 1, out_acc = 1;
+  for (size_t k = m; k-- > 0;) {
+    p.in_stride[k] = in_acc;
+    in_acc *= p.n[k];
+    if (!p.reduced[k]) {
+      p.out_stride[k] = out_acc;
+      out_acc *= p.n[k];
+    }
+  }
+  p.out_size = out_acc;
+  for (size_t k = 0; k < m; ++k)
+    if (!p.reduced[k]) {
+      p.first_kept = static_cast<int>(k);
+      break;
+    }
+  return p;
+}
+
+// Folds the input into `acc` (one accumulator per output element, already
+// holding the initial value) in the input's row-major order, so every output
+// sees its elements in the same order as LiteRT's reference reducer.
+template <typename T, typename Acc, typename Op>
+void Walk(const ReducePlan& p, size_t level, const T* in, Acc* acc, int64_t begin, int64_t end, Op op) {
+  const size_t last = p.n.size() - 1;
+  if (level == last) {
+    const int64_t s = p.in_stride[level];  // 1
+    if (p.reduced[level]) {
+      // Accumulation along a contiguous reduced run.
+      Acc a = *acc;
+      for (int64_t i = begin; i < end; ++i) a = op(a, static_cast<Acc>(in[i * s]));
+      *acc = a;
+    } else {
+      // Accumulation across a kept run: one accumulator per element.
+      for (int64_t i = begin; i < end; ++i) acc[i] = op(acc[i], static_cast<Acc>(in[i * s]));
+    }
+    return;
+  }
+  for (int64_t i = begin; i < end; ++i)
+    Walk(p, level + 1, in + i * p.in_stride[level], acc + i * p.out_stride[level], 0, p.n[level + 1], op);
+}
+
+template <typename T, typename Acc, typename Op>
+void ReduceInto(ThreadPool& pool, const ReducePlan& p, const T* in, Acc* acc, Op op) {
+  if (p.n.empty()) {  // a single element
+    acc[0] = op(acc[0], static_cast<Acc>(in[0]));
+    return;
+  }
+  if (p.first_kept < 0) {
+    // Everything reduces to one value: like LiteRT, start from the first element.
+    int64_t total = 1;
+    for (int64_t d : p.n) total *= d;
+    Acc a = static_cast<Acc>(in[0]);
+    for (int64_t i = 1; i < total; ++i) a = op(a, static_cast<Acc>(in[i]));
+    acc[0] = a;
+    return;
+  }
+  // Split the first kept run over the pool: chunks write disjoint outputs.
+  const size_t k = static_cast<size_t>(p.first_kept);
+  int64_t per_item = 1;
+  for (size_t j = k + 1; j < p.n.size(); ++j) per_item *= p.n[j];
+  for (size_t j = 0; j < k; ++j) per_item *= p.n[j];
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(per_item, 1));
+  pool.ParallelFor(p.n[k], grain, [&](int64_t begin, int64_t end) {
+    // Reduced runs before the first kept one are walked whole in each chunk.
+    std::vector<int64_t> idx(k, 0);
+    while (true) {
+      int64_t off = 0;
+      for (size_t j = 0; j < k; ++j) off += idx[j] * p.in_stride[j];
+      Walk(p, k, in + off, acc, begin, end, op);
+      size_t j = k;
+      while (j-- > 0) {
+        if (++idx[j] < p.n[j]) break;
+        idx[j] = 0;
+      }
+      if (j == static_cast<size_t>(-1)) break;
+    }
+  });
+}
+
+// Integer sums and products wrap (as LiteRT's do in practice) without UB.
+template <typename A>
+A WrapAdd(A a, A x) {
+  if constexpr (std::is_integral_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) + static_cast<U>(x));
+  } else {
+    return a + x;
+  }
+}
+template <typename A>
+A WrapMul(A a, A x) {
+  if constexpr (std::is_integral_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) * static_cast<U>(x));
+  } else {
+    return a * x;
+  }
+}
+
+template <typename T, typename Acc>
+void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64_t count) {
+  const Tensor& input = ctx.input(0);
+  Tensor& output = ctx.output(0);
+  const T* in = input.as<const T>();
+  T* out = output.as<T>();
+  const int64_t out_n = output.num_elements();
+  if (out_n != p.out_size && input.num_elements() != 0)
+    ThrowOpBadInput(ctx, "output holds {} elements but the reduction gives {}", out_n, p.out_size);
+
+  Acc init{};
+  switch (kind) {
+    case ReduceKind::kSum:
+    case ReduceKind::kMean: init = Acc(0); break;
+    case ReduceKind::kProd: init = Acc(1); break;
+    case ReduceKind::kMax: init = std::numeric_limits<Acc>::lowest(); break;
+    case ReduceKind::kMin: init = std::numeric_limits<Acc>::max(); break;
+  }
+  if (input.num_elements() == 0) {
+    // LiteRT: MEAN of nothing is NaN (0 for integers); the others give their initial value.
+    const T fill = kind == ReduceKind::kMean ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(init);
+    for (int64_t i = 0; i < out_n; ++i) out[i] = fill;
+    return;
+  }
+  std::vector<Acc> scratch;
+  Acc* acc;
+  if constexpr (std::is_same_v<T, Acc>) {
+    acc = out;
+  } else {
+    scratch.resize(static_cast<size_t>(out_n));
+    acc = scratch.data();
+  }
+  std::fill(acc, acc + out_n, init);
+  switch (kind) {
+    case ReduceKind::kSum:
+    case ReduceKind::kMean:
+      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapAdd(a, x); });
+      break;
+    case ReduceKind::kProd:
+      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapMul(a, x); });
+      break;
+    case ReduceKind::kMax:
+      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x > a ? x : a; });
+      break;
+    case ReduceKind::kMin:
+      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x < a ? x : a; });
+      break;
+  }
+  if (kind == ReduceKind::kMean) {
+    // Float: sum / count in float. Integers: integer sum / count, truncating.
+    for (int64_t i = 0; i < out_n; ++i) out[i] = static_cast<T>(acc[i] / static_cast<Acc>(count));
+  } else if constexpr (!std::is_same_v<T, Acc>) {
+    for (int64_t i = 0; i < out_n; ++i) out[i] = static_cast<T>(acc[i]);
+  }
+}
+
+}  // namespace
+
+void CheckReduce(const ir::Subgraph& graph, const ir::Op& op, ReduceKind kind) {
+  RequireInputCount(graph, op, 2, 2);
+  const ir::Tensor* in = IrInput(graph, op, 0);
+  if (!in) ThrowOpUnsupported(graph, op, "input 0 is missing");
+  switch (in->dtype) {
+    case tfl::TensorType_FLOAT32:
+    case tfl::TensorType_INT32:
+    case tfl::TensorType_INT64:
+      break;
+    default:
+      ThrowUnsupportedDtype(graph, op, in->dtype);
+  }
+  RequireOutputDtype(graph, op, 0, {in->dtype});
+  RequireIndexInput(graph, op, 1, "axes");
+  (void)ReduceName(kind);
+}
+
+void EvalReduce(KernelContext& ctx, ReduceKind kind) {
+  const Tensor& input = ctx.input(0);
+  const int rank = input.rank();
+  std::vector<bool> mask(rank, false);
+  for (int64_t a : ReadInts(ctx, 1)) mask[NormalizeAxisOrThrow(ctx, a, rank)] = true;
+  int64_t count = 1;
+  for (int i = 0; i < rank; ++i)
+    if (mask[i]) count *= input.shape[i];
+  const ReducePlan plan = PlanReduce(input.shape, mask);
+  switch (input.dtype) {
+    case tfl::TensorType_FLOAT32: ReduceTyped<float, float>(ctx, kind, plan, count); break;
+    case tfl::TensorType_INT32:
+      if (kind == ReduceKind::kMean) {
+        ReduceTyped<int32_t, int64_t>(ctx, kind, plan, count);
+      } else {
+        ReduceTyped<int32_t, int32_t>(ctx, kind, plan, count);
+      }
+      break;
+    case tfl::TensorType_INT64: ReduceTyped<int64_t, int64_t>(ctx, kind, plan, count); break;
+    default: ThrowOpBadInput(ctx, "{} does not handle dtype {}", ReduceName(kind), ir::DTypeName(input.dtype));
+  }
+}
+
+}  // namespace gpuclean::exec::kernels

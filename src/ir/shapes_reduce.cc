@@ -1,0 +1,85 @@
+// Shape rules of ops that reduce or scan along axes: reductions, arg
+// max/min, top-k, softmaxes, normalisation and cumulative sums.
+#include <algorithm>
+
+#include "ir/shapes_internal.h"
+
+namespace gpuclean::ir::shapes {
+namespace {
+
+// Axes may be negative and repeated; keep_dims leaves reduced dimensions as 1.
+std::vector<TensorSpec> Reduce(const OpView& v) {
+  v.ExpectInputCount(2);
+  v.ExpectDType(1, {tfl::TensorType_INT32, tfl::TensorType_INT64}, "axis");
+  if (v.rank(1) > 1) v.Fail("axis must be a scalar or a vector, got {}", FormatShape(v.shape(1)));
+  const std::vector<int> axes = NormalizeAxes(v.Ints(1, "axis"), v.rank(0), v.op().name());
+  const bool keep_dims = v.Options<tfl::ReducerOptionsT>().keep_dims;
+  Shape out;
+  for (int d = 0; d < v.rank(0); ++d) {
+    const bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
+    if (!reduced) out.push_back(v.shape(0)[d]);
+    else if (keep_dims) out.push_back(1);
+  }
+  return {{v.dtype(0), out}};
+}
+
+std::vector<TensorSpec> ArgMinMax(const OpView& v) {
+  v.ExpectInputCount(2);
+  v.ExpectDType(1, {tfl::TensorType_INT32, tfl::TensorType_INT64}, "axis");
+  if (v.rank(0) < 1) v.Fail("input must have rank >= 1");
+  if (v.num_elements(1) != 1) v.Fail("axis must hold one value, got shape {}", FormatShape(v.shape(1)));
+  const int axis = NormalizeAxis(v.Ints(1, "axis")[0], v.rank(0), v.op().name());
+  // ArgMaxOptions and ArgMinOptions have the same layout.
+  const DType type = v.op().code == tfl::BuiltinOperator_ARG_MAX ? v.Options<tfl::ArgMaxOptionsT>().output_type
+                                                                  : v.Options<tfl::ArgMinOptionsT>().output_type;
+  if (type != tfl::TensorType_INT32 && type != tfl::TensorType_INT64)
+    v.Fail("output_type must be int32 or int64, got {}", DTypeName(type));
+  Shape out = v.shape(0);
+  out.erase(out.begin() + axis);
+  return {{type, out}};
+}
+
+// Values and indices of the k largest entries along the last dimension.
+std::vector<TensorSpec> TopK(const OpView& v) {
+  v.ExpectInputCount(2);
+  v.ExpectDType(1, {tfl::TensorType_INT32, tfl::TensorType_INT16}, "k");
+  if (v.rank(0) < 1) v.Fail("input must have rank >= 1");
+  const int64_t k = v.ScalarInt(1, "k");
+  if (k < 0 || k > v.shape(0).back()) v.Fail("k = {} is outside [0, {}]", k, v.shape(0).back());
+  Shape out = v.shape(0);
+  out.back() = static_cast<int32_t>(k);
+  const DType index_type = v.declared_output(1) == tfl::TensorType_INT16 ? tfl::TensorType_INT16
+                                                                          : tfl::TensorType_INT32;
+  return {{v.dtype(0), out}, {index_type, out}};
+}
+
+std::vector<TensorSpec> Normalize(const OpView& v) {
+  v.ExpectInputCount(1);
+  if (v.rank(0) < 1) v.Fail("input must have rank >= 1");
+  return {{v.dtype(0), v.shape(0)}};
+}
+
+std::vector<TensorSpec> Cumsum(const OpView& v) {
+  v.ExpectInputCount(2);
+  v.ExpectDType(1, {tfl::TensorType_INT32}, "axis");
+  NormalizeAxis(v.ScalarInt(1, "axis"), v.rank(0), v.op().name());
+  return {{v.dtype(0), v.shape(0)}};
+}
+
+}  // namespace
+
+void AddReduceRules(RuleTable& t) {
+  for (auto code : {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM, tfl::BuiltinOperator_REDUCE_MAX,
+                    tfl::BuiltinOperator_REDUCE_MIN, tfl::BuiltinOperator_REDUCE_PROD, tfl::BuiltinOperator_REDUCE_ANY,
+                    tfl::BuiltinOperator_REDUCE_ALL})
+    t.builtin[code] = Reduce;
+  t.builtin[tfl::BuiltinOperator_ARG_MAX] = ArgMinMax;
+  t.builtin[tfl::BuiltinOperator_ARG_MIN] = ArgMinMax;
+  t.builtin[tfl::BuiltinOperator_TOPK_V2] = TopK;
+  t.builtin[tfl::BuiltinOperator_SOFTMAX] = Normalize;
+  t.builtin[tfl::BuiltinOperator_LOG_SOFTMAX] = Normalize;
+  t.builtin[tfl::BuiltinOperator_L2_NORMALIZATION] = Normalize;
+  t.builtin[tfl::BuiltinOperator_CUMSUM] = Cumsum;
+}
+
+}  // namespace gpuclean::ir::shapes
