@@ -438,6 +438,8 @@ async function main() {
     run_ms_first: times[0],
     run_ms_all: times,
     repeat: opts.repeat,
+    // Whole-process peak resident set (Node + wasm heap), for benchmarks.
+    peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
     log: logLines.map((l) => `[${l.phase}] ${l.line}`),
   };
 

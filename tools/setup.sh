@@ -12,7 +12,7 @@ cd "$ROOT"
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libfp16-dev libopenblas-dev
   clang libclang-rt-14-dev
   nodejs npm
 )

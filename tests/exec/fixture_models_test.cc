@@ -17,10 +17,12 @@ TEST(FixtureModels, MatchLiteRtWithinBounds) {
     for (size_t i = 0; i < model.main().inputs.size(); ++i)
       inputs.push_back(exec::GenerateInput(model.main().tensors[model.main().inputs[i]], 0, static_cast<int>(i)));
     const std::vector<npy::Array> theirs = testing::RunLiteRt(path, inputs);
+    const std::vector<npy::Array> one_thread = testing::RunOurs(model, inputs, {.threads = 1});
     for (int threads : {1, 2}) {
       const std::vector<npy::Array> ours = testing::RunOurs(model, inputs, {.threads = threads});
       ASSERT_EQ(ours.size(), theirs.size());
       for (size_t i = 0; i < ours.size(); ++i) {
+        EXPECT_EQ(ours[i].data, one_thread[i].data) << "output " << i << " depends on the thread count";
         const testing::Agreement a = testing::Compare(theirs[i], ours[i]);
         EXPECT_EQ(ours[i].shape, theirs[i].shape);
         EXPECT_LE(a.max_abs_diff, 1e-4 * std::max(1.0, a.max_abs_ref))

@@ -16,6 +16,10 @@
 #include "exec/kernels/conv_util.h"
 #include "gpuclean/shapes.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
+#endif
+
 namespace gpuclean::exec::kernels {
 namespace {
 

@@ -1,0 +1,173 @@
+// Per fixture model: gpuclean (1 and 2 threads) against LiteRT.js wasm
+// (compat build, one thread) on the same input files, in the same
+// invocation. Prints median ms, the ratio, peak RSS of each process, and the
+// achieved GFLOP/s of the model's largest conv/matmul layers against an
+// sgemm peak measured here too.
+//
+// usage: gpuclean_model_bench [--repeat N] [MODEL.tflite...]
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "gpuclean/exec.h"
+#include "gpuclean/format.h"
+#include "gpuclean/npy.h"
+#include "sgemm_peak.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace gpuclean;
+
+namespace {
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+json RunAndReadMeta(const std::string& command, const std::string& out_dir) {
+  const int status = std::system((command + " >/dev/null 2>" + Quote(out_dir + ".err")).c_str());
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::ifstream err(out_dir + ".err");
+    std::string line;
+    std::getline(err, line);
+    throw std::runtime_error("failed: " + command + ": " + line);
+  }
+  std::ifstream in(out_dir + "/meta.json");
+  return json::parse(in);
+}
+
+int64_t ConvFlops(const ir::Subgraph& g, const ir::Op& op, const exec::Interpreter& it) {
+  const auto& out = it.tensor(op.outputs[0]);
+  switch (op.code) {
+    case tfl::BuiltinOperator_CONV_2D: {
+      const auto& w = g.tensors[op.inputs[1]].shape;  // [O, kh, kw, I]
+      return 2 * out.num_elements() * w[1] * w[2] * w[3];
+    }
+    case tfl::BuiltinOperator_DEPTHWISE_CONV_2D: {
+      const auto& w = g.tensors[op.inputs[1]].shape;  // [1, kh, kw, C*m]
+      return 2 * out.num_elements() * w[1] * w[2];
+    }
+    case tfl::BuiltinOperator_FULLY_CONNECTED: {
+      const auto& w = g.tensors[op.inputs[1]].shape;  // [O, I]
+      return 2 * out.num_elements() * w[1];
+    }
+    default: return 0;
+  }
+}
+
+struct Layer {
+  int op;
+  std::string name;
+  int64_t flops;
+  double ms;
+};
+
+// Per-op times from the tap (called right after each op), median over runs.
+std::vector<Layer> ProfileLayers(const std::string& path, const std::vector<npy::Array>& inputs, int repeat) {
+  auto model = std::make_shared<const ir::Model>(format::ReadModel(path));
+  exec::Interpreter it(model, {.threads = 1});
+  for (size_t i = 0; i < inputs.size(); ++i) it.SetInput(static_cast<int>(i), inputs[i]);
+  const ir::Subgraph& g = it.graph();
+  std::map<int, std::vector<double>> times;
+  for (int r = 0; r < repeat; ++r) {
+    auto last = std::chrono::steady_clock::now();
+    int last_op = -1;
+    it.Invoke([&](int op, int, const exec::Tensor&) {
+      if (op == last_op) return;  // later outputs of the same op
+      const auto now = std::chrono::steady_clock::now();
+      times[op].push_back(std::chrono::duration<double, std::milli>(now - last).count());
+      last = now;
+      last_op = op;
+    });
+  }
+  std::vector<Layer> layers;
+  for (auto& [op, t] : times) {
+    const int64_t flops = ConvFlops(g, g.ops[op], it);
+    if (flops == 0) continue;
+    std::sort(t.begin(), t.end());
+    layers.push_back({op, g.ops[op].name(), flops, t[t.size() / 2]});
+  }
+  std::sort(layers.begin(), layers.end(), [](const Layer& a, const Layer& b) { return a.flops > b.flops; });
+  if (layers.size() > 3) layers.resize(3);
+  return layers;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 20;
+  std::vector<std::string> models;
+  if (argc == 2 && std::string(argv[1]) == "--sgemm-peak-child") return bench::SgemmPeakChild();
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--repeat" && i + 1 < argc) repeat = std::max(2, std::atoi(argv[++i]));
+    else if (a == "--help") {
+      std::cout << "usage: gpuclean_model_bench [--repeat N] [MODEL.tflite...]\n";
+      return 0;
+    } else models.push_back(a);
+  }
+  const fs::path root = GPUCLEAN_SOURCE_DIR;
+  if (models.empty())
+    for (const auto& e : fs::directory_iterator(root / ".cache/models"))
+      if (e.path().extension() == ".tflite") models.push_back(e.path().string());
+  std::sort(models.begin(), models.end());
+  const std::string gpuclean = GPUCLEAN_BINARY;
+  const std::string harness = (root / "probe/litert_run.mjs").string();
+  const fs::path work = fs::temp_directory_path() / fmt::format("gpuclean-bench-{}", getpid());
+  fs::create_directories(work);
+
+  const double peak_gflops = bench::MeasureSgemmPeakGflops();
+  fmt::print("sgemm peak (OpenBLAS, 1 thread, 1024^3, measured now): {:.1f} GFLOP/s\n\n", peak_gflops);
+  fmt::print("{:<40} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}\n", "model", "ours 1t", "ours 2t", "litert", "ratio",
+             "RSS ours", "RSS lrt");
+  std::vector<std::string> layer_lines;
+  int slower = 0;
+  for (const std::string& path : models) {
+    const std::string stem = fs::path(path).stem().string();
+    const fs::path dir = work / stem;
+    fs::create_directories(dir);
+    ir::Model model = format::ReadModel(path);
+    std::vector<npy::Array> inputs;
+    std::string input_flags;
+    for (size_t i = 0; i < model.main().inputs.size(); ++i) {
+      inputs.push_back(exec::GenerateInput(model.main().tensors[model.main().inputs[i]], 0, static_cast<int>(i)));
+      const std::string file = (dir / fmt::format("in{}.npy", i)).string();
+      npy::Write(file, inputs.back());
+      input_flags += fmt::format(" --input {}={}", i, Quote(file));
+    }
+    json ours1 = RunAndReadMeta(fmt::format("{} run {}{} --repeat {} --threads 1 --out {}", Quote(gpuclean), Quote(path),
+                                            input_flags, repeat, Quote((dir / "o1").string())),
+                                (dir / "o1").string());
+    json ours2 = RunAndReadMeta(fmt::format("{} run {}{} --repeat {} --threads 2 --out {}", Quote(gpuclean), Quote(path),
+                                            input_flags, repeat, Quote((dir / "o2").string())),
+                                (dir / "o2").string());
+    json theirs = RunAndReadMeta(fmt::format("node {} {}{} --repeat {} --out {}", Quote(harness), Quote(path), input_flags,
+                                             repeat, Quote((dir / "lrt").string())),
+                                 (dir / "lrt").string());
+    const double ms1 = ours1["run_ms"], ms2 = ours2["run_ms"], lrt = theirs["run_ms"];
+    if (ms1 >= lrt) ++slower;
+    fmt::print("{:<40} {:>7.2f}ms {:>7.2f}ms {:>7.2f}ms {:>6.2f}x {:>7.1f}MB {:>7.1f}MB\n", stem, ms1, ms2, lrt, ms1 / lrt,
+               ours1["peak_rss_bytes"].get<double>() / 1e6, theirs["peak_rss_bytes"].get<double>() / 1e6);
+    for (const Layer& l : ProfileLayers(path, inputs, repeat)) {
+      const double gflops = l.flops / (l.ms * 1e6);
+      layer_lines.push_back(fmt::format("{:<40} op {:>3} {:<20} {:>8.1f} MFLOP {:>7.3f}ms {:>6.1f} GFLOP/s ({:>3.0f}% of sgemm peak)",
+                                        stem, l.op, l.name, l.flops / 1e6, l.ms, gflops, 100 * gflops / peak_gflops));
+    }
+  }
+  fmt::print("\nratio = ours at 1 thread / LiteRT.js wasm (compat, 1 thread); medians of {} runs after a warm-up run\n",
+             repeat - 1);
+  fmt::print("\nlargest conv/matmul layers (1 thread):\n");
+  for (const auto& line : layer_lines) fmt::print("{}\n", line);
+  fmt::print("\n{} of {} models slower than LiteRT.js at 1 thread\n", slower, models.size());
+  fs::remove_all(work);
+  return 0;
+}

@@ -1,0 +1,28 @@
+// ELU against LiteRT.js: float32 over shapes from scalar to rank 5 and a
+// large tensor (parallel chunks), inputs in [-6, 6); special values
+// (tiny negatives where e^x - 1 needs expm1, ±inf, NaN).
+#include "exec/elementwise_test_util.h"
+
+namespace gpuclean::testing::ewt {
+namespace {
+
+int Op(GraphBuilder& b, int x) { return b.Elu(x); }
+
+TEST(Elu, Float32Shapes) { ExpectUnaryMatches(Op, -6f, 6f, 3000); }
+
+TEST(Elu, SpecialValues) {
+  GraphBuilder b;
+  const std::vector<float> values = {0.0f, -0.0f, 1e-7f, -1e-7f, 1.0f, -1.0f, -20.0f, -100.0f, 1e30f, INFINITY, -INFINITY, NAN};
+  const int32_t n = static_cast<int32_t>(values.size());
+  b.Output(Op(b, b.Input("x", kF32, {n})));
+  ExpectMatchesLiteRt(b.Finish(), {F32({n}, values)});
+}
+
+TEST(Elu, RejectsNonFloat) {
+  GraphBuilder b;
+  b.Output(Op(b, b.Input("x", kI32, {3})));
+  ExpectRejected(b.Finish());
+}
+
+}  // namespace
+}  // namespace gpuclean::testing::ewt

@@ -1,0 +1,28 @@
+// PACK against LiteRT.js: every axis including the new last one and negative
+// axes, one input, int32 and bool data.
+#include "exec/shape_test_util.h"
+
+namespace gpuclean::testing {
+namespace {
+
+TEST(Pack, Axes) {
+  GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {3, 4});
+  const int y = b.Input("y", tfl::TensorType_FLOAT32, {3, 4});
+  const int z = b.Input("z", tfl::TensorType_FLOAT32, {3, 4});
+  const int i = b.Input("i", tfl::TensorType_INT32, {5});
+  b.Output(b.Pack({x, y, z}, 0));
+  b.Output(b.Pack({x, y, z}, 1));
+  b.Output(b.Pack({x, y}, 2));
+  b.Output(b.Pack({x, y, z}, -1));
+  b.Output(b.Pack({z}, -3));
+  b.Output(b.Pack({i, i}, 1));
+  b.Output(AsFloat(b, b.Pack({PositiveMask(b, x), PositiveMask(b, y)}, 1)));
+  const ir::Model model = b.Finish();
+  const std::vector<npy::Array> inputs = {RandomF32({3, 4}, 191), RandomF32({3, 4}, 192), RandomF32({3, 4}, 193),
+                                          RandomI32({5}, 194, -9, 9)};
+  ExpectMatchesLiteRt(model, inputs);
+}
+
+}  // namespace
+}  // namespace gpuclean::testing

@@ -1,0 +1,28 @@
+// SQUARE against LiteRT.js: float32 over shapes from scalar to rank 5 and a
+// large tensor (parallel chunks), inputs in [-10, 10); special values
+// (overflow to inf, NaN).
+#include "exec/elementwise_test_util.h"
+
+namespace gpuclean::testing::ewt {
+namespace {
+
+int Op(GraphBuilder& b, int x) { return b.Square(x); }
+
+TEST(Square, Float32Shapes) { ExpectUnaryMatches(Op, -10f, 10f, 1900); }
+
+TEST(Square, SpecialValues) {
+  GraphBuilder b;
+  const std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN};
+  const int32_t n = static_cast<int32_t>(values.size());
+  b.Output(Op(b, b.Input("x", kF32, {n})));
+  ExpectMatchesLiteRt(b.Finish(), {F32({n}, values)});
+}
+
+TEST(Square, RejectsNonFloat) {
+  GraphBuilder b;
+  b.Output(Op(b, b.Input("x", kI32, {3})));
+  ExpectRejected(b.Finish());
+}
+
+}  // namespace
+}  // namespace gpuclean::testing::ewt
