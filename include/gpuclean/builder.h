@@ -151,16 +151,18 @@ class GraphBuilder {
   int Densify(int sparse_constant);
 
   // ---------------------------------------------------------- conv / matmul
-  // filter [O, KH, KW, I]; bias [O] or kNoInput.
+  // filter [O, KH, KW, I]; bias [O], or kNoInput for a zero bias (LiteRT's
+  // convolutions do not run without one).
   int Conv2D(int x, int filter, int bias, tfl::Padding padding, int stride_w, int stride_h,
              Activation act = kNoActivation, int dilation_w = 1, int dilation_h = 1);
-  // filter [1, KH, KW, I * multiplier]; the multiplier follows from the shapes.
+  // filter [1, KH, KW, I * multiplier]; the multiplier follows from the
+  // shapes. Bias as for Conv2D.
   int DepthwiseConv2D(int x, int filter, int bias, tfl::Padding padding, int stride_w, int stride_h,
                       Activation act = kNoActivation, int dilation_w = 1, int dilation_h = 1);
   // weights [O, KH, KW, I]; output_shape is NHWC.
   int TransposeConv(int x, int weights, int bias, const Shape& output_shape, tfl::Padding padding, int stride_w,
                     int stride_h, Activation act = kNoActivation);
-  // weights [O, K].
+  // weights [O, K]; bias [O] or kNoInput (LiteRT runs FULLY_CONNECTED without one).
   int FullyConnected(int x, int weights, int bias, Activation act = kNoActivation, bool keep_num_dims = false);
   int BatchMatMul(int a, int b, bool adj_x = false, bool adj_y = false);
   int MaxPool2D(int x, tfl::Padding padding, int stride_w, int stride_h, int filter_w, int filter_h,
@@ -234,6 +236,9 @@ class GraphBuilder {
   int AttributeConst(tfl::BuiltinOperator code, const std::string& role, const std::vector<int32_t>& values);
   // Name of the next op's first output: "conv_2d_4".
   std::string NextOpName(const std::string& op_name) const;
+  // A zero float bias for a convolution's `filter` (channels along
+  // `channel_dim`), or kNoInput when the input is not float32.
+  int ZeroBias(tfl::BuiltinOperator code, int x, int filter, int channel_dim);
   void CheckTensor(int tensor, const char* what) const;
 
   ir::Subgraph graph_;

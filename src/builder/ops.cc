@@ -123,6 +123,17 @@ int GraphBuilder::Densify(int sparse_constant) {
 
 // ---------------------------------------------------------------- conv / matmul
 
+// LiteRT's CONV_2D insists on a bias and DEPTHWISE_CONV_2D refuses an
+// omitted (-1) one, so a float convolution without bias gets zeros, as
+// converters write it.
+int GraphBuilder::ZeroBias(tfl::BuiltinOperator code, int x, int filter, int channel_dim) {
+  CheckTensor(x, "convolution input");
+  CheckTensor(filter, "convolution filter");
+  if (tensor(x).dtype != tfl::TensorType_FLOAT32 || shape(filter).size() != 4) return kNoInput;
+  const int32_t channels = shape(filter)[channel_dim];
+  return ConstF32(NextOpName(ir::BuiltinName(code)) + "/zero_bias", {channels}, std::vector<float>(channels, 0.0f));
+}
+
 int GraphBuilder::Conv2D(int x, int filter, int bias, tfl::Padding padding, int stride_w, int stride_h,
                          Activation act, int dilation_w, int dilation_h) {
   tfl::Conv2DOptionsT o;
@@ -132,6 +143,7 @@ int GraphBuilder::Conv2D(int x, int filter, int bias, tfl::Padding padding, int 
   o.fused_activation_function = act;
   o.dilation_w_factor = dilation_w;
   o.dilation_h_factor = dilation_h;
+  if (bias == kNoInput) bias = ZeroBias(tfl::BuiltinOperator_CONV_2D, x, filter, 0);
   return Single(tfl::BuiltinOperator_CONV_2D, {x, filter, bias}, Options(o));
 }
 
@@ -150,6 +162,7 @@ int GraphBuilder::DepthwiseConv2D(int x, int filter, int bias, tfl::Padding padd
   const int32_t in_channels = shape(x).size() == 4 ? shape(x)[3] : 0;
   const int32_t out_channels = shape(filter).size() == 4 ? shape(filter)[3] : 0;
   o.depth_multiplier = in_channels > 0 ? out_channels / in_channels : 1;
+  if (bias == kNoInput) bias = ZeroBias(tfl::BuiltinOperator_DEPTHWISE_CONV_2D, x, filter, 3);
   return Single(tfl::BuiltinOperator_DEPTHWISE_CONV_2D, {x, filter, bias}, Options(o));
 }
 

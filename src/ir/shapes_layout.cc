@@ -2,7 +2,6 @@
 // transposes, concatenation and splitting, slices, pads, tiling,
 // broadcasting and gathers.
 #include <algorithm>
-#include <bit>
 #include <numeric>
 
 #include "ir/shapes_internal.h"
@@ -407,15 +406,18 @@ StridedSlicePlan PlanStridedSlice(std::span<const int32_t> input_shape, std::spa
   if (given > 31) ThrowBadInput(fmt::format("{} slice entries exceed the 31 the masks can address", given));
   // Mask bits beyond the given entries mean nothing.
   auto bit = [given](int32_t mask, int i) { return i >= 0 && i < given && ((mask >> i) & 1) != 0; };
-  if (std::popcount(static_cast<uint32_t>(o.ellipsis_mask) & ((1u << given) - 1)) > 1)
-    ThrowBadInput("ellipsis_mask has more than one bit set");
-
-  // A new axis at the ellipsis' own position is ignored, as in LiteRT.
+  int ellipses = 0, new_axes = 0;
+  for (int i = 0; i < given; ++i) {
+    if (bit(o.ellipsis_mask, i)) ++ellipses;
+    // A new axis at the ellipsis' own position is ignored, as in LiteRT.
+    else if (bit(o.new_axis_mask, i)) ++new_axes;
+  }
+  if (ellipses > 1) ThrowBadInput("ellipsis_mask has more than one bit set");
   const int rank = static_cast<int>(input_shape.size());
-  int new_axes = 0;
-  for (int i = 0; i < given; ++i)
-    if (bit(o.new_axis_mask, i) && !bit(o.ellipsis_mask, i)) ++new_axes;
   const int dims = rank + new_axes;
+  if (given - new_axes - ellipses > rank)
+    ThrowBadInput(fmt::format("{} slice entries address more dimensions than the input {} has", given,
+                              FormatShape(input_shape)));
 
   // Expand the ellipsis over the input dimensions the other entries leave
   // unnamed; entries after it shift right by the expansion.
@@ -467,12 +469,16 @@ StridedSlicePlan PlanStridedSlice(std::span<const int32_t> input_shape, std::spa
     // Clamp into [0, size] going forward, [-1, size - 1] going backward.
     const int64_t low = stride > 0 ? 0 : -1, high = stride > 0 ? size : size - 1;
     auto clamp = [&](int64_t x) { return std::clamp(x < 0 ? x + size : x, low, high); };
-    int64_t start = bit(o.begin_mask, k) ? (stride > 0 ? 0 : size - 1) : clamp(begin[k]);
+    const bool begin_masked = bit(o.begin_mask, k);
+    int64_t start = begin_masked ? (stride > 0 ? 0 : size - 1) : clamp(begin[k]);
     if (bit(o.shrink_axis_mask, k)) {
-      if (begin[k] < -size || begin[k] >= size)
+      // Takes the one element at `begin` (LiteRT honours begin_mask here; TF
+      // would not); an index outside the dimension has no element to take.
+      if (!begin_masked && (begin[k] < -size || begin[k] >= size))
         ThrowBadInput(fmt::format("shrink index {} is outside dimension {} of {}", begin[k], input_dim,
                                   FormatShape(input_shape)));
-      start = begin[k] < 0 ? begin[k] + size : begin[k];
+      if (size == 0) ThrowBadInput(fmt::format("cannot shrink empty dimension {}", input_dim));
+      if (!begin_masked) start = begin[k] < 0 ? begin[k] + size : begin[k];
       plan.begin.push_back(static_cast<int32_t>(start));
       plan.end.push_back(static_cast<int32_t>(start + 1));
       plan.stride.push_back(1);
