@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Ceil(x); }
 
-TEST(Ceil, Float32Shapes) { ExpectUnaryMatches(Op, -5f, 5f, 2300); }
+TEST(Ceil, Float32Shapes) { ExpectUnaryMatches(Op, -5.0f, 5.0f, 2300); }
 
 TEST(Ceil, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Cos(x); }
 
-TEST(Cos, Float32Shapes) { ExpectUnaryMatches(Op, -10f, 10f, 2100); }
+TEST(Cos, Float32Shapes) { ExpectUnaryMatches(Op, -10.0f, 10.0f, 2100); }
 
 TEST(Cos, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Elu(x); }
 
-TEST(Elu, Float32Shapes) { ExpectUnaryMatches(Op, -6f, 6f, 3000); }
+TEST(Elu, Float32Shapes) { ExpectUnaryMatches(Op, -6.0f, 6.0f, 3000); }
 
 TEST(Elu, SpecialValues) {
   GraphBuilder b;

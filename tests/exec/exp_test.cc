@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Exp(x); }
 
-TEST(Exp, Float32Shapes) { ExpectUnaryMatches(Op, -10f, 10f, 1600); }
+TEST(Exp, Float32Shapes) { ExpectUnaryMatches(Op, -10.0f, 10.0f, 1600); }
 
 TEST(Exp, SpecialValues) {
   GraphBuilder b;

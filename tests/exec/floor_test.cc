@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Floor(x); }
 
-TEST(Floor, Float32Shapes) { ExpectUnaryMatches(Op, -5f, 5f, 2200); }
+TEST(Floor, Float32Shapes) { ExpectUnaryMatches(Op, -5.0f, 5.0f, 2200); }
 
 TEST(Floor, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.HardSwish(x); }
 
-TEST(HardSwish, Float32Shapes) { ExpectUnaryMatches(Op, -6f, 6f, 3100); }
+TEST(HardSwish, Float32Shapes) { ExpectUnaryMatches(Op, -6.0f, 6.0f, 3100); }
 
 TEST(HardSwish, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Logistic(x); }
 
-TEST(Logistic, Float32Shapes) { ExpectUnaryMatches(Op, -20f, 20f, 2500); }
+TEST(Logistic, Float32Shapes) { ExpectUnaryMatches(Op, -20.0f, 20.0f, 2500); }
 
 TEST(Logistic, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Relu6(x); }
 
-TEST(Relu6, Float32Shapes) { ExpectUnaryMatches(Op, -8f, 8f, 2700); }
+TEST(Relu6, Float32Shapes) { ExpectUnaryMatches(Op, -8.0f, 8.0f, 2700); }
 
 TEST(Relu6, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Relu0To1(x); }
 
-TEST(Relu0To1, Float32Shapes) { ExpectUnaryMatches(Op, -3f, 3f, 2900); }
+TEST(Relu0To1, Float32Shapes) { ExpectUnaryMatches(Op, -3.0f, 3.0f, 2900); }
 
 TEST(Relu0To1, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.ReluN1To1(x); }
 
-TEST(ReluN1To1, Float32Shapes) { ExpectUnaryMatches(Op, -3f, 3f, 2800); }
+TEST(ReluN1To1, Float32Shapes) { ExpectUnaryMatches(Op, -3.0f, 3.0f, 2800); }
 
 TEST(ReluN1To1, SpecialValues) {
   GraphBuilder b;

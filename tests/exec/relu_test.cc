@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Relu(x); }
 
-TEST(Relu, Float32Shapes) { ExpectUnaryMatches(Op, -8f, 8f, 2600); }
+TEST(Relu, Float32Shapes) { ExpectUnaryMatches(Op, -8.0f, 8.0f, 2600); }
 
 TEST(Relu, SpecialValues) {
   GraphBuilder b;

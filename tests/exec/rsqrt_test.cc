@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Rsqrt(x); }
 
-TEST(Rsqrt, Float32Shapes) { ExpectUnaryMatches(Op, 0.01f, 100f, 1800); }
+TEST(Rsqrt, Float32Shapes) { ExpectUnaryMatches(Op, 0.01f, 100.0f, 1800); }
 
 TEST(Rsqrt, SpecialValues) {
   GraphBuilder b;

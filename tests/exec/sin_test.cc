@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Sin(x); }
 
-TEST(Sin, Float32Shapes) { ExpectUnaryMatches(Op, -10f, 10f, 2000); }
+TEST(Sin, Float32Shapes) { ExpectUnaryMatches(Op, -10.0f, 10.0f, 2000); }
 
 TEST(Sin, SpecialValues) {
   GraphBuilder b;

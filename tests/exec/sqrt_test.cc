@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Sqrt(x); }
 
-TEST(Sqrt, Float32Shapes) { ExpectUnaryMatches(Op, 0f, 100f, 1700); }
+TEST(Sqrt, Float32Shapes) { ExpectUnaryMatches(Op, 0.0f, 100.0f, 1700); }
 
 TEST(Sqrt, SpecialValues) {
   GraphBuilder b;

@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Square(x); }
 
-TEST(Square, Float32Shapes) { ExpectUnaryMatches(Op, -10f, 10f, 1900); }
+TEST(Square, Float32Shapes) { ExpectUnaryMatches(Op, -10.0f, 10.0f, 1900); }
 
 TEST(Square, SpecialValues) {
   GraphBuilder b;

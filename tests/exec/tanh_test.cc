@@ -8,7 +8,7 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Tanh(x); }
 
-TEST(Tanh, Float32Shapes) { ExpectUnaryMatches(Op, -6f, 6f, 2400); }
+TEST(Tanh, Float32Shapes) { ExpectUnaryMatches(Op, -6.0f, 6.0f, 2400); }
 
 TEST(Tanh, SpecialValues) {
   GraphBuilder b;

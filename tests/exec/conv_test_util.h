@@ -1,0 +1,158 @@
+#pragma once
+// Helpers of the conv-family kernel tests: deterministic inputs and weights,
+// and the LiteRT.js comparison run once per graph but checked against our
+// interpreter on every SIMD path the machine has (generic, AVX2, AVX-512)
+// and with several threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exec/kernels/conv_util.h"
+#include "gpuclean/builder.h"
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/format.h"
+#include "gpuclean/npy.h"
+#include "support/conformance.h"
+#include "support/test_support.h"
+
+namespace gpuclean::testing::convt {
+
+namespace tfl = ::gpuclean::tfl;
+namespace conv = ::gpuclean::exec::kernels::conv;
+using builder::GraphBuilder;
+using builder::kNoInput;
+using Shape = std::vector<int32_t>;
+
+inline int64_t CountOf(const Shape& shape) {
+  int64_t n = 1;
+  for (int32_t d : shape) n *= d;
+  return n;
+}
+
+// Uniform floats in [lo, hi), deterministic per seed.
+inline std::vector<float> RandomValues(int64_t count, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float& x : v) x = lo + (hi - lo) * static_cast<float>(rng() >> 8) / 16777216.0f;
+  return v;
+}
+
+template <typename T>
+npy::Array MakeArray(ir::DType dtype, const Shape& shape, const std::vector<T>& values) {
+  npy::Array a;
+  a.dtype = dtype;
+  a.shape.assign(shape.begin(), shape.end());
+  EXPECT_EQ(static_cast<int64_t>(values.size()), CountOf(shape)) << "test data does not fit its shape";
+  a.data.resize(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
+  return a;
+}
+inline npy::Array F32(const Shape& shape, const std::vector<float>& values) {
+  return MakeArray(tfl::TensorType_FLOAT32, shape, values);
+}
+inline npy::Array RandomF32(const Shape& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  return F32(shape, RandomValues(CountOf(shape), seed, lo, hi));
+}
+
+template <typename T>
+std::vector<T> ValuesOf(const npy::Array& a) {
+  std::vector<T> v(static_cast<size_t>(a.num_elements()));
+  if (!v.empty()) std::memcpy(v.data(), a.data.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// A constant with random values in [-1, 1).
+inline int RandomConst(GraphBuilder& b, const std::string& name, const Shape& shape, uint32_t seed) {
+  return b.ConstF32(name, shape, RandomValues(CountOf(shape), seed));
+}
+
+// Restores the detected instruction set when a test ends.
+class IsaGuard {
+ public:
+  IsaGuard() = default;
+  ~IsaGuard() { conv::SetIsaForTesting(conv::DetectedIsa()); }
+  IsaGuard(const IsaGuard&) = delete;
+  IsaGuard& operator=(const IsaGuard&) = delete;
+};
+
+// Every SIMD path this machine can run, best last.
+inline std::vector<conv::Isa> AvailableIsas() {
+  std::vector<conv::Isa> isas = {conv::Isa::kGeneric};
+  if (conv::DetectedIsa() >= conv::Isa::kAvx2) isas.push_back(conv::Isa::kAvx2);
+  if (conv::DetectedIsa() >= conv::Isa::kAvx512) isas.push_back(conv::Isa::kAvx512);
+  return isas;
+}
+
+inline void ExpectAgrees(const npy::Array& ref, const npy::Array& got, double rel_tol) {
+  EXPECT_EQ(ir::DTypeName(ref.dtype), ir::DTypeName(got.dtype));
+  ASSERT_EQ(ref.shape, got.shape);
+  const Agreement a = Compare(ref, got);
+  if (ref.dtype == tfl::TensorType_FLOAT32)
+    EXPECT_LE(a.max_abs_diff, rel_tol * std::max(1.0, a.max_abs_ref)) << "max|ref| " << a.max_abs_ref;
+  else
+    EXPECT_EQ(a.max_abs_diff, 0.0);
+}
+
+// Runs `model` once on LiteRT.js and checks our outputs against it on every
+// available instruction set with one thread, and on the best one with three.
+inline void ExpectMatchesLiteRtAllIsas(const ir::Model& model, const std::vector<npy::Array>& inputs,
+                                       double rel_tol = 1e-4) {
+  TempDir dir;
+  const std::string path = dir.file("model.tflite");
+  format::WriteModel(model, path);
+  std::vector<npy::Array> theirs;
+  try {
+    theirs = RunLiteRt(path, inputs);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+    return;
+  }
+  IsaGuard guard;
+  for (conv::Isa isa : AvailableIsas()) {
+    SCOPED_TRACE(std::string("isa ") + conv::IsaName(conv::SetIsaForTesting(isa)));
+    const std::vector<npy::Array> ours = RunOurs(model, inputs);
+    ASSERT_EQ(ours.size(), theirs.size());
+    for (size_t i = 0; i < ours.size(); ++i) {
+      SCOPED_TRACE("output " + std::to_string(i));
+      ExpectAgrees(theirs[i], ours[i], rel_tol);
+    }
+  }
+  SCOPED_TRACE("3 threads");
+  const std::vector<npy::Array> ours = RunOurs(model, inputs, {.threads = 3});
+  ASSERT_EQ(ours.size(), theirs.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    SCOPED_TRACE("output " + std::to_string(i));
+    ExpectAgrees(theirs[i], ours[i], rel_tol);
+  }
+}
+
+// Our outputs on every instruction set agree with `expected` (hand-computed).
+inline void ExpectOursAllIsas(const ir::Model& model, const std::vector<npy::Array>& inputs, int output,
+                              const std::vector<float>& expected, float tol = 1e-5f) {
+  IsaGuard guard;
+  for (conv::Isa isa : AvailableIsas()) {
+    SCOPED_TRACE(std::string("isa ") + conv::IsaName(conv::SetIsaForTesting(isa)));
+    const std::vector<float> got = ValuesOf<float>(RunOurs(model, inputs).at(output));
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], tol) << "element " << i;
+  }
+}
+
+// The interpreter refuses the model at prepare with Error(kUnsupported).
+inline void ExpectUnsupported(const ir::Model& model) {
+  try {
+    exec::Interpreter interpreter(std::make_shared<const ir::Model>(model));
+    ADD_FAILURE() << "the interpreter accepted the model";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.what();
+  }
+}
+
+}  // namespace gpuclean::testing::convt
