@@ -52,7 +52,8 @@ else
 fi
 
 # Tiny models written as flatbuffer JSON against our schema; flatc makes the
-# binaries. Each reaches a different part of the reader.
+# binaries (NAME.tflite: the schema sets file_extension). Each reaches a
+# different part of the reader.
 JSON="$BUILD/fuzz-seeds-json"
 rm -rf "$JSON"
 mkdir -p "$JSON"
@@ -144,7 +145,7 @@ cat >"$JSON/offset_buffer.json" <<'EOF'
 EOF
 for json in "$JSON"/*.json; do
   flatc -b -o "$SEEDS" "$ROOT/schema/tflite.fbs" "$json" || die "flatc failed on $json"
-  mv "$SEEDS/$(basename "$json" .json).bin" "$SEEDS/$(basename "$json" .json).tflite"
+  [[ -f "$SEEDS/$(basename "$json" .json).tflite" ]] || die "flatc did not write $(basename "$json" .json).tflite"
 done
 
 # Tokens worth splicing in: the file identifier and small integers.

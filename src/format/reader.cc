@@ -87,10 +87,19 @@ class Reader {
   }
   static uint64_t Size(const flatbuffers::String* s) { return s ? s->size() : 0; }
 
-  // Upper bound on what unpacking an options table copies. Option tables
-  // hold scalars, strings and vectors of scalars; a nested table (none
-  // today) is charged a flat amount.
-  static uint64_t OptionsCost(const void* table, const flatbuffers::TypeTable* type) {
+  // The flatbuffers verifier checks that a vector's length is 4-aligned but
+  // not that 8-byte elements are 8-aligned; reading misaligned ones is
+  // undefined behaviour. (ReadModelBytes makes the buffer itself aligned.)
+  void CheckAligned8(const void* elements, const std::string& who) const {
+    if ((static_cast<const uint8_t*>(elements) - bytes_.data()) % 8 != 0)
+      Fail(fmt::format("{} has a misaligned vector of 8-byte values (corrupt file)", who));
+  }
+
+  // Upper bound on what unpacking an options table copies, after checking
+  // that its 8-byte vectors are aligned. Option tables hold scalars, strings
+  // and vectors of scalars; a nested table (none today) is charged a flat
+  // amount.
+  uint64_t CheckOptions(const void* table, const flatbuffers::TypeTable* type, const std::string& who) const {
     uint64_t cost = 256;
     if (!table || !type || type->st != flatbuffers::ST_TABLE) return cost;
     const auto* t = static_cast<const flatbuffers::Table*>(table);
@@ -100,6 +109,9 @@ class Reader {
       if (code.is_repeating) {
         const auto* v = t->GetPointer<const flatbuffers::Vector<uint8_t>*>(field);
         const bool offsets = code.base_type == flatbuffers::ET_STRING || code.base_type == flatbuffers::ET_SEQUENCE;
+        const bool wide = code.base_type == flatbuffers::ET_LONG || code.base_type == flatbuffers::ET_ULONG ||
+                          code.base_type == flatbuffers::ET_DOUBLE;
+        if (v && wide) CheckAligned8(v->Data(), who + " options");
         cost += 32 + Size(v) * (offsets ? 64 : 8);
       } else if (code.base_type == flatbuffers::ET_STRING) {
         cost += 32 + Size(t->GetPointer<const flatbuffers::String*>(field));
@@ -275,7 +287,10 @@ class Reader {
       NoteUnknownFields(q, tfl::QuantizationParametersTypeTable(), out);
       Charge(4 * (Size(q->scale()) + Size(q->min()) + Size(q->max())) + 8 * Size(q->zero_point()));
       if (q->scale()) tensor.quant.scale.assign(q->scale()->begin(), q->scale()->end());
-      if (q->zero_point()) tensor.quant.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+      if (q->zero_point()) {
+        CheckAligned8(q->zero_point()->Data(), who + " zero_point");
+        tensor.quant.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+      }
       if (q->min()) tensor.quant.min.assign(q->min()->begin(), q->min()->end());
       if (q->max()) tensor.quant.max.assign(q->max()->begin(), q->max()->end());
       tensor.quant.quantized_dimension = q->quantized_dimension();
@@ -325,8 +340,8 @@ class Reader {
       } else {
         std::string field = UnknownOptionField(o->builtin_options(), o->builtin_options_type());
         if (!field.empty()) NoteUnpreservable(out, fmt::format("{} options: unknown field {}", who, field));
-        Charge(OptionsCost(o->builtin_options(),
-                           OptionsTypeTable(tfl::BuiltinOptionsTypeTable(), o->builtin_options_type())));
+        Charge(CheckOptions(o->builtin_options(),
+                            OptionsTypeTable(tfl::BuiltinOptionsTypeTable(), o->builtin_options_type()), who));
         op.options.type = o->builtin_options_type();
         op.options.value = tfl::BuiltinOptionsUnion::UnPack(o->builtin_options(), o->builtin_options_type(), nullptr);
       }
@@ -338,8 +353,8 @@ class Reader {
       } else {
         std::string field = UnknownOption2Field(o->builtin_options_2(), o->builtin_options_2_type());
         if (!field.empty()) NoteUnpreservable(out, fmt::format("{} options: unknown field {}", who, field));
-        Charge(OptionsCost(o->builtin_options_2(),
-                           OptionsTypeTable(tfl::BuiltinOptions2TypeTable(), o->builtin_options_2_type())));
+        Charge(CheckOptions(o->builtin_options_2(),
+                            OptionsTypeTable(tfl::BuiltinOptions2TypeTable(), o->builtin_options_2_type()), who));
         op.options2.type = o->builtin_options_2_type();
         op.options2.value =
             tfl::BuiltinOptions2Union::UnPack(o->builtin_options_2(), o->builtin_options_2_type(), nullptr);
@@ -421,7 +436,12 @@ class Reader {
 
 }  // namespace
 
-ir::Model ReadModelBytes(Bytes bytes, const std::string& source) { return Reader(std::move(bytes), source).Read(); }
+ir::Model ReadModelBytes(Bytes bytes, const std::string& source) {
+  // The verifier checks alignment relative to the buffer's start; make that
+  // the real alignment (maps and heap blocks already are aligned).
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % 16 != 0) bytes = Bytes::Copy(bytes.span());
+  return Reader(std::move(bytes), source).Read();
+}
 
 ir::Model ReadModel(const std::string& path) {
   return ReadModelBytes(MapFile(path), path);

@@ -14,7 +14,7 @@ TEST(Conv2D, PaddingStridesDilationsAndActivations) {
   auto bias = [&](const std::string& name, int n) { return RandomConst(b, name, {n}, 1000 + n); };
   b.Output(b.Conv2D(x, w("w1", {7, 3, 3, 5}), bias("b1", 7), tfl::Padding_SAME, 1, 1,
                     tfl::ActivationFunctionType_RELU));
-  b.Output(b.Conv2D(x, w("w2", {6, 3, 3, 5}), kNoInput, tfl::Padding_VALID, 2, 2));
+  b.Output(b.Conv2D(x, w("w2", {6, 3, 3, 5}), bias("b2", 6), tfl::Padding_VALID, 2, 2));
   b.Output(b.Conv2D(x, w("w3", {16, 5, 3, 5}), bias("b3", 16), tfl::Padding_SAME, 3, 2,
                     tfl::ActivationFunctionType_RELU6));
   b.Output(b.Conv2D(x, w("w4", {9, 3, 3, 5}), bias("b4", 9), tfl::Padding_SAME, 1, 1,
@@ -95,6 +95,29 @@ TEST(Conv2D, TanhFusedActivationIsIgnoredLikeLiteRt) {
   float peak = 0;
   for (float v : ValuesOf<float>(RunOurs(model, inputs)[0])) peak = std::max(peak, std::fabs(v));
   EXPECT_GT(peak, 1.5f);
+}
+
+TEST(Conv2D, MissingBiasIsZeroBias) {
+  // LiteRT.js cannot run a CONV_2D without bias ("Tensor at index 2 was
+  // optional but was expected"), so the omitted bias is checked against an
+  // explicit zero bias, which the other tests compare with LiteRT.js.
+  auto model = [](bool with_bias) {
+    GraphBuilder b;
+    const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 9, 8, 6});
+    const int w1 = RandomConst(b, "w1", {10, 3, 3, 6}, 1), w2 = RandomConst(b, "w2", {40, 1, 1, 6}, 2);
+    b.Output(b.Conv2D(x, w1, with_bias ? b.ConstF32("b1", {10}, std::vector<float>(10, 0.0f)) : kNoInput,
+                      tfl::Padding_SAME, 2, 1, tfl::ActivationFunctionType_RELU));
+    b.Output(b.Conv2D(x, w2, with_bias ? b.ConstF32("b2", {40}, std::vector<float>(40, 0.0f)) : kNoInput,
+                      tfl::Padding_VALID, 1, 1));
+    return b.Finish();
+  };
+  const std::vector<npy::Array> in = {RandomF32({1, 9, 8, 6}, 3)};
+  IsaGuard guard;
+  for (conv::Isa isa : AvailableIsas()) {
+    SCOPED_TRACE(conv::IsaName(conv::SetIsaForTesting(isa)));
+    const auto without = RunOurs(model(false), in), with = RunOurs(model(true), in);
+    for (size_t i = 0; i < with.size(); ++i) EXPECT_TRUE(without[i].data == with[i].data) << "output " << i;
+  }
 }
 
 TEST(Conv2D, HandComputedSamePadding) {

@@ -15,7 +15,7 @@ TEST(DepthwiseConv2D, FilterSizesPaddingStridesDilations) {
   auto w = [&](const std::string& name, int kh, int kw) { return RandomConst(b, name, {1, kh, kw, c}, kh * 10 + kw); };
   const int bias = RandomConst(b, "bias", {c}, 99);
   b.Output(b.DepthwiseConv2D(x, w("w1", 3, 3), bias, tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_RELU6));
-  b.Output(b.DepthwiseConv2D(x, w("w2", 3, 3), kNoInput, tfl::Padding_VALID, 2, 2));
+  b.Output(b.DepthwiseConv2D(x, w("w2", 3, 3), bias, tfl::Padding_VALID, 2, 2));
   b.Output(b.DepthwiseConv2D(x, w("w3", 5, 5), bias, tfl::Padding_SAME, 2, 2, tfl::ActivationFunctionType_RELU));
   b.Output(b.DepthwiseConv2D(x, w("w4", 3, 3), bias, tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_NONE, 2,
                              2));
@@ -59,6 +59,25 @@ TEST(DepthwiseConv2D, WindowLargerThanInput) {
   b.Output(b.DepthwiseConv2D(x, RandomConst(b, "w2", {1, 5, 5, 20}, 3), RandomConst(b, "b2", {20}, 4),
                              tfl::Padding_SAME, 2, 2));
   ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({1, 2, 1, 20}, 6)});
+}
+
+TEST(DepthwiseConv2D, MissingBiasIsZeroBias) {
+  // LiteRT.js cannot run a DEPTHWISE_CONV_2D without bias, so the omitted
+  // bias is checked against an explicit zero bias.
+  auto model = [](bool with_bias) {
+    GraphBuilder b;
+    const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 9, 8, 21});
+    const int w = RandomConst(b, "w", {1, 3, 3, 21}, 1);
+    b.Output(b.DepthwiseConv2D(x, w, with_bias ? b.ConstF32("b", {21}, std::vector<float>(21, 0.0f)) : kNoInput,
+                               tfl::Padding_SAME, 2, 1, tfl::ActivationFunctionType_RELU6));
+    return b.Finish();
+  };
+  const std::vector<npy::Array> in = {RandomF32({1, 9, 8, 21}, 3)};
+  IsaGuard guard;
+  for (conv::Isa isa : AvailableIsas()) {
+    SCOPED_TRACE(conv::IsaName(conv::SetIsaForTesting(isa)));
+    EXPECT_TRUE(RunOurs(model(false), in)[0].data == RunOurs(model(true), in)[0].data);
+  }
 }
 
 TEST(DepthwiseConv2D, HandComputed) {

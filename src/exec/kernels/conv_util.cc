@@ -18,6 +18,10 @@
 // The microkernels are written once with GCC vector extensions, inlined into
 // entry points compiled for AVX-512, AVX2+FMA or the baseline (SSE2 on
 // x86-64), and chosen by cpuid at run time.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
+#endif
+
 #include "exec/kernels/conv_util.h"
 
 #include <fmt/format.h>
@@ -29,10 +33,6 @@
 #include <string>
 
 #include "gpuclean/error.h"
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 
 namespace gpuclean::exec::kernels::conv {
 
@@ -150,7 +150,7 @@ int InputRank(const ir::Subgraph& graph, const ir::Op& op, int i) {
   return graph.tensors[op.inputs[i]].rank();
 }
 
-int64_t GrainFor(int64_t items, int64_t work_per_item) {
+int64_t GrainFor([[maybe_unused]] int64_t items, int64_t work_per_item) {
   // About 32k multiply-adds per chunk keeps the pool's overhead invisible.
   constexpr int64_t kMinWork = 32 * 1024;
   return std::max<int64_t>(1, kMinWork / std::max<int64_t>(1, work_per_item));
@@ -194,11 +194,16 @@ GPUCLEAN_CONV_INLINE void PackAStrided(Strided a, int64_t m0, int rows, int k0, 
   }
 }
 
-template <int MR>
-GPUCLEAN_CONV_INLINE void PackAIm2col(const float* input, const ConvGeometry& g, int64_t m0, int rows, int k0,
-                                      int k1, float* __restrict dst) {
+// Im2col rows of a tile, row-major: dst[r * lda + (kk - k0)] for the k
+// block [k0, k1). Column kk = (ky * kw + kx) * c + i. Rows are built with
+// contiguous copies (a whole window row at once when it lies inside the
+// input), and the microkernel reads them in place.
+GPUCLEAN_CONV_INLINE void PackIm2colRows(const float* input, const ConvGeometry& g, int64_t m0, int rows, int k0,
+                                         int k1, float* __restrict dst, int64_t lda) {
   const int c = g.in_c;
-  const int k = k1 - k0;
+  const int k = g.kh * g.kw * c;
+  const bool whole = k0 == 0 && k1 == k && g.dil_w == 1;
+  const int64_t row_stride = static_cast<int64_t>(g.in_w) * g.in_pixel_stride;
   for (int r = 0; r < rows; ++r) {
     const int64_t m = m0 + r;
     const int ox = static_cast<int>(m % g.out_w);
@@ -207,22 +212,41 @@ GPUCLEAN_CONV_INLINE void PackAIm2col(const float* input, const ConvGeometry& g,
     const int64_t b = t / g.out_h;
     const int iy0 = oy * g.stride_h - g.pad_top;
     const int ix0 = ox * g.stride_w - g.pad_left;
-    // Column kk = (ky * kw + kx) * c + i; walk the taps that meet [k0, k1).
+    float* __restrict d = dst + r * lda;
+    const float* base = input + b * g.in_h * row_stride + g.in_c_offset;
+    if (whole && ix0 >= 0 && ix0 + g.kw <= g.in_w) {
+      // Each window row is kw pixels side by side in the input.
+      const bool dense = g.in_pixel_stride == c;
+      for (int ky = 0; ky < g.kh; ++ky) {
+        const int iy = iy0 + ky * g.dil_h;
+        float* __restrict out = d + ky * g.kw * c;
+        if (iy < 0 || iy >= g.in_h) {
+          for (int i = 0; i < g.kw * c; ++i) out[i] = 0.0f;
+          continue;
+        }
+        const float* __restrict src = base + iy * row_stride + static_cast<int64_t>(ix0) * g.in_pixel_stride;
+        if (dense) {
+          for (int i = 0; i < g.kw * c; ++i) out[i] = src[i];
+        } else {
+          for (int kx = 0; kx < g.kw; ++kx)
+            for (int i = 0; i < c; ++i) out[kx * c + i] = src[kx * g.in_pixel_stride + i];
+        }
+      }
+      continue;
+    }
     for (int tap = k0 / c; tap * c < k1; ++tap) {
       const int ky = tap / g.kw, kx = tap % g.kw;
       const int i0 = std::max(0, k0 - tap * c), i1 = std::min(c, k1 - tap * c);
-      float* __restrict d = dst + static_cast<int64_t>(tap * c - k0) * MR + r;
+      float* __restrict out = d + (tap * c - k0);
       const int iy = iy0 + ky * g.dil_h, ix = ix0 + kx * g.dil_w;
       if (iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w) {
-        const float* __restrict src = input + ((b * g.in_h + iy) * g.in_w + ix) * g.in_pixel_stride + g.in_c_offset;
-        for (int i = i0; i < i1; ++i) d[i * MR] = src[i];
+        const float* __restrict src = base + iy * row_stride + static_cast<int64_t>(ix) * g.in_pixel_stride;
+        for (int i = i0; i < i1; ++i) out[i] = src[i];
       } else {
-        for (int i = i0; i < i1; ++i) d[i * MR] = 0.0f;
+        for (int i = i0; i < i1; ++i) out[i] = 0.0f;
       }
     }
   }
-  for (int r = rows; r < MR; ++r)
-    for (int p = 0; p < k; ++p) dst[p * MR + r] = 0.0f;
 }
 
 // ---- the microkernel: an MR x NR block of C, all of one k block.
@@ -323,6 +347,7 @@ struct GemmJob {
   Strided a;                          // kInPlace (a.col == 1) and kStrided
   const ConvGeometry* geo = nullptr;  // kIm2col
   const float* input = nullptr;
+  int64_t lda = 0;  // row stride of the im2col tile
   // The k block being run and the task grid over it: (column block, row tile),
   // row tile fastest.
   int kb = 0;
@@ -346,7 +371,7 @@ GPUCLEAN_CONV_INLINE void RunTasks(const GemmJob& job, int64_t t0, int64_t t1, f
     const int64_t m0 = tile * MR;
     const int rows = static_cast<int>(std::min<int64_t>(MR, job.m - m0));
     if (job.source == ASource::kIm2col && packed_task != t) {
-      PackAIm2col<MR>(job.input, *job.geo, m0, rows, k0, k1, apack);
+      PackIm2colRows(job.input, *job.geo, m0, rows, k0, k1, apack, job.lda);
       packed_task = t;
     } else if (job.source == ASource::kStrided && packed_task != t) {
       PackAStrided<MR>(job.a, m0, rows, k0, k1, apack);
@@ -362,6 +387,9 @@ GPUCLEAN_CONV_INLINE void RunTasks(const GemmJob& job, int64_t t0, int64_t t1, f
       if (job.source == ASource::kInPlace)
         MicroTile<L, MR, NV, false>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp, b.bias.data() + n0, first,
                                     last, job.clamp.lo, job.clamp.hi, c, job.ldc, rows, cols);
+      else if (job.source == ASource::kIm2col)
+        MicroTile<L, MR, NV, false>(kc, apack, job.lda, bp, b.bias.data() + n0, first, last, job.clamp.lo,
+                                    job.clamp.hi, c, job.ldc, rows, cols);
       else
         MicroTile<L, MR, NV, true>(kc, apack, MR, bp, b.bias.data() + n0, first, last, job.clamp.lo, job.clamp.hi,
                                    c, job.ldc, rows, cols);
@@ -414,9 +442,12 @@ void RunJob(ThreadPool& pool, GemmJob& job) {
   const RunFn run = SelectRun(b);
   const int k_blocks = b.k == 0 ? 1 : (b.k + b.kc - 1) / b.kc;
   const bool packs_a = job.source != ASource::kInPlace;
+  // Im2col rows: a stride that is not a multiple of 4 KiB keeps the MR rows
+  // out of each other's cache sets.
+  job.lda = (kc * 4) % 4096 == 0 ? kc + 16 : kc;
   for (job.kb = 0; job.kb < k_blocks; ++job.kb) {
     pool.ParallelFor(tasks, GrainFor(tasks, work_per_task), [&](int64_t t0, int64_t t1) {
-      std::vector<float> apack(packs_a ? static_cast<size_t>(mr) * kc : 0);
+      std::vector<float> apack(packs_a ? static_cast<size_t>(mr) * job.lda : 0);
       run(job, t0, t1, apack.data());
     });
   }

@@ -75,7 +75,7 @@ GPUCLEAN_CONV_INLINE Vec<L> LoadU(const float* p) {
   return v;
 }
 template <int L>
-GPUCLEAN_CONV_INLINE void StoreU(float* p, Vec<L> v) {
+GPUCLEAN_CONV_INLINE void StoreU(float* p, const Vec<L>& v) {
   __builtin_memcpy(p, &v, sizeof(v));
 }
 template <int L>
@@ -83,11 +83,11 @@ GPUCLEAN_CONV_INLINE Vec<L> Splat(float x) {
   return Vec<L>{} + x;
 }
 template <int L>
-GPUCLEAN_CONV_INLINE Vec<L> Max(Vec<L> a, Vec<L> b) {
+GPUCLEAN_CONV_INLINE Vec<L> Max(const Vec<L>& a, const Vec<L>& b) {
   return a > b ? a : b;
 }
 template <int L>
-GPUCLEAN_CONV_INLINE Vec<L> Min(Vec<L> a, Vec<L> b) {
+GPUCLEAN_CONV_INLINE Vec<L> Min(const Vec<L>& a, const Vec<L>& b) {
   return a < b ? a : b;
 }
 

@@ -39,8 +39,8 @@ struct DwArgs {
 
 // One output pixel whose window may cross the border: taps are checked.
 template <int L>
-GPUCLEAN_CONV_INLINE void DwChecked(const DwArgs& a, const float* in_b, const float* wc, float* out_row, Vec<L> vb,
-                                    Vec<L> vlo, Vec<L> vhi, int iy0, int ky0, int ky1, int kw, int ox) {
+GPUCLEAN_CONV_INLINE void DwChecked(const DwArgs& a, const float* in_b, const float* wc, float* out_row, const Vec<L>& vb,
+                                    const Vec<L>& vlo, const Vec<L>& vhi, int iy0, int ky0, int ky1, int kw, int ox) {
   const int64_t c = a.c;
   Vec<L> acc = vb;
   const int ix0 = ox * a.sw - a.pl;
