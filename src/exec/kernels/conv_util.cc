@@ -455,28 +455,53 @@ void RunJob(ThreadPool& pool, GemmJob& job) {
 
 // ---- B packing: per k block, panels of [kc][NR].
 
-GPUCLEAN_CONV_HOT void PackPanels(Strided b, const PackedB& pb, float* __restrict out, int p0, int p1) {
-  const int nr = pb.nr, n = pb.n, k = pb.k;
+// dst[j * dst_stride + i] = src[i * src_stride + j] for an 8x8 block.
+GPUCLEAN_CONV_INLINE void Transpose8x8(const float* __restrict src, int64_t src_stride, float* __restrict dst,
+                                       int64_t dst_stride) {
+  using V = Vec<8>;
+  using I = int __attribute__((vector_size(32)));
+  V r[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) r[i] = LoadU<8>(src + i * src_stride);
+  V a[8], b[8], c[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = __builtin_shuffle(r[i], r[i + 1], I{0, 8, 2, 10, 4, 12, 6, 14});
+    a[i + 1] = __builtin_shuffle(r[i], r[i + 1], I{1, 9, 3, 11, 5, 13, 7, 15});
+  }
+#pragma GCC unroll 2
+  for (int h = 0; h < 8; h += 4) {
+    b[h + 0] = __builtin_shuffle(a[h + 0], a[h + 2], I{0, 1, 8, 9, 4, 5, 12, 13});
+    b[h + 2] = __builtin_shuffle(a[h + 0], a[h + 2], I{2, 3, 10, 11, 6, 7, 14, 15});
+    b[h + 1] = __builtin_shuffle(a[h + 1], a[h + 3], I{0, 1, 8, 9, 4, 5, 12, 13});
+    b[h + 3] = __builtin_shuffle(a[h + 1], a[h + 3], I{2, 3, 10, 11, 6, 7, 14, 15});
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    c[j] = __builtin_shuffle(b[j], b[j + 4], I{0, 1, 2, 3, 8, 9, 10, 11});
+    c[j + 4] = __builtin_shuffle(b[j], b[j + 4], I{4, 5, 6, 7, 12, 13, 14, 15});
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) StoreU<8>(dst + j * dst_stride, c[j]);
+}
+
+GPUCLEAN_CONV_INLINE void PackPanelsBody(Strided b, int n, int k, int kc_max, int nr, float* __restrict out, int p0,
+                                         int p1) {
   const int panels = (n + nr - 1) / nr;
-  for (int k0 = 0; k0 < k; k0 += pb.kc) {
-    const int k1 = std::min(k, k0 + pb.kc), kc = k1 - k0;
+  for (int k0 = 0; k0 < k; k0 += kc_max) {
+    const int k1 = std::min(k, k0 + kc_max), kc = k1 - k0;
     for (int p = p0; p < p1; ++p) {
       float* __restrict dst = out + (static_cast<int64_t>(k0) * panels + static_cast<int64_t>(p) * kc) * nr;
       const int n0 = p * nr;
       const int cols = std::min(nr, n - n0);
       if (b.col == 1) {
-        // Rows of B are contiguous in k: gather 8 k values of every column,
-        // then write whole panel rows.
+        // Rows of B are contiguous in k: 8x8 transposes, then the edges.
         const float* __restrict src = b.p + n0 * b.row + k0;
-        int i = 0;
-        for (; i + 8 <= kc; i += 8) {
-          for (int q = 0; q < cols; ++q) {
-            const float* __restrict s = src + q * b.row + i;
-            for (int u = 0; u < 8; ++u) dst[(i + u) * nr + q] = s[u];
-          }
-        }
-        for (; i < kc; ++i)
-          for (int q = 0; q < cols; ++q) dst[i * nr + q] = src[q * b.row + i];
+        const int kc8 = kc & ~7, cols8 = cols & ~7;
+        for (int i = 0; i < kc8; i += 8)
+          for (int q = 0; q < cols8; q += 8) Transpose8x8(src + q * b.row + i, b.row, dst + i * nr + q, nr);
+        for (int i = 0; i < kc; ++i)
+          for (int q = (i < kc8 ? cols8 : 0); q < cols; ++q) dst[i * nr + q] = src[q * b.row + i];
       } else {
         for (int i = 0; i < kc; ++i) {
           const float* __restrict src = b.p + (k0 + i) * b.col + n0 * b.row;
@@ -493,6 +518,19 @@ GPUCLEAN_CONV_HOT void PackPanels(Strided b, const PackedB& pb, float* __restric
   }
 }
 
+using PackFn = void (*)(Strided, int, int, int, int, float*, int, int);
+GPUCLEAN_CONV_HOT void PackPanelsGeneric(Strided b, int n, int k, int kc, int nr, float* out, int p0, int p1) {
+  PackPanelsBody(b, n, k, kc, nr, out, p0, p1);
+}
+#if GPUCLEAN_CONV_X86
+GPUCLEAN_TARGET_AVX2 void PackPanelsAvx2(Strided b, int n, int k, int kc, int nr, float* out, int p0, int p1) {
+  PackPanelsBody(b, n, k, kc, nr, out, p0, p1);
+}
+GPUCLEAN_TARGET_AVX512 void PackPanelsAvx512(Strided b, int n, int k, int kc, int nr, float* out, int p0, int p1) {
+  PackPanelsBody(b, n, k, kc, nr, out, p0, p1);
+}
+#endif
+
 void PackBImpl(ThreadPool* pool, Strided b, int n, int k, const float* bias, PackedB* out) {
   const Isa isa = ActiveIsa();
   const TileConfig cfg = ConfigFor(isa, n);
@@ -505,15 +543,20 @@ void PackBImpl(ThreadPool* pool, Strided b, int n, int k, const float* bias, Pac
   const int k_blocks = std::max(1, (k + kKcMax - 1) / kKcMax);
   out->kc = std::max(1, (k + k_blocks - 1) / k_blocks);
   const int panels = (n + out->nr - 1) / out->nr;
-  out->data.resize(static_cast<size_t>(panels) * std::max(k, 1) * out->nr);
+  out->data.Resize(static_cast<size_t>(panels) * std::max(k, 1) * out->nr);
   out->bias.assign(static_cast<size_t>(panels) * out->nr, 0.0f);
   if (bias) std::copy(bias, bias + n, out->bias.begin());
   if (k == 0) {
-    std::fill(out->data.begin(), out->data.end(), 0.0f);
+    std::fill(out->data.data(), out->data.data() + out->data.size(), 0.0f);
     return;
   }
+  PackFn pack = PackPanelsGeneric;
+#if GPUCLEAN_CONV_X86
+  if (isa == Isa::kAvx512) pack = PackPanelsAvx512;
+  if (isa == Isa::kAvx2) pack = PackPanelsAvx2;
+#endif
   auto work = [&](int64_t p0, int64_t p1) {
-    PackPanels(b, *out, out->data.data(), static_cast<int>(p0), static_cast<int>(p1));
+    pack(b, n, k, out->kc, out->nr, out->data.data(), static_cast<int>(p0), static_cast<int>(p1));
   };
   if (pool)
     pool->ParallelFor(panels, GrainFor(panels, static_cast<int64_t>(k) * out->nr * 8), work);
@@ -703,8 +746,10 @@ void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, bool max, 
 
 namespace {
 
-// out row (b, oy) = bias + gathered GEMM columns; cols holds, per input pixel,
-// KH*KW*O values ordered (ky, kx, o).
+// Output row (b, oy) = bias + the GEMM columns of the input pixels whose taps
+// land on it; `cols` holds, per input pixel, KH*KW*O values ordered
+// (ky, kx, o). Each input row reaching this output row is walked once and its
+// taps added where they land (the row belongs to this thread).
 GPUCLEAN_CONV_HOT void GatherTransposeRows(const float* __restrict cols, const float* bias,
                                            const TransposeConvGeometry& g, Clamp clamp, float* __restrict out,
                                            int64_t r0, int64_t r1) {
@@ -716,22 +761,21 @@ GPUCLEAN_CONV_HOT void GatherTransposeRows(const float* __restrict cols, const f
     float* __restrict row = out + r * g.out_w * oc;
     for (int ox = 0; ox < g.out_w; ++ox)
       for (int o = 0; o < oc; ++o) row[ox * oc + o] = bias ? bias[o] : 0.0f;
-    // The accumulation: taps in (ky, kx) order.
+    // The accumulation: taps in (ky, input column, kx) order.
     for (int ky = 0; ky < g.kh; ++ky) {
       const int ty = oy + g.pad_top - ky;
       if (ty < 0 || ty % g.stride_h != 0) continue;
       const int iy = ty / g.stride_h;
       if (iy >= g.in_h) continue;
-      for (int ox = 0; ox < g.out_w; ++ox) {
-        float* __restrict o_px = row + ox * oc;
-        for (int kx = 0; kx < g.kw; ++kx) {
-          const int tx = ox + g.pad_left - kx;
-          if (tx < 0 || tx % g.stride_w != 0) continue;
-          const int ix = tx / g.stride_w;
-          if (ix >= g.in_w) continue;
-          const float* __restrict src =
-              cols + ((b * g.in_h + iy) * g.in_w + ix) * pixel_cols + (static_cast<int64_t>(ky) * g.kw + kx) * oc;
-          for (int o = 0; o < oc; ++o) o_px[o] += src[o];
+      const float* __restrict src_row = cols + (b * g.in_h + iy) * g.in_w * pixel_cols + ky * g.kw * oc;
+      for (int ix = 0; ix < g.in_w; ++ix) {
+        const int ox0 = ix * g.stride_w - g.pad_left;
+        const int kx0 = std::max(0, -ox0), kx1 = std::min(g.kw, g.out_w - ox0);
+        const float* __restrict src = src_row + ix * pixel_cols;
+        for (int kx = kx0; kx < kx1; ++kx) {
+          float* __restrict o_px = row + static_cast<int64_t>(ox0 + kx) * oc;
+          const float* __restrict s = src + kx * oc;
+          for (int o = 0; o < oc; ++o) o_px[o] += s[o];
         }
       }
     }

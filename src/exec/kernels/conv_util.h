@@ -13,6 +13,7 @@
 // core needs an environment variable read before main. See conv_util.cc.
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "exec/kernel.h"
@@ -144,10 +145,30 @@ struct Strided {
   int64_t col = 1;  // stride between k values
 };
 
+// A float buffer that is not zero-filled on allocation (it is always fully
+// written before use).
+class FloatBuffer {
+ public:
+  void Resize(size_t n) {
+    if (n > capacity_) {
+      data_.reset(new float[n]);
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  float* data() { return data_.get(); }
+  const float* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<float[]> data_;
+  size_t size_ = 0, capacity_ = 0;
+};
+
 // B packed for the GEMM: K cut into blocks of `kc`; per block, panels of `nr`
 // columns stored [kc][nr], zero-padded; plus the bias padded to the panels.
 struct PackedB {
-  std::vector<float> data;
+  FloatBuffer data;
   std::vector<float> bias;
   int n = 0, k = 0, kc = 0, nr = 0, nv = 0, mr = 0;
   Isa isa = Isa::kGeneric;
