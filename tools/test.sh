@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds gpuclean (via tools/setup.sh) and runs the whole test suite with
-# ctest, including the LiteRT.js conformance tests and a bounded fuzz run.
+# Builds gpuclean (via tools/setup.sh), fuzzes the model loader for a bounded
+# time (tools/run_fuzz.sh, ASan+UBSan), then runs the whole test suite with
+# ctest, including the LiteRT.js conformance tests. ctest's summary line is
+# the last thing printed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 tools/setup.sh
+tools/run_fuzz.sh "${GPUCLEAN_FUZZ_SECONDS:-60}" >&2
 ctest --test-dir "${GPUCLEAN_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
