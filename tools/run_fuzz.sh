@@ -42,8 +42,14 @@ ninja -C "$BUILD" load_model_fuzzer || die "building load_model_fuzzer failed"
 # --- seeds ---------------------------------------------------------------------
 rm -rf "$SEEDS"
 mkdir -p "$SEEDS" "$CORPUS" "$ARTIFACTS"
+# Fixtures up to 1.5 MB: mutating the multi-megabyte ones mostly flips
+# weight bytes at a few runs per second.
+MAX_FIXTURE_BYTES=$((3 << 19))
 shopt -s nullglob
-fixtures=("$ROOT"/.cache/models/*.tflite)
+fixtures=()
+for f in "$ROOT"/.cache/models/*.tflite; do
+  if (($(stat -c %s "$f") <= MAX_FIXTURE_BYTES)); then fixtures+=("$f"); fi
+done
 shopt -u nullglob
 if [[ ${#fixtures[@]} -eq 0 ]]; then
   echo "run_fuzz: no fixture models in .cache/models (run tools/fetch_models.sh); using hand-made seeds only" >&2

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct OpCase {
   // Value checks on LiteRT's outputs, where they are easy to compute.
   std::function<void(const Arrays& inputs, const Arrays& outputs)> check;
 };
+
+// gtest prints parameters in test listings; the name is what identifies a case.
+inline void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
 
 std::vector<OpCase> ElementwiseCases();
 std::vector<OpCase> ConvCases();

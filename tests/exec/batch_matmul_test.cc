@@ -24,9 +24,9 @@ TEST(BatchMatMul, AdjointsAndBroadcasting) {
   b.Output(b.BatchMatMul(five, bb));
   b.Output(b.BatchMatMul(shared, bt, true, true));
   ExpectMatchesLiteRtAllIsas(
-      b.Finish(), {RandomF32({2, 3, 5, 4}, 1), RandomF32({2, 3, 4, 6}, 2), RandomF32({2, 3, 4, 5}, 3),
-                   RandomF32({2, 3, 6, 4}, 4), RandomF32({4, 6}, 5), RandomF32({3, 1, 5, 4}, 6),
-                   RandomF32({2, 1, 3, 5, 4}, 7), RandomF32({1, 2, 4, 6}, 8)});
+      b.Finish(),
+      {RandomF32({2, 3, 5, 4}, 1), RandomF32({2, 3, 4, 6}, 2), RandomF32({2, 3, 4, 5}, 3), RandomF32({2, 3, 6, 4}, 4),
+       RandomF32({4, 6}, 5), RandomF32({3, 1, 5, 4}, 6), RandomF32({2, 1, 3, 5, 4}, 7), RandomF32({1, 2, 4, 6}, 8)});
 }
 
 TEST(BatchMatMul, SingleRowsAndLargerMatrices) {

@@ -10,13 +10,15 @@ namespace {
 TEST(Conv2D, PaddingStridesDilationsAndActivations) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 11, 13, 5});
-  auto w = [&](const std::string& name, const Shape& shape) { return RandomConst(b, name, shape, static_cast<uint32_t>(CountOf(shape))); };
+  auto w = [&](const std::string& name, const Shape& shape) {
+    return RandomConst(b, name, shape, static_cast<uint32_t>(CountOf(shape)));
+  };
   auto bias = [&](const std::string& name, int n) { return RandomConst(b, name, {n}, 1000 + n); };
-  b.Output(b.Conv2D(x, w("w1", {7, 3, 3, 5}), bias("b1", 7), tfl::Padding_SAME, 1, 1,
-                    tfl::ActivationFunctionType_RELU));
+  b.Output(
+      b.Conv2D(x, w("w1", {7, 3, 3, 5}), bias("b1", 7), tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_RELU));
   b.Output(b.Conv2D(x, w("w2", {6, 3, 3, 5}), bias("b2", 6), tfl::Padding_VALID, 2, 2));
-  b.Output(b.Conv2D(x, w("w3", {16, 5, 3, 5}), bias("b3", 16), tfl::Padding_SAME, 3, 2,
-                    tfl::ActivationFunctionType_RELU6));
+  b.Output(
+      b.Conv2D(x, w("w3", {16, 5, 3, 5}), bias("b3", 16), tfl::Padding_SAME, 3, 2, tfl::ActivationFunctionType_RELU6));
   b.Output(b.Conv2D(x, w("w4", {9, 3, 3, 5}), bias("b4", 9), tfl::Padding_SAME, 1, 1,
                     tfl::ActivationFunctionType_RELU_N1_TO_1, 2, 3));
   b.Output(b.Conv2D(x, w("w5", {40, 1, 1, 5}), bias("b5", 40), tfl::Padding_SAME, 1, 1));
@@ -48,12 +50,12 @@ TEST(Conv2D, ReductionsLongerThanOneBlock) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 6, 7, 200});
   const int y = b.Input("y", tfl::TensorType_FLOAT32, {1, 5, 5, 600});
-  b.Output(b.Conv2D(x, RandomConst(b, "w1", {33, 3, 3, 200}, 11), RandomConst(b, "b1", {33}, 12),
-                    tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_RELU6));
-  b.Output(b.Conv2D(y, RandomConst(b, "w2", {20, 1, 1, 600}, 13), RandomConst(b, "b2", {20}, 14),
-                    tfl::Padding_SAME, 1, 1));
-  b.Output(b.Conv2D(y, RandomConst(b, "w3", {100, 1, 1, 600}, 15), RandomConst(b, "b3", {100}, 16),
-                    tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_RELU));
+  b.Output(b.Conv2D(x, RandomConst(b, "w1", {33, 3, 3, 200}, 11), RandomConst(b, "b1", {33}, 12), tfl::Padding_SAME, 1,
+                    1, tfl::ActivationFunctionType_RELU6));
+  b.Output(
+      b.Conv2D(y, RandomConst(b, "w2", {20, 1, 1, 600}, 13), RandomConst(b, "b2", {20}, 14), tfl::Padding_SAME, 1, 1));
+  b.Output(b.Conv2D(y, RandomConst(b, "w3", {100, 1, 1, 600}, 15), RandomConst(b, "b3", {100}, 16), tfl::Padding_SAME,
+                    1, 1, tfl::ActivationFunctionType_RELU));
   ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({1, 6, 7, 200}, 3), RandomF32({1, 5, 5, 600}, 4)});
 }
 
@@ -75,10 +77,9 @@ TEST(Conv2D, GroupedConvolution) {
   // Input depth a multiple of the filter depth: groups of channels.
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 7, 8, 6});
-  b.Output(b.Conv2D(x, RandomConst(b, "w1", {8, 3, 3, 3}, 31), RandomConst(b, "b1", {8}, 32), tfl::Padding_SAME, 1,
-                    1));
-  b.Output(b.Conv2D(x, RandomConst(b, "w2", {9, 1, 1, 2}, 33), RandomConst(b, "b2", {9}, 34), tfl::Padding_VALID,
-                    2, 1, tfl::ActivationFunctionType_RELU));
+  b.Output(b.Conv2D(x, RandomConst(b, "w1", {8, 3, 3, 3}, 31), RandomConst(b, "b1", {8}, 32), tfl::Padding_SAME, 1, 1));
+  b.Output(b.Conv2D(x, RandomConst(b, "w2", {9, 1, 1, 2}, 33), RandomConst(b, "b2", {9}, 34), tfl::Padding_VALID, 2, 1,
+                    tfl::ActivationFunctionType_RELU));
   ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({1, 7, 8, 6}, 6)});
 }
 
@@ -87,8 +88,8 @@ TEST(Conv2D, TanhFusedActivationIsIgnoredLikeLiteRt) {
   // output untouched (CalculateActivationRange), values above 1 included.
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 5, 5, 3});
-  b.Output(b.Conv2D(x, b.ConstF32("w", {2, 3, 3, 3}, std::vector<float>(54, 0.5f)),
-                    b.ConstF32("b", {2}, {0.5f, -2.0f}), tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_TANH));
+  b.Output(b.Conv2D(x, b.ConstF32("w", {2, 3, 3, 3}, std::vector<float>(54, 0.5f)), b.ConstF32("b", {2}, {0.5f, -2.0f}),
+                    tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_TANH));
   const ir::Model model = b.Finish();
   const std::vector<npy::Array> inputs = {RandomF32({1, 5, 5, 3}, 7, 0.0f, 1.0f)};
   ExpectMatchesLiteRtAllIsas(model, inputs);

@@ -73,13 +73,16 @@ inline int RandomConst(GraphBuilder& b, const std::string& name, const Shape& sh
   return b.ConstF32(name, shape, RandomValues(CountOf(shape), seed));
 }
 
-// Restores the detected instruction set when a test ends.
+// Restores the instruction set that was active when a test ends.
 class IsaGuard {
  public:
-  IsaGuard() = default;
-  ~IsaGuard() { conv::SetIsaForTesting(conv::DetectedIsa()); }
+  IsaGuard() : saved_(conv::ActiveIsa()) {}
+  ~IsaGuard() { conv::SetIsaForTesting(saved_); }
   IsaGuard(const IsaGuard&) = delete;
   IsaGuard& operator=(const IsaGuard&) = delete;
+
+ private:
+  conv::Isa saved_;
 };
 
 // Every SIMD path this machine can run, best last.

@@ -16,18 +16,18 @@ TEST(Convolution2DTransposeBias, PaddingStridesAndSizes) {
   auto w = [&](const std::string& name, const Shape& shape) {
     return RandomConst(b, name, shape, static_cast<uint32_t>(CountOf(shape)));
   };
-  b.Output(b.Convolution2DTransposeBias(even, w("w1", {1, 2, 2, 16}), RandomConst(b, "b1", {1}, 1),
-                                        tfl::Padding_SAME, 2, 2));
-  b.Output(b.Convolution2DTransposeBias(even, w("w2", {5, 3, 3, 16}), RandomConst(b, "b2", {5}, 2),
-                                        tfl::Padding_SAME, 2, 2));
-  b.Output(b.Convolution2DTransposeBias(even, w("w3", {4, 4, 4, 16}), RandomConst(b, "b3", {4}, 3),
-                                        tfl::Padding_VALID, 2, 2));
-  b.Output(b.Convolution2DTransposeBias(odd, w("w4", {2, 2, 2, 3}), RandomConst(b, "b4", {2}, 4),
-                                        tfl::Padding_SAME, 2, 2));
-  b.Output(b.Convolution2DTransposeBias(odd, w("w5", {6, 3, 3, 3}), RandomConst(b, "b5", {6}, 5),
-                                        tfl::Padding_SAME, 2, 2));
-  b.Output(b.Convolution2DTransposeBias(odd, w("w6", {2, 3, 3, 3}), RandomConst(b, "b6", {2}, 6),
-                                        tfl::Padding_SAME, 1, 1));
+  b.Output(b.Convolution2DTransposeBias(even, w("w1", {1, 2, 2, 16}), RandomConst(b, "b1", {1}, 1), tfl::Padding_SAME,
+                                        2, 2));
+  b.Output(b.Convolution2DTransposeBias(even, w("w2", {5, 3, 3, 16}), RandomConst(b, "b2", {5}, 2), tfl::Padding_SAME,
+                                        2, 2));
+  b.Output(b.Convolution2DTransposeBias(even, w("w3", {4, 4, 4, 16}), RandomConst(b, "b3", {4}, 3), tfl::Padding_VALID,
+                                        2, 2));
+  b.Output(
+      b.Convolution2DTransposeBias(odd, w("w4", {2, 2, 2, 3}), RandomConst(b, "b4", {2}, 4), tfl::Padding_SAME, 2, 2));
+  b.Output(
+      b.Convolution2DTransposeBias(odd, w("w5", {6, 3, 3, 3}), RandomConst(b, "b5", {6}, 5), tfl::Padding_SAME, 2, 2));
+  b.Output(
+      b.Convolution2DTransposeBias(odd, w("w6", {2, 3, 3, 3}), RandomConst(b, "b6", {2}, 6), tfl::Padding_SAME, 1, 1));
   ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({1, 8, 6, 16}, 7), RandomF32({2, 5, 7, 3}, 8)});
 }
 

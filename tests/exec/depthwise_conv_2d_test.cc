@@ -17,14 +17,12 @@ TEST(DepthwiseConv2D, FilterSizesPaddingStridesDilations) {
   b.Output(b.DepthwiseConv2D(x, w("w1", 3, 3), bias, tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_RELU6));
   b.Output(b.DepthwiseConv2D(x, w("w2", 3, 3), bias, tfl::Padding_VALID, 2, 2));
   b.Output(b.DepthwiseConv2D(x, w("w3", 5, 5), bias, tfl::Padding_SAME, 2, 2, tfl::ActivationFunctionType_RELU));
-  b.Output(b.DepthwiseConv2D(x, w("w4", 3, 3), bias, tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_NONE, 2,
-                             2));
+  b.Output(b.DepthwiseConv2D(x, w("w4", 3, 3), bias, tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_NONE, 2, 2));
   b.Output(b.DepthwiseConv2D(x, w("w5", 2, 4), bias, tfl::Padding_SAME, 1, 1));
-  b.Output(b.DepthwiseConv2D(x, w("w6", 1, 1), bias, tfl::Padding_VALID, 1, 1,
-                             tfl::ActivationFunctionType_RELU_N1_TO_1));
+  b.Output(
+      b.DepthwiseConv2D(x, w("w6", 1, 1), bias, tfl::Padding_VALID, 1, 1, tfl::ActivationFunctionType_RELU_N1_TO_1));
   b.Output(b.DepthwiseConv2D(x, w("w7", 7, 7), bias, tfl::Padding_SAME, 3, 1));
-  b.Output(b.DepthwiseConv2D(x, w("w8", 5, 5), bias, tfl::Padding_VALID, 1, 2, tfl::ActivationFunctionType_NONE, 1,
-                             2));
+  b.Output(b.DepthwiseConv2D(x, w("w8", 5, 5), bias, tfl::Padding_VALID, 1, 2, tfl::ActivationFunctionType_NONE, 1, 2));
   ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({1, 13, 11, c}, 1)});
 }
 

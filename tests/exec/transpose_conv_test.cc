@@ -44,8 +44,8 @@ TEST(TransposeConv, HandComputed) {
   // 2x2 kernel of ones, stride 2: each input value fills its 2x2 block.
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 2, 2, 1});
-  b.Output(b.TransposeConv(x, b.ConstF32("w", {1, 2, 2, 1}, {1, 1, 1, 1}), b.ConstF32("b", {1}, {0.5f}),
-                           {1, 4, 4, 1}, tfl::Padding_VALID, 2, 2));
+  b.Output(b.TransposeConv(x, b.ConstF32("w", {1, 2, 2, 1}, {1, 1, 1, 1}), b.ConstF32("b", {1}, {0.5f}), {1, 4, 4, 1},
+                           tfl::Padding_VALID, 2, 2));
   ExpectOursAllIsas(b.Finish(), {F32({1, 2, 2, 1}, {1, 2, 3, 4})}, 0,
                     {1.5f, 1.5f, 2.5f, 2.5f, 1.5f, 1.5f, 2.5f, 2.5f, 3.5f, 3.5f, 4.5f, 4.5f, 3.5f, 3.5f, 4.5f, 4.5f});
 }

@@ -1,4 +1,5 @@
-// AVERAGE_POOL_2D: NHWC float32, the mean of each window over its in-bounds elements only (SAME padding does not count, as in LiteRT), then the fused activation clamp.
+// AVERAGE_POOL_2D: NHWC float32, the mean of each window over its in-bounds elements only (SAME padding does not count,
+// as in LiteRT), then the fused activation clamp.
 #include "exec/kernels/conv_util.h"
 
 namespace gpuclean::exec::kernels {

@@ -71,8 +71,7 @@ void Eval(KernelContext& ctx) {
     float* dst = out.as<float>() + static_cast<int64_t>(grp) * og;
     if (pointwise) {
       const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
-      conv::Gemm(ctx.pool, m, {in.as<float>() + static_cast<int64_t>(grp) * g.in_c, c, 1}, packed, clamp, dst,
-                 o_total);
+      conv::Gemm(ctx.pool, m, {in.as<float>() + static_cast<int64_t>(grp) * g.in_c, c, 1}, packed, clamp, dst, o_total);
     } else {
       g.in_c_offset = grp * g.in_c;
       conv::ConvGemm(ctx.pool, in.as<float>(), g, packed, clamp, dst, o_total);

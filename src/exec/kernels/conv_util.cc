@@ -18,7 +18,7 @@
 // The microkernels are written once with GCC vector extensions, inlined into
 // entry points compiled for AVX-512, AVX2+FMA or the baseline (SSE2 on
 // x86-64), and chosen by cpuid at run time.
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
 #endif
 
@@ -43,8 +43,8 @@ namespace {
 Isa Detect() {
 #if GPUCLEAN_CONV_X86
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     return Isa::kAvx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
 #endif
@@ -85,9 +85,12 @@ Isa SetIsaForTesting(Isa isa) {
 
 const char* IsaName(Isa isa) {
   switch (isa) {
-    case Isa::kAvx512: return "avx512";
-    case Isa::kAvx2: return "avx2";
-    case Isa::kGeneric: return "generic";
+    case Isa::kAvx512:
+      return "avx512";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kGeneric:
+      return "generic";
   }
   return "?";
 }
@@ -97,20 +100,33 @@ const char* IsaName(Isa isa) {
 Clamp ActivationClamp(tfl::ActivationFunctionType act) {
   Clamp c;
   switch (act) {
-    case tfl::ActivationFunctionType_RELU: c.lo = 0.0f; break;
-    case tfl::ActivationFunctionType_RELU6: c.lo = 0.0f; c.hi = 6.0f; break;
-    case tfl::ActivationFunctionType_RELU_N1_TO_1: c.lo = -1.0f; c.hi = 1.0f; break;
-    default: break;
+    case tfl::ActivationFunctionType_RELU:
+      c.lo = 0.0f;
+      break;
+    case tfl::ActivationFunctionType_RELU6:
+      c.lo = 0.0f;
+      c.hi = 6.0f;
+      break;
+    case tfl::ActivationFunctionType_RELU_N1_TO_1:
+      c.lo = -1.0f;
+      c.hi = 1.0f;
+      break;
+    default:
+      break;
   }
   return c;
 }
 
 Clamp ActivationClampFromTfLite(int32_t act) {
   switch (act) {
-    case 1: return ActivationClamp(tfl::ActivationFunctionType_RELU);
-    case 2: return ActivationClamp(tfl::ActivationFunctionType_RELU_N1_TO_1);
-    case 3: return ActivationClamp(tfl::ActivationFunctionType_RELU6);
-    default: return Clamp{};
+    case 1:
+      return ActivationClamp(tfl::ActivationFunctionType_RELU);
+    case 2:
+      return ActivationClamp(tfl::ActivationFunctionType_RELU_N1_TO_1);
+    case 3:
+      return ActivationClamp(tfl::ActivationFunctionType_RELU6);
+    default:
+      return Clamp{};
   }
 }
 
@@ -172,8 +188,10 @@ TileConfig ConfigFor(Isa isa, int n) {
       if (n <= 8) return {8, 1, 12};
       if (n <= 16) return {16, 1, 12};
       return {16, 2, 12};
-    case Isa::kAvx2: return n <= 8 ? TileConfig{8, 1, 12} : TileConfig{8, 2, 6};
-    case Isa::kGeneric: break;
+    case Isa::kAvx2:
+      return n <= 8 ? TileConfig{8, 1, 12} : TileConfig{8, 2, 6};
+    case Isa::kGeneric:
+      break;
   }
   return n <= 4 ? TileConfig{4, 1, 12} : TileConfig{4, 2, 6};
 }
@@ -385,14 +403,14 @@ GPUCLEAN_CONV_INLINE void RunTasks(const GemmJob& job, int64_t t0, int64_t t1, f
       const float* bp = bblock + static_cast<int64_t>(p) * kc * NR;
       float* c = job.c + m0 * job.ldc + n0;
       if (job.source == ASource::kInPlace)
-        MicroTile<L, MR, NV, false>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp, b.bias.data() + n0, first,
-                                    last, job.clamp.lo, job.clamp.hi, c, job.ldc, rows, cols);
+        MicroTile<L, MR, NV, false>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp, b.bias.data() + n0, first, last,
+                                    job.clamp.lo, job.clamp.hi, c, job.ldc, rows, cols);
       else if (job.source == ASource::kIm2col)
-        MicroTile<L, MR, NV, false>(kc, apack, job.lda, bp, b.bias.data() + n0, first, last, job.clamp.lo,
-                                    job.clamp.hi, c, job.ldc, rows, cols);
+        MicroTile<L, MR, NV, false>(kc, apack, job.lda, bp, b.bias.data() + n0, first, last, job.clamp.lo, job.clamp.hi,
+                                    c, job.ldc, rows, cols);
       else
-        MicroTile<L, MR, NV, true>(kc, apack, MR, bp, b.bias.data() + n0, first, last, job.clamp.lo, job.clamp.hi,
-                                   c, job.ldc, rows, cols);
+        MicroTile<L, MR, NV, true>(kc, apack, MR, bp, b.bias.data() + n0, first, last, job.clamp.lo, job.clamp.hi, c,
+                                   job.ldc, rows, cols);
     }
   }
 }
@@ -459,28 +477,34 @@ void RunJob(ThreadPool& pool, GemmJob& job) {
 GPUCLEAN_CONV_INLINE void Transpose8x8(const float* __restrict src, int64_t src_stride, float* __restrict dst,
                                        int64_t dst_stride) {
   using V = Vec<8>;
+#if defined(__clang__)
+#define GPUCLEAN_SHUFFLE8(x, y, ...) __builtin_shufflevector(x, y, __VA_ARGS__)
+#else
   using I = int __attribute__((vector_size(32)));
+#define GPUCLEAN_SHUFFLE8(x, y, ...) __builtin_shuffle(x, y, I{__VA_ARGS__})
+#endif
   V r[8];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) r[i] = LoadU<8>(src + i * src_stride);
   V a[8], b[8], c[8];
 #pragma GCC unroll 4
   for (int i = 0; i < 8; i += 2) {
-    a[i] = __builtin_shuffle(r[i], r[i + 1], I{0, 8, 2, 10, 4, 12, 6, 14});
-    a[i + 1] = __builtin_shuffle(r[i], r[i + 1], I{1, 9, 3, 11, 5, 13, 7, 15});
+    a[i] = GPUCLEAN_SHUFFLE8(r[i], r[i + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    a[i + 1] = GPUCLEAN_SHUFFLE8(r[i], r[i + 1], 1, 9, 3, 11, 5, 13, 7, 15);
   }
 #pragma GCC unroll 2
   for (int h = 0; h < 8; h += 4) {
-    b[h + 0] = __builtin_shuffle(a[h + 0], a[h + 2], I{0, 1, 8, 9, 4, 5, 12, 13});
-    b[h + 2] = __builtin_shuffle(a[h + 0], a[h + 2], I{2, 3, 10, 11, 6, 7, 14, 15});
-    b[h + 1] = __builtin_shuffle(a[h + 1], a[h + 3], I{0, 1, 8, 9, 4, 5, 12, 13});
-    b[h + 3] = __builtin_shuffle(a[h + 1], a[h + 3], I{2, 3, 10, 11, 6, 7, 14, 15});
+    b[h + 0] = GPUCLEAN_SHUFFLE8(a[h + 0], a[h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    b[h + 2] = GPUCLEAN_SHUFFLE8(a[h + 0], a[h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    b[h + 1] = GPUCLEAN_SHUFFLE8(a[h + 1], a[h + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+    b[h + 3] = GPUCLEAN_SHUFFLE8(a[h + 1], a[h + 3], 2, 3, 10, 11, 6, 7, 14, 15);
   }
 #pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) {
-    c[j] = __builtin_shuffle(b[j], b[j + 4], I{0, 1, 2, 3, 8, 9, 10, 11});
-    c[j + 4] = __builtin_shuffle(b[j], b[j + 4], I{4, 5, 6, 7, 12, 13, 14, 15});
+    c[j] = GPUCLEAN_SHUFFLE8(b[j], b[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    c[j + 4] = GPUCLEAN_SHUFFLE8(b[j], b[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
+#undef GPUCLEAN_SHUFFLE8
 #pragma GCC unroll 8
   for (int j = 0; j < 8; ++j) StoreU<8>(dst + j * dst_stride, c[j]);
 }
@@ -802,9 +826,8 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
   std::vector<float> cols(static_cast<size_t>(m) * n);
   Gemm(pool, m, n, g.in_c, {in, g.in_c, 1}, {wt.data(), g.in_c, 1}, nullptr, Clamp{}, cols.data(), n);
   const int64_t rows = static_cast<int64_t>(g.batch) * g.out_h;
-  pool.ParallelFor(rows, GrainFor(rows, static_cast<int64_t>(g.out_w) * n), [&](int64_t r0, int64_t r1) {
-    GatherTransposeRows(cols.data(), bias, g, clamp, out, r0, r1);
-  });
+  pool.ParallelFor(rows, GrainFor(rows, static_cast<int64_t>(g.out_w) * n),
+                   [&](int64_t r0, int64_t r1) { GatherTransposeRows(cols.data(), bias, g, clamp, out, r0, r1); });
 }
 
 }  // namespace gpuclean::exec::kernels::conv

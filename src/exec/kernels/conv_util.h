@@ -29,7 +29,8 @@
 #endif
 
 // Entry points compiled for one instruction set; everything they call is
-// inlined (GPUCLEAN_CONV_INLINE) and so compiled for it too.
+// inlined (GPUCLEAN_CONV_INLINE) and so compiled for it too. Other compilers
+// and architectures get the baseline path only.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GPUCLEAN_CONV_X86 1
 #define GPUCLEAN_TARGET_AVX512 \
@@ -55,7 +56,7 @@ const char* IsaName(Isa isa);
 
 // Vector values only cross always-inlined helpers, never a real call, so the
 // ABI note GCC attaches to them does not apply.
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
@@ -92,7 +93,7 @@ GPUCLEAN_CONV_INLINE Vec<L> Min(const Vec<L>& a, const Vec<L>& b) {
   return a < b ? a : b;
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
 

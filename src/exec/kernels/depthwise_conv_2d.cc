@@ -16,7 +16,7 @@
 #include "exec/kernels/conv_util.h"
 #include "gpuclean/shapes.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
 #endif
 
@@ -39,8 +39,9 @@ struct DwArgs {
 
 // One output pixel whose window may cross the border: taps are checked.
 template <int L>
-GPUCLEAN_CONV_INLINE void DwChecked(const DwArgs& a, const float* in_b, const float* wc, float* out_row, const Vec<L>& vb,
-                                    const Vec<L>& vlo, const Vec<L>& vhi, int iy0, int ky0, int ky1, int kw, int ox) {
+GPUCLEAN_CONV_INLINE void DwChecked(const DwArgs& a, const float* in_b, const float* wc, float* out_row,
+                                    const Vec<L>& vb, const Vec<L>& vlo, const Vec<L>& vhi, int iy0, int ky0, int ky1,
+                                    int kw, int ox) {
   const int64_t c = a.c;
   Vec<L> acc = vb;
   const int ix0 = ox * a.sw - a.pl;
@@ -166,8 +167,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
   const auto& in = graph.tensors[op.inputs[0]].shape;
   const auto& w = graph.tensors[op.inputs[1]].shape;
   if (w[0] != 1 || in[3] <= 0 || w[3] % in[3] != 0)
-    conv::ThrowBadInput(graph, op,
-                        fmt::format("filter {} does not fit input depth {}", ir::FormatShape(w), in[3]));
+    conv::ThrowBadInput(graph, op, fmt::format("filter {} does not fit input depth {}", ir::FormatShape(w), in[3]));
 }
 
 void Eval(KernelContext& ctx) {

@@ -422,6 +422,20 @@ void Dispatch(const KernelContext& ctx, ir::DType d, Fn&& fn) {
   if (!done) ThrowUnsupportedDtype(ctx.graph, ctx.op, d);
 }
 
+// SELECT / SELECT_V2: a bool condition, x and y and the output of one
+// element type among LiteRT's (bool, float32, uint8, int8, int16, int32, int64).
+inline void CheckSelect(const ir::Subgraph& graph, const ir::Op& op) {
+  RequireCounts(graph, op, 3, 1);
+  RequireInputDType(graph, op, 0, {kBool});
+  RequireInputDType(graph, op, 1,
+                    {kBool, kF32, tfl::TensorType_UINT8, tfl::TensorType_INT8, tfl::TensorType_INT16, kI32, kI64});
+  const ir::DType d = InputDType(graph, op, 1);
+  if (InputDType(graph, op, 2) != d || OutputDType(graph, op, 0) != d)
+    ThrowBadInput(fmt::format("{}: x, y and the output must have one dtype, got {}, {} and {}", Label(graph, op),
+                              ir::DTypeName(d), ir::DTypeName(InputDType(graph, op, 2)),
+                              ir::DTypeName(OutputDType(graph, op, 0))));
+}
+
 // A float32 -> float32 map (the many activation-like unary ops).
 inline void CheckFloatUnary(const ir::Subgraph& graph, const ir::Op& op) {
   CheckSameDType(graph, op, 1, {kF32});

@@ -24,8 +24,7 @@ void Eval(KernelContext& ctx) {
   Tensor& out = ctx.output(0);
   const int n = w.dim(0), k = w.dim(1);
   const int64_t m = k > 0 ? in.num_elements() / k : 0;
-  const conv::Clamp clamp =
-      conv::ActivationClamp(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
+  const conv::Clamp clamp = conv::ActivationClamp(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
   conv::Gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
 }
 

@@ -26,7 +26,8 @@ Axis Interpolation(int in, int out, bool align_corners, bool half_pixel_centers)
   a.hi.resize(out);
   a.frac.resize(out);
   for (int i = 0; i < out; ++i) {
-    const float src = half_pixel_centers ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
+    const float src =
+        half_pixel_centers ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
     const float fl = std::floor(src);
     a.lo[i] = std::max(static_cast<int32_t>(fl), 0);
     a.hi[i] = std::min(static_cast<int32_t>(std::ceil(src)), in - 1);

@@ -5,19 +5,6 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
-  ew::RequireCounts(graph, op, 3, 1);
-  ew::RequireInputDType(graph, op, 0, {ew::kBool});
-  ew::RequireInputDType(graph, op, 1,
-                        {ew::kBool, ew::kF32, tfl::TensorType_UINT8, tfl::TensorType_INT8, tfl::TensorType_INT16,
-                         ew::kI32, ew::kI64});
-  const ir::DType d = ew::InputDType(graph, op, 1);
-  if (ew::InputDType(graph, op, 2) != d || ew::OutputDType(graph, op, 0) != d)
-    ThrowBadInput(fmt::format("{}: x, y and the output must have one dtype, got {}, {} and {}", ew::Label(graph, op),
-                              ir::DTypeName(d), ir::DTypeName(ew::InputDType(graph, op, 2)),
-                              ir::DTypeName(ew::OutputDType(graph, op, 0))));
-}
-
 void Eval(KernelContext& ctx) {
   ew::DispatchBySize(ctx, ctx.input(1).dtype, [&](auto tag) {
     using U = decltype(tag);
@@ -27,6 +14,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel SelectV2Kernel() { return {Check, Eval}; }
+Kernel SelectV2Kernel() { return {ew::CheckSelect, Eval}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -31,20 +31,19 @@ void Eval(KernelContext& ctx) {
   const uint8_t* src = in.data;
   uint8_t* dst = out.data;
   const int64_t rows = static_cast<int64_t>(batch) * oh;
-  ctx.pool.ParallelFor(rows, conv::GrainFor(rows, static_cast<int64_t>(ow) * s * s * run / 4 + 1),
-                       [&](int64_t r0, int64_t r1) {
-                         for (int64_t r = r0; r < r1; ++r) {
-                           const int64_t b = r / oh;
-                           const int y = static_cast<int>(r % oh);
-                           for (int x = 0; x < ow; ++x) {
-                             uint8_t* p = dst + (r * ow + x) * s * s * run;
-                             for (int dy = 0; dy < s; ++dy)
-                               for (int dx = 0; dx < s; ++dx)
-                                 std::memcpy(p + (dy * s + dx) * run,
-                                             src + ((b * ih + y * s + dy) * iw + x * s + dx) * run, run);
-                           }
-                         }
-                       });
+  ctx.pool.ParallelFor(
+      rows, conv::GrainFor(rows, static_cast<int64_t>(ow) * s * s * run / 4 + 1), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t b = r / oh;
+          const int y = static_cast<int>(r % oh);
+          for (int x = 0; x < ow; ++x) {
+            uint8_t* p = dst + (r * ow + x) * s * s * run;
+            for (int dy = 0; dy < s; ++dy)
+              for (int dx = 0; dx < s; ++dx)
+                std::memcpy(p + (dy * s + dx) * run, src + ((b * ih + y * s + dy) * iw + x * s + dx) * run, run);
+          }
+        }
+      });
 }
 
 }  // namespace

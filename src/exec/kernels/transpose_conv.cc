@@ -45,8 +45,7 @@ void Eval(KernelContext& ctx) {
   g.stride_h = o.stride_h;
   g.stride_w = o.stride_w;
   g.pad_top = conv::PaddingBefore(g.out_h, g.kh, g.stride_h, 1, conv::WindowOut(o.padding, g.out_h, g.kh, g.stride_h));
-  g.pad_left =
-      conv::PaddingBefore(g.out_w, g.kw, g.stride_w, 1, conv::WindowOut(o.padding, g.out_w, g.kw, g.stride_w));
+  g.pad_left = conv::PaddingBefore(g.out_w, g.kw, g.stride_w, 1, conv::WindowOut(o.padding, g.out_w, g.kw, g.stride_w));
   conv::TransposeConv(ctx.pool, in.as<float>(), w.as<float>(), bias, g,
                       conv::ActivationClamp(o.fused_activation_function), out.as<float>());
 }
