@@ -65,14 +65,16 @@ void Eval(KernelContext& ctx) {
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
                          g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
   for (int grp = 0; grp < groups; ++grp) {
-    conv::PackedB packed;
-    conv::PackB(ctx.pool, {w.as<float>() + static_cast<int64_t>(grp) * og * k, k, 1}, og, k,
-                bias ? bias + static_cast<int64_t>(grp) * og : nullptr, &packed);
+    const float* wg = w.as<float>() + static_cast<int64_t>(grp) * og * k;
+    const float* bg = bias ? bias + static_cast<int64_t>(grp) * og : nullptr;
     float* dst = out.as<float>() + static_cast<int64_t>(grp) * og;
     if (pointwise) {
       const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
-      conv::Gemm(ctx.pool, m, {in.as<float>() + static_cast<int64_t>(grp) * g.in_c, c, 1}, packed, clamp, dst, o_total);
+      conv::Gemm(ctx.pool, m, og, k, {in.as<float>() + static_cast<int64_t>(grp) * g.in_c, c, 1}, {wg, k, 1}, bg,
+                 clamp, dst, o_total);
     } else {
+      conv::PackedB packed;
+      conv::PackB(ctx.pool, {wg, k, 1}, og, k, bg, &packed);
       g.in_c_offset = grp * g.in_c;
       conv::ConvGemm(ctx.pool, in.as<float>(), g, packed, clamp, dst, o_total);
     }

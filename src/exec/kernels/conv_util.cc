@@ -271,7 +271,7 @@ GPUCLEAN_CONV_INLINE void PackIm2colRows(const float* input, const ConvGeometry&
 //   first block: C = bias + A*B;  later blocks: C += A*B;  last block: clamp.
 // A is either a packed tile ([k][MR]) or MR rows read in place (stride lda).
 
-template <int L, int MR, int NV, bool kPackedA>
+template <int L, int MR, int NV, bool kPackedA, bool kTransC = false>
 GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t lda, const float* __restrict bp,
                                     const float* __restrict bias, bool first, bool last, float lo, float hi,
                                     float* __restrict c, int64_t ldc, int rows, int cols) {
@@ -279,7 +279,13 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
   constexpr int NR = L * NV;
   const bool full = rows == MR && cols == NR;
   V acc[MR][NV];
-  if (first) {
+  if (first && kTransC) {
+    // Bias per row (the rows are output channels).
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[r][j] = Splat<L>(bias && r < rows ? bias[r] : 0.0f);
+  } else if (first) {
     V init[NV];
 #pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) init[j] = LoadU<L>(bias + j * L);
@@ -287,7 +293,7 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) acc[r][j] = init[j];
-  } else if (full) {
+  } else if (full && !kTransC) {
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
@@ -295,7 +301,7 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
   } else {
     float tmp[MR * NR] = {};
     for (int r = 0; r < rows; ++r)
-      for (int q = 0; q < cols; ++q) tmp[r * NR + q] = c[r * ldc + q];
+      for (int q = 0; q < cols; ++q) tmp[r * NR + q] = kTransC ? c[q * ldc + r] : c[r * ldc + q];
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
@@ -337,7 +343,7 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) acc[r][j] = Min<L>(Max<L>(acc[r][j], vlo), vhi);
   }
-  if (full) {
+  if (full && !kTransC) {
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
@@ -348,8 +354,13 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) StoreU<L>(tmp + r * NR + j * L, acc[r][j]);
-    for (int r = 0; r < rows; ++r)
-      for (int q = 0; q < cols; ++q) c[r * ldc + q] = tmp[r * NR + q];
+    if (kTransC) {
+      for (int q = 0; q < cols; ++q)
+        for (int r = 0; r < rows; ++r) c[q * ldc + r] = tmp[r * NR + q];
+    } else {
+      for (int r = 0; r < rows; ++r)
+        for (int q = 0; q < cols; ++q) c[r * ldc + q] = tmp[r * NR + q];
+    }
   }
 }
 
@@ -366,6 +377,11 @@ struct GemmJob {
   const ConvGeometry* geo = nullptr;  // kIm2col
   const float* input = nullptr;
   int64_t lda = 0;  // row stride of the im2col tile
+  // Transposed product: A holds the weights (rows = output channels), B the
+  // packed activations, and the tile is stored transposed into C; the bias
+  // is per A row.
+  bool trans_c = false;
+  const float* row_bias = nullptr;
   // The k block being run and the task grid over it: (column block, row tile),
   // row tile fastest.
   int kb = 0;
@@ -402,7 +418,11 @@ GPUCLEAN_CONV_INLINE void RunTasks(const GemmJob& job, int64_t t0, int64_t t1, f
       const int cols = std::min(NR, b.n - n0);
       const float* bp = bblock + static_cast<int64_t>(p) * kc * NR;
       float* c = job.c + m0 * job.ldc + n0;
-      if (job.source == ASource::kInPlace)
+      if (job.trans_c)
+        MicroTile<L, MR, NV, false, true>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp,
+                                          job.row_bias ? job.row_bias + m0 : nullptr, first, last, job.clamp.lo,
+                                          job.clamp.hi, job.c + n0 * job.ldc + m0, job.ldc, rows, cols);
+      else if (job.source == ASource::kInPlace)
         MicroTile<L, MR, NV, false>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp, b.bias.data() + n0, first, last,
                                     job.clamp.lo, job.clamp.hi, c, job.ldc, rows, cols);
       else if (job.source == ASource::kIm2col)
@@ -668,6 +688,26 @@ void Gemm(ThreadPool& pool, int64_t m, int n, int k, Strided a, Strided b, const
     if (ActiveIsa() == Isa::kAvx2) run = RunDotsAvx2;
 #endif
     pool.ParallelFor(n, GrainFor(n, m * std::max(k, 1)), [&](int64_t n0, int64_t n1) { run(job, n0, n1); });
+    return;
+  }
+  if (a.col == 1 && b.col == 1 && n >= 2 * m && k % 1024 != 0) {
+    // Few rows against many output channels (small late feature maps, wide
+    // layers): packing B would cost more than the product. Multiply the other
+    // way round - the weights' rows read in place, the activations packed -
+    // and store the tiles transposed.
+    PackedB packed;
+    PackBImpl(&pool, a, static_cast<int>(m), k, nullptr, &packed);
+    GemmJob job;
+    job.m = n;
+    job.b = &packed;
+    job.clamp = clamp;
+    job.c = c;
+    job.ldc = ldc;
+    job.a = b;
+    job.source = ASource::kInPlace;
+    job.trans_c = true;
+    job.row_bias = bias;
+    RunJob(pool, job);
     return;
   }
   PackedB packed;
