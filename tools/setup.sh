@@ -40,6 +40,6 @@ tools/fetch_models.sh >&2
 
 BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"
 echo "setup: building in $BUILD_DIR" >&2
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${GPUCLEAN_BUILD_TYPE:-Release}" >/dev/null
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${GPUCLEAN_BUILD_TYPE:-Release}" ${GPUCLEAN_CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 echo "setup: done; the CLI is $BUILD_DIR/gpuclean" >&2

@@ -6,10 +6,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+if [[ "${1:-}" == "--interpreter" ]]; then
+  export GPUCLEAN_CMAKE_ARGS="-DGPUCLEAN_INTERPRETER_TESTS=ON"
+else
+  export GPUCLEAN_CMAKE_ARGS="-DGPUCLEAN_INTERPRETER_TESTS=OFF"
+fi
 tools/setup.sh
 tools/run_fuzz.sh "${GPUCLEAN_FUZZ_SECONDS:-60}" >&2
-# The interpreter conformance suite (label interpreter-wip, issue 3) is left
-# out until it passes as a whole; `tools/test.sh --interpreter` runs it too.
-exclude=(-LE interpreter-wip)
-[[ "${1:-}" == "--interpreter" ]] && exclude=()
-ctest --test-dir "${GPUCLEAN_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)" "${exclude[@]}"
+ctest --test-dir "${GPUCLEAN_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
