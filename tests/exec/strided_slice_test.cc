@@ -18,7 +18,7 @@ TEST(StridedSlice, StridesAndMasks) {
   b.Output(b.StridedSlice(x, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, StridedSliceMasks{.begin = 0b111, .end = 0b111}));
   b.Output(b.StridedSlice(x, {1, 0, 2}, {2, 6, 3}, {1, 3, 1}, StridedSliceMasks{.shrink_axis = 0b101}));
   b.Output(b.StridedSlice(x, {0, 1}, {0, 3}, {1, 1}, StridedSliceMasks{.ellipsis = 0b01}));
-  b.Output(b.StridedSlice(x, {0, 2, 0}, {0, 4, 0}, {1, 1, 1}, StridedSliceMasks{.new_axis = 0b001}));
+  b.Output(b.StridedSlice(x, {0, 2, 0}, {0, 4, 5}, {1, 1, 1}, StridedSliceMasks{.new_axis = 0b001}));
   b.Output(b.StridedSlice(x, {1, 0, 0}, {3, 0, 0}, {1, 1, 1}, StridedSliceMasks{.new_axis = 0b110}));
   b.Output(b.StridedSlice(x, {0, 1, 2}, {4, 3, 2}, {1, 2, 1}, StridedSliceMasks{.offset = true}));
   b.Output(b.StridedSlice(x, {10, -10, 2}, {-10, 10, 100}, {-1, 1, 1}));  // clamped

@@ -176,24 +176,32 @@ int64_t GrainFor([[maybe_unused]] int64_t items, int64_t work_per_item) {
 
 namespace {
 
-// Register blocking per instruction set: `wide` for N above one vector,
-// `narrow` for N that fits in one vector (depth-8/16 convs and the like).
+// Register blocking per instruction set: two vectors of columns per row, or
+// one where that pads N clearly less (N = 36 takes 3 panels of 16, not 2 of
+// 32; one-vector tiles run some 10% below two-vector ones), and one for
+// narrow N (depth-8/16 convs and the like).
 struct TileConfig {
   int lanes, nv, mr;
   int nr() const { return lanes * nv; }
 };
 TileConfig ConfigFor(Isa isa, int n) {
+  auto one_vector_pads_less = [n](int lanes) {
+    const int one = (n + lanes - 1) / lanes * lanes, two = (n + 2 * lanes - 1) / (2 * lanes) * (2 * lanes);
+    return one * 115 < two * 100;
+  };
   switch (isa) {
     case Isa::kAvx512:
       if (n <= 8) return {8, 1, 12};
-      if (n <= 16) return {16, 1, 12};
+      if (n <= 16 || one_vector_pads_less(16)) return {16, 1, 12};
       return {16, 2, 12};
     case Isa::kAvx2:
-      return n <= 8 ? TileConfig{8, 1, 12} : TileConfig{8, 2, 6};
+      if (n <= 8 || one_vector_pads_less(8)) return {8, 1, 12};
+      return {8, 2, 6};
     case Isa::kGeneric:
       break;
   }
-  return n <= 4 ? TileConfig{4, 1, 12} : TileConfig{4, 2, 6};
+  if (n <= 4 || one_vector_pads_less(4)) return {4, 1, 12};
+  return {4, 2, 6};
 }
 
 // K is cut into blocks of at most this many so that a B panel stays in L1/L2.
@@ -271,7 +279,7 @@ GPUCLEAN_CONV_INLINE void PackIm2colRows(const float* input, const ConvGeometry&
 //   first block: C = bias + A*B;  later blocks: C += A*B;  last block: clamp.
 // A is either a packed tile ([k][MR]) or MR rows read in place (stride lda).
 
-template <int L, int MR, int NV, bool kPackedA, bool kTransC = false>
+template <int L, int MR, int NV, bool kPackedA>
 GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t lda, const float* __restrict bp,
                                     const float* __restrict bias, bool first, bool last, float lo, float hi,
                                     float* __restrict c, int64_t ldc, int rows, int cols) {
@@ -279,13 +287,7 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
   constexpr int NR = L * NV;
   const bool full = rows == MR && cols == NR;
   V acc[MR][NV];
-  if (first && kTransC) {
-    // Bias per row (the rows are output channels).
-#pragma GCC unroll 32
-    for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < NV; ++j) acc[r][j] = Splat<L>(bias && r < rows ? bias[r] : 0.0f);
-  } else if (first) {
+  if (first) {
     V init[NV];
 #pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) init[j] = LoadU<L>(bias + j * L);
@@ -293,7 +295,7 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) acc[r][j] = init[j];
-  } else if (full && !kTransC) {
+  } else if (full) {
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
@@ -301,7 +303,7 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
   } else {
     float tmp[MR * NR] = {};
     for (int r = 0; r < rows; ++r)
-      for (int q = 0; q < cols; ++q) tmp[r * NR + q] = kTransC ? c[q * ldc + r] : c[r * ldc + q];
+      for (int q = 0; q < cols; ++q) tmp[r * NR + q] = c[r * ldc + q];
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
@@ -343,7 +345,7 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) acc[r][j] = Min<L>(Max<L>(acc[r][j], vlo), vhi);
   }
-  if (full && !kTransC) {
+  if (full) {
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
@@ -354,13 +356,8 @@ GPUCLEAN_CONV_INLINE void MicroTile(int k, const float* __restrict ap, int64_t l
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) StoreU<L>(tmp + r * NR + j * L, acc[r][j]);
-    if (kTransC) {
-      for (int q = 0; q < cols; ++q)
-        for (int r = 0; r < rows; ++r) c[q * ldc + r] = tmp[r * NR + q];
-    } else {
-      for (int r = 0; r < rows; ++r)
-        for (int q = 0; q < cols; ++q) c[r * ldc + q] = tmp[r * NR + q];
-    }
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < cols; ++q) c[r * ldc + q] = tmp[r * NR + q];
   }
 }
 
@@ -377,11 +374,6 @@ struct GemmJob {
   const ConvGeometry* geo = nullptr;  // kIm2col
   const float* input = nullptr;
   int64_t lda = 0;  // row stride of the im2col tile
-  // Transposed product: A holds the weights (rows = output channels), B the
-  // packed activations, and the tile is stored transposed into C; the bias
-  // is per A row.
-  bool trans_c = false;
-  const float* row_bias = nullptr;
   // The k block being run and the task grid over it: (column block, row tile),
   // row tile fastest.
   int kb = 0;
@@ -418,11 +410,7 @@ GPUCLEAN_CONV_INLINE void RunTasks(const GemmJob& job, int64_t t0, int64_t t1, f
       const int cols = std::min(NR, b.n - n0);
       const float* bp = bblock + static_cast<int64_t>(p) * kc * NR;
       float* c = job.c + m0 * job.ldc + n0;
-      if (job.trans_c)
-        MicroTile<L, MR, NV, false, true>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp,
-                                          job.row_bias ? job.row_bias + m0 : nullptr, first, last, job.clamp.lo,
-                                          job.clamp.hi, job.c + n0 * job.ldc + m0, job.ldc, rows, cols);
-      else if (job.source == ASource::kInPlace)
+      if (job.source == ASource::kInPlace)
         MicroTile<L, MR, NV, false>(kc, job.a.p + m0 * job.a.row + k0, job.a.row, bp, b.bias.data() + n0, first, last,
                                     job.clamp.lo, job.clamp.hi, c, job.ldc, rows, cols);
       else if (job.source == ASource::kIm2col)
@@ -575,6 +563,49 @@ GPUCLEAN_TARGET_AVX512 void PackPanelsAvx512(Strided b, int n, int k, int kc, in
 }
 #endif
 
+// dst[j * dst_ld + i] = clamp(src[i * src_ld + j] + bias[i]) for i < rows,
+// j < cols, over rows [r0, r1): the transposed product back into C.
+GPUCLEAN_CONV_INLINE void TransposeOutBody(const float* __restrict src, int64_t src_ld, int rows, int cols,
+                                           const float* bias, Clamp clamp, float* __restrict dst, int64_t dst_ld,
+                                           int r0, int r1) {
+  float block[64];
+  const Vec<8> vlo = Splat<8>(clamp.lo), vhi = Splat<8>(clamp.hi);
+  const int cols8 = cols & ~7;
+  for (int i = r0; i < r1; i += 8) {
+    if (i + 8 <= rows) {
+      const Vec<8> vb = bias ? LoadU<8>(bias + i) : Vec<8>{};
+      for (int j = 0; j < cols8; j += 8) {
+        Transpose8x8(src + static_cast<int64_t>(i) * src_ld + j, src_ld, block, 8);
+#pragma GCC unroll 8
+        for (int u = 0; u < 8; ++u)
+          StoreU<8>(dst + (j + u) * dst_ld + i, Min<8>(Max<8>(LoadU<8>(block + u * 8) + vb, vlo), vhi));
+      }
+      for (int j = cols8; j < cols; ++j)
+        for (int u = 0; u < 8; ++u) dst[j * dst_ld + i + u] = clamp(src[(i + u) * src_ld + j] + (bias ? bias[i + u] : 0));
+    } else {
+      for (int u = i; u < rows; ++u)
+        for (int j = 0; j < cols; ++j) dst[j * dst_ld + u] = clamp(src[u * src_ld + j] + (bias ? bias[u] : 0.0f));
+    }
+  }
+}
+
+using TransposeOutFn = void (*)(const float*, int64_t, int, int, const float*, Clamp, float*, int64_t, int, int);
+GPUCLEAN_CONV_HOT void TransposeOutGeneric(const float* src, int64_t src_ld, int rows, int cols, const float* bias,
+                                           Clamp clamp, float* dst, int64_t dst_ld, int r0, int r1) {
+  TransposeOutBody(src, src_ld, rows, cols, bias, clamp, dst, dst_ld, r0, r1);
+}
+#if GPUCLEAN_CONV_X86
+GPUCLEAN_TARGET_AVX2 void TransposeOutAvx2(const float* src, int64_t src_ld, int rows, int cols, const float* bias,
+                                           Clamp clamp, float* dst, int64_t dst_ld, int r0, int r1) {
+  TransposeOutBody(src, src_ld, rows, cols, bias, clamp, dst, dst_ld, r0, r1);
+}
+GPUCLEAN_TARGET_AVX512 void TransposeOutAvx512(const float* src, int64_t src_ld, int rows, int cols,
+                                               const float* bias, Clamp clamp, float* dst, int64_t dst_ld, int r0,
+                                               int r1) {
+  TransposeOutBody(src, src_ld, rows, cols, bias, clamp, dst, dst_ld, r0, r1);
+}
+#endif
+
 void PackBImpl(ThreadPool* pool, Strided b, int n, int k, const float* bias, PackedB* out) {
   const Isa isa = ActiveIsa();
   const TileConfig cfg = ConfigFor(isa, n);
@@ -693,21 +724,30 @@ void Gemm(ThreadPool& pool, int64_t m, int n, int k, Strided a, Strided b, const
   if (a.col == 1 && b.col == 1 && n >= 2 * m && k % 1024 != 0) {
     // Few rows against many output channels (small late feature maps, wide
     // layers): packing B would cost more than the product. Multiply the other
-    // way round - the weights' rows read in place, the activations packed -
-    // and store the tiles transposed.
+    // way round - C^T = B * A^T with the weights' rows read in place and the
+    // few activation rows packed - then transpose into C, adding the bias and
+    // clamping on the way.
     PackedB packed;
     PackBImpl(&pool, a, static_cast<int>(m), k, nullptr, &packed);
+    std::unique_ptr<float[]> ct(new float[static_cast<size_t>(n) * m]);
     GemmJob job;
     job.m = n;
     job.b = &packed;
-    job.clamp = clamp;
-    job.c = c;
-    job.ldc = ldc;
+    job.c = ct.get();
+    job.ldc = m;
     job.a = b;
     job.source = ASource::kInPlace;
-    job.trans_c = true;
-    job.row_bias = bias;
     RunJob(pool, job);
+    TransposeOutFn out = TransposeOutGeneric;
+#if GPUCLEAN_CONV_X86
+    if (packed.isa == Isa::kAvx512) out = TransposeOutAvx512;
+    if (packed.isa == Isa::kAvx2) out = TransposeOutAvx2;
+#endif
+    const int64_t blocks = (n + 7) / 8;
+    pool.ParallelFor(blocks, GrainFor(blocks, 8 * m), [&](int64_t b0, int64_t b1) {
+      out(ct.get(), m, n, static_cast<int>(m), bias, clamp, c, ldc, static_cast<int>(b0 * 8),
+          static_cast<int>(std::min<int64_t>(n, b1 * 8)));
+    });
     return;
   }
   PackedB packed;
