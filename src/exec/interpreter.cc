@@ -109,6 +109,7 @@ struct Interpreter::Impl {
       if (g.tensors[t].is_dynamic())
         ThrowUnsupported(fmt::format("graph input {} ('{}') has a dynamic shape signature; the interpreter needs "
                                      "static input shapes", t, g.tensors[t].name));
+      tensors[t].bytes = static_cast<size_t>(tensors[t].num_elements()) * ir::DTypeSize(tensors[t].dtype);
     }
 
     const std::vector<int> order = g.TopologicalOrder();
