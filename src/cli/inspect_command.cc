@@ -20,7 +20,8 @@ void AddInspect(CLI::App& app, Handler& handler) {
       ir::Model model = format::ReadModel(args->model);
       nlohmann::json summary = inspect::Summarize(model);
       if (args->json)
-        std::cout << summary.dump(2) << "\n";
+        // Tensor names come from the file and need not be UTF-8.
+        std::cout << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       else
         std::cout << inspect::RenderText(summary);
       return 0;

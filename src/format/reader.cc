@@ -139,14 +139,27 @@ class Reader {
     }
   }
 
-  // Charged before unpacking: one SparsityParameters can list the same large
-  // index vector many times over.
-  void ChargeSparsity(const tfl::SparsityParameters* s) {
+  // Checked and charged before unpacking: one SparsityParameters can list
+  // the same large index vector many times over, and the verifier accepts a
+  // union type without its table (or of a type we do not know), which the
+  // unpacked copy could not be written back from.
+  void CheckSparsity(const tfl::SparsityParameters* s, const std::string& who) {
     Charge(sizeof(tfl::SparsityParametersT) + 4 * (Size(s->traversal_order()) + Size(s->block_map())));
-    if (const auto* dims = s->dim_metadata())
-      for (const tfl::DimensionMetadata* d : *dims)
-        Charge(sizeof(tfl::DimensionMetadataT) + 64 + IndexVectorCost(d->array_segments_type(), d->array_segments()) +
-               IndexVectorCost(d->array_indices_type(), d->array_indices()));
+    const auto* dims = s->dim_metadata();
+    if (!dims) return;
+    auto check = [&](tfl::SparseIndexVector type, const void* value, flatbuffers::uoffset_t i, const char* field) {
+      if (type == tfl::SparseIndexVector_NONE) return;
+      if (type > tfl::SparseIndexVector_MAX || !value)
+        Fail(fmt::format("{} sparsity dim_metadata {} has {} of type {} but {}", who, i, field,
+                         static_cast<int>(type), value ? "that type is unknown" : "no table"));
+    };
+    for (flatbuffers::uoffset_t i = 0; i < dims->size(); ++i) {
+      const tfl::DimensionMetadata* d = dims->Get(i);
+      check(d->array_segments_type(), d->array_segments(), i, "array_segments");
+      check(d->array_indices_type(), d->array_indices(), i, "array_indices");
+      Charge(sizeof(tfl::DimensionMetadataT) + 64 + IndexVectorCost(d->array_segments_type(), d->array_segments()) +
+             IndexVectorCost(d->array_indices_type(), d->array_indices()));
+    }
   }
 
   void VerifyFlatbuffer() {
@@ -298,7 +311,7 @@ class Reader {
         NoteUnpreservable(out, fmt::format("{} has custom quantization details", who));
     }
     if (const auto* s = t->sparsity()) {
-      ChargeSparsity(s);
+      CheckSparsity(s, who);
       tensor.sparsity.emplace();
       s->UnPackTo(&*tensor.sparsity);
     }
@@ -338,6 +351,11 @@ class Reader {
         NoteUnpreservable(out, fmt::format("{} has builtin options of unknown type {}", who,
                                            static_cast<int>(o->builtin_options_type())));
       } else {
+        // The verifier accepts a union type without its table; unpacking
+        // that would dereference null.
+        if (!o->builtin_options())
+          Fail(fmt::format("{} has builtin options of type {} but no options table", who,
+                           tfl::EnumNameBuiltinOptions(o->builtin_options_type())));
         std::string field = UnknownOptionField(o->builtin_options(), o->builtin_options_type());
         if (!field.empty()) NoteUnpreservable(out, fmt::format("{} options: unknown field {}", who, field));
         Charge(CheckOptions(o->builtin_options(),
@@ -351,6 +369,9 @@ class Reader {
         NoteUnpreservable(out, fmt::format("{} has builtin options (2) of unknown type {}", who,
                                            static_cast<int>(o->builtin_options_2_type())));
       } else {
+        if (!o->builtin_options_2())
+          Fail(fmt::format("{} has builtin options (2) of type {} but no options table", who,
+                           tfl::EnumNameBuiltinOptions2(o->builtin_options_2_type())));
         std::string field = UnknownOption2Field(o->builtin_options_2(), o->builtin_options_2_type());
         if (!field.empty()) NoteUnpreservable(out, fmt::format("{} options: unknown field {}", who, field));
         Charge(CheckOptions(o->builtin_options_2(),

@@ -89,10 +89,9 @@ class Writer {
   uint32_t OpCodeIndex(const ir::Op& op) {
     auto key = std::make_tuple(static_cast<int32_t>(op.code), op.code == tfl::BuiltinOperator_CUSTOM ? op.custom_code : "",
                                op.version);
-    for (size_t i = 0; i < op_codes_.size(); ++i)
-      if (op_codes_[i] == key) return static_cast<uint32_t>(i);
-    op_codes_.push_back(key);
-    return static_cast<uint32_t>(op_codes_.size() - 1);
+    auto [it, inserted] = op_code_index_.emplace(key, static_cast<uint32_t>(op_codes_.size()));
+    if (inserted) op_codes_.push_back(key);
+    return it->second;
   }
 
   fb::Offset<tfl::SubGraph> WriteSubgraph(const ir::Subgraph& sg) {
@@ -185,6 +184,7 @@ class Writer {
   std::vector<Bytes> buffers_;
   std::map<std::pair<const uint8_t*, size_t>, uint32_t> buffer_index_;
   std::vector<std::tuple<int32_t, std::string, int32_t>> op_codes_;
+  std::map<std::tuple<int32_t, std::string, int32_t>, uint32_t> op_code_index_;
 };
 
 bool SameFile(const std::string& a, const std::string& b) {

@@ -85,6 +85,9 @@ struct RawTensor {
 struct RawOp {
   uint32_t opcode_index = 0;
   std::vector<int32_t> inputs, outputs;
+  tfl::BuiltinOptions options_type = tfl::BuiltinOptions_AddOptions;
+  bool options_table = true;  // false: the union's type without its table
+  tfl::BuiltinOptions2 options2_type = tfl::BuiltinOptions2_NONE;  // never with a table
 };
 struct RawBuffer {
   std::vector<uint8_t> data;
@@ -131,7 +134,8 @@ std::vector<uint8_t> Build(const RawModel& m) {
   std::vector<fb::Offset<tfl::Operator>> ops;
   for (const RawOp& op : m.ops)
     ops.push_back(tfl::CreateOperator(fbb, op.opcode_index, fbb.CreateVector(op.inputs), fbb.CreateVector(op.outputs),
-                                      tfl::BuiltinOptions_AddOptions, tfl::CreateAddOptions(fbb).Union()));
+                                      op.options_type, op.options_table ? tfl::CreateAddOptions(fbb).Union() : 0, 0,
+                                      tfl::CustomOptionsFormat_FLEXBUFFERS, 0, 0, 0, 0, op.options2_type, 0));
   std::vector<fb::Offset<tfl::SubGraph>> subgraphs;
   if (m.with_subgraph)
     subgraphs.push_back(tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(m.inputs),
@@ -539,6 +543,53 @@ TEST(BadInput, SignatureIndicesOutOfRange) {
   ExpectRejected(Build(m), "refers to tensor 9");
   m.signatures = {{0, 0x80000000u}};  // negative once read as int32
   ExpectRejected(Build(m), "refers to tensor -2147483648");
+}
+
+TEST(BadInput, OptionsTypeWithoutOptionsTable) {
+  // Found by the fuzzer: a union type with no table verifies, and unpacking
+  // it dereferenced null (SIGSEGV).
+  RawModel m = TinyRaw();
+  m.ops[0].options_type = tfl::BuiltinOptions_SoftmaxOptions;
+  m.ops[0].options_table = false;
+  ExpectRejected(Build(m), "has builtin options of type SoftmaxOptions but no options table");
+  m = TinyRaw();
+  m.ops[0].options2_type = tfl::BuiltinOptions2_StablehloConcatenateOptions;
+  ExpectRejected(Build(m), "has builtin options (2) of type StablehloConcatenateOptions but no options table");
+}
+
+// A model whose constant tensor 0 is sparse, with dim_metadata[1] holding
+// array_segments of `type`, with or without its table.
+std::vector<uint8_t> SparseModel(tfl::SparseIndexVector type, bool with_table) {
+  fb::FlatBufferBuilder fbb;
+  fb::Offset<void> segments = 0;
+  if (with_table) segments = tfl::CreateInt32Vector(fbb, fbb.CreateVector(std::vector<int32_t>{0, 1, 2})).Union();
+  auto indices = tfl::CreateInt32Vector(fbb, fbb.CreateVector(std::vector<int32_t>{0, 1})).Union();
+  std::vector<fb::Offset<tfl::DimensionMetadata>> dims = {
+      tfl::CreateDimensionMetadata(fbb, tfl::DimensionType_DENSE, 2),
+      tfl::CreateDimensionMetadata(fbb, tfl::DimensionType_SPARSE_CSR, 0, type, segments,
+                                   tfl::SparseIndexVector_Int32Vector, indices)};
+  auto sparsity = tfl::CreateSparsityParameters(fbb, fbb.CreateVector(std::vector<int32_t>{0, 1}), 0,
+                                                fbb.CreateVector(dims));
+  std::vector<fb::Offset<tfl::Tensor>> tensors = {
+      tfl::CreateTensor(fbb, fbb.CreateVector(std::vector<int32_t>{2, 2}), tfl::TensorType_FLOAT32, 1,
+                        fbb.CreateString("w"), 0, false, sparsity)};
+  std::vector<fb::Offset<tfl::SubGraph>> subgraphs = {
+      tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), 0, fbb.CreateVector(std::vector<int32_t>{0}))};
+  std::vector<fb::Offset<tfl::Buffer>> buffers = {tfl::CreateBuffer(fbb),
+                                                  tfl::CreateBuffer(fbb, fbb.CreateVector(FloatBytes({1, 2})))};
+  return Finish(fbb, tfl::CreateModel(fbb, 3, 0, fbb.CreateVector(subgraphs), 0, fbb.CreateVector(buffers)));
+}
+
+TEST(BadInput, SparseIndexTypeWithoutTable) {
+  // Found by the fuzzer: the unpacked copy kept the type with no value, and
+  // writing it back dereferenced null.
+  ir::Model ok = format::ReadModelBytes(Bytes::Own(SparseModel(tfl::SparseIndexVector_Int32Vector, true)), "sparse");
+  ASSERT_TRUE(ok.main().tensors[0].sparsity.has_value());
+  ExerciseLoaded(ok);
+  ExpectRejected(SparseModel(tfl::SparseIndexVector_Int32Vector, false),
+                 "sparsity dim_metadata 1 has array_segments of type 1 but no table");
+  ExpectRejected(SparseModel(static_cast<tfl::SparseIndexVector>(9), true),
+                 "array_segments of type 9 but that type is unknown");
 }
 
 TEST(BadInput, UnknownTensorType) {
