@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {Module as CjsModule} from 'node:module';
 import {fileURLToPath, pathToFileURL} from 'node:url';
-import {readNpy, writeNpy, numElements} from './npy.mjs';
+import {writeNpy} from './npy.mjs';
+import {HarnessError, describeTensor, median, prepareFeeds} from './inputs.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -48,8 +49,6 @@ On any failure (bad arguments, unreadable model, failed prepare/invoke as
 reported in the runtime log, bad inputs) prints one line on stderr and exits 2.`;
 
 // ---------------------------------------------------------------- errors ---
-
-class HarnessError extends Error {}
 
 function oneLine(s) {
   return String(s).replace(/\s+/g, ' ').trim().slice(0, 800);
@@ -207,85 +206,13 @@ async function loadRuntime() {
   return core;
 }
 
-// ------------------------------------------------------------------ PRNG ---
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
-function generateInput(detail, seed) {
-  const shape = Array.from(detail.shape);
-  if (shape.some((d) => d < 0)) {
-    throw new HarnessError(`input ${detail.index} '${detail.name}' has dynamic shape [${shape}]; pass it with --input`);
-  }
-  const n = numElements(shape);
-  const next = mulberry32((seed + Math.imul(detail.index, 0x9e3779b9)) >>> 0);
-  let data;
-  if (detail.dtype === 'float32') {
-    data = new Float32Array(n);
-    for (let i = 0; i < n; i++) data[i] = (next() >>> 8) / 16777216;
-  } else if (detail.dtype === 'uint8') {
-    data = new Uint8Array(n);
-    for (let i = 0; i < n; i++) data[i] = next() >>> 24;
-  } else if (detail.dtype === 'int32') {
-    data = new Int32Array(n);
-  } else {
-    throw new HarnessError(`input ${detail.index} '${detail.name}': cannot generate dtype ${detail.dtype}`);
-  }
-  return {data, shape};
-}
-
 // ------------------------------------------------------------------ main ---
-
-function describeTensor(d) {
-  return {name: d.name, dtype: d.dtype, shape: Array.from(d.shape)};
-}
-
-function resolveInputKey(key, details) {
-  if (/^\d+$/.test(key)) {
-    const i = Number(key);
-    if (i >= details.length) throw new HarnessError(`--input ${key}: model has ${details.length} input(s)`);
-    return i;
-  }
-  const hits = details.filter((d) => d.name === key);
-  if (hits.length === 0) {
-    throw new HarnessError(`--input ${key}: no input named '${key}' (inputs: ${details.map((d) => d.name).join(', ')})`);
-  }
-  return hits[0].index;
-}
-
-function loadInput(file, detail) {
-  const arr = readNpy(file);
-  const label = `input ${detail.index} '${detail.name}' (${file})`;
-  if (arr.dtype !== detail.dtype) {
-    throw new HarnessError(`${label}: dtype ${arr.dtype} does not match model dtype ${detail.dtype}`);
-  }
-  const want = Array.from(detail.shape);
-  const ok = arr.shape.length === want.length && want.every((d, i) => d < 0 || d === arr.shape[i]);
-  if (!ok) {
-    throw new HarnessError(`${label}: shape [${arr.shape}] does not match model shape [${want}]`);
-  }
-  return {data: arr.data, shape: arr.shape};
-}
 
 function sameBits(a, b) {
   if (a.length !== b.length) return false;
   const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   return Buffer.compare(x, y) === 0;
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 async function main() {
@@ -340,37 +267,12 @@ async function main() {
     return;
   }
 
-  // Inputs.
+  // Inputs: the same generator and checks as the WebGPU harness (inputs.mjs).
   phase = 'inputs';
-  const given = new Map();
+  let feeds;
+  let inputMeta;
   try {
-    for (const {key, file} of opts.inputs) {
-      const idx = resolveInputKey(key, inDetails);
-      if (given.has(idx)) throw new HarnessError(`input ${idx} '${inDetails[idx].name}' given twice`);
-      given.set(idx, file);
-    }
-  } catch (e) {
-    die(e.message);
-  }
-  const feeds = [];
-  const inputMeta = [];
-  try {
-    for (const d of inDetails) {
-      let v;
-      const m = describeTensor(d);
-      m.index = d.index;
-      if (given.has(d.index)) {
-        v = loadInput(given.get(d.index), d);
-        m.source = path.resolve(given.get(d.index));
-      } else {
-        v = generateInput(d, opts.seed);
-        m.source = `generated(seed=${opts.seed})`;
-        m.file = `in${d.index}.npy`;
-      }
-      m.fed_shape = Array.from(v.shape);
-      feeds.push(v);
-      inputMeta.push(m);
-    }
+    ({feeds, inputMeta} = prepareFeeds(inDetails, opts.inputs, opts.seed));
   } catch (e) {
     die(e.message);
   }
