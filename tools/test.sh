@@ -6,11 +6,6 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-if [[ "${1:-}" == "--interpreter" ]]; then
-  export GPUCLEAN_CMAKE_ARGS="-DGPUCLEAN_INTERPRETER_TESTS=ON"
-else
-  export GPUCLEAN_CMAKE_ARGS="-DGPUCLEAN_INTERPRETER_TESTS=OFF"
-fi
 tools/setup.sh
 tools/run_fuzz.sh "${GPUCLEAN_FUZZ_SECONDS:-60}" >&2
 ctest --test-dir "${GPUCLEAN_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"

@@ -145,7 +145,10 @@ struct Interpreter::Impl {
       try {
         specs = ir::InferOutputs(op, infos, declared);
       } catch (const Error& e) {
-        throw Error(e.kind(), fmt::format("op {} ({}): {}", i, op.name(), e.what()));
+        // Shape rules already name the op; keep one label.
+        std::string why = e.what();
+        if (why.starts_with(op.name() + ": ")) why.erase(0, op.name().size() + 2);
+        throw Error(e.kind(), fmt::format("op {} ({}): {}", i, op.name(), why));
       }
       if (specs.size() != op.outputs.size())
         ThrowBadInput(fmt::format("op {} ({}): has {} outputs but shape inference gives {}", i, op.name(),

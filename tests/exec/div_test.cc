@@ -1,13 +1,14 @@
-// DIV against LiteRT.js: float32 over every broadcasting pattern up to rank 6
-// (divisors kept away from 0), each fused activation, x/0 = ±inf and 0/0 =
-// NaN; int32 truncating toward zero (-7/2 = -3) with broadcasting; an int32
-// zero divisor fails on both sides.
+// DIV against LiteRT.js, all cases in one graph: float32 over every
+// broadcasting pattern up to rank 6 (divisors kept away from 0), each fused
+// activation, x/0 = ±inf and 0/0 = NaN; int32 truncating toward zero
+// (-7/2 = -3) with broadcasting and activations. An int32 zero divisor fails
+// on both sides.
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Div(GraphBuilder& b, int x, int y) { return b.Div(x, y); }
+int Op(GraphBuilder& b, int x, int y) { return b.Div(x, y); }
 
 // Non-zero int32 values in [lo, hi].
 InputMaker NonZeroInts(int32_t lo, int32_t hi) {
@@ -19,47 +20,45 @@ InputMaker NonZeroInts(int32_t lo, int32_t hi) {
   };
 }
 
-TEST(Div, Float32Broadcasting) {
-  auto pairs = BroadcastPairs();
-  for (const auto& p : HighRankPairs()) pairs.push_back(p);
-  ExpectBinaryMatches(pairs, kF32, Div, Uniform(-10, 10), SignedAway(0.25f, 4.0f), 500);
-}
+const std::vector<int32_t> kNum = {-7, 7, -7, 7, 0, 5, -1, 9};
+const std::vector<int32_t> kDen = {2, 2, -2, -2, 3, 5, 3, -4};
 
-TEST(Div, FusedActivationsAndSpecialValues) {
-  GraphBuilder b;
-  const int x = b.Input("x", kF32, {3, 17});
-  const int y = b.Input("y", kF32, {17});
-  const int s = b.Input("s", kF32, {6});
-  const int t = b.Input("t", kF32, {6});
-  for (auto act : {tfl::ActivationFunctionType_NONE, tfl::ActivationFunctionType_RELU,
-                   tfl::ActivationFunctionType_RELU6, tfl::ActivationFunctionType_RELU_N1_TO_1,
-                   tfl::ActivationFunctionType_TANH})
-    b.Output(b.Div(x, y, act));
-  b.Output(b.Div(s, t));
-  const ir::Model model = b.Finish();
+TEST(Div, MatchesLiteRt) {
+  CaseGraph g;
+  GraphBuilder& b = g.b();
+  g.AddBinary(BroadcastPairs(), Op, Uniform(-10, 10), SignedAway(0.25f, 4.0f), 500);
+  g.AddBinary(BroadcastPairs(), Op, Ints(-1000, 1000), NonZeroInts(-9, 9), 600);
+
+  const int x = g.Input(RandomF32({3, 17}, 41, -8, 8));
+  const int y = g.Input(RandomSignedF32({17}, 42, 0.5f, 2.0f));
+  const int i = g.Input(I32({8}, kNum));
+  const int j = g.Input(I32({8}, kDen));
+  for (auto act : {tfl::ActivationFunctionType_RELU, tfl::ActivationFunctionType_RELU6,
+                   tfl::ActivationFunctionType_RELU_N1_TO_1, tfl::ActivationFunctionType_TANH}) {
+    g.Output(b.Div(x, y, act));
+    g.Output(b.Div(i, j, act));
+  }
+  g.Output(b.Div(i, j));
   const float inf = INFINITY;
-  ExpectMatchesLiteRt(model, {RandomF32({3, 17}, 41, -8, 8), RandomSignedF32({17}, 42, 0.5f, 2.0f),
-                              F32({6}, {1.0f, -1.0f, 0.0f, inf, 5.0f, NAN}), F32({6}, {0.0f, 0.0f, 0.0f, 2.0f, inf, 1.0f})});
+  g.Output(b.Div(g.Input(F32({6}, {1.0f, -1.0f, 0.0f, inf, 5.0f, NAN})),
+                 g.Input(F32({6}, {0.0f, 0.0f, 0.0f, 2.0f, inf, 1.0f}))));
+  g.ExpectMatches();
 }
 
 TEST(Div, Int32TruncatesTowardZero) {
-  ExpectBinaryMatches(BroadcastPairs(), kI32, Div, Ints(-1000, 1000), NonZeroInts(-9, 9), 600);
   GraphBuilder b;
-  const int i = b.Input("i", kI32, {8});
-  const int j = b.Input("j", kI32, {8});
-  b.Output(b.Div(i, j, tfl::ActivationFunctionType_RELU6));
-  b.Output(b.Div(i, j));
-  const npy::Array a = I32({8}, {-7, 7, -7, 7, 0, 5, -1, 9}), c = I32({8}, {2, 2, -2, -2, 3, 5, 3, -4});
-  const ir::Model model = b.Finish();
-  ExpectMatchesLiteRt(model, {a, c});
-  EXPECT_EQ(ValuesOf<int32_t>(RunOurs(model, {a, c})[1]), (std::vector<int32_t>{-3, 3, 3, -3, 0, 1, 0, -2}));
+  const int in_i = b.Input("i", kI32, {8});
+  const int in_j = b.Input("j", kI32, {8});
+  b.Output(b.Div(in_i, in_j));
+  EXPECT_EQ(ValuesOf<int32_t>(RunOurs(b.Finish(), {I32({8}, kNum), I32({8}, kDen)})[0]),
+            (std::vector<int32_t>{-3, 3, 3, -3, 0, 1, 0, -2}));
 }
 
 TEST(Div, Int32ZeroDivisorFails) {
   GraphBuilder b;
-  const int i = b.Input("i", kI32, {3});
-  const int j = b.Input("j", kI32, {3});
-  b.Output(b.Div(i, j));
+  const int in_i = b.Input("i", kI32, {3});
+  const int in_j = b.Input("j", kI32, {3});
+  b.Output(b.Div(in_i, in_j));
   const ir::Model model = b.Finish();
   const std::vector<npy::Array> inputs = {I32({3}, {1, 2, 3}), I32({3}, {1, 0, 1})};
   ExpectInvokeFails(model, inputs, "division by 0");

@@ -13,9 +13,12 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gpuclean/builder.h"
@@ -105,24 +108,24 @@ struct ShapePair {
 
 // Same shapes, scalars on either side, size-1 dims, mutual broadcasting up
 // to rank 4, odd and larger sizes (the larger ones cross the parallel grain).
-inline std::vector<ShapePair> BroadcastPairs() {
+inline std::vector<ShapePair> BroadcastPairs4D() {
   return {
-      {{2, 3, 4}, {2, 3, 4}},          // same shape
-      {{7, 13}, {}},                   // scalar b
-      {{}, {5, 3}},                    // scalar a
-      {{1}, {9}},                      // size-1 vector against a vector
-      {{2, 1, 3}, {4, 1}},             // mutual broadcast -> [2,4,3]
-      {{3, 1, 5, 1}, {1, 4, 1, 6}},    // 4-D, alternating
-      {{1, 1, 1}, {1, 1, 1}},          // all ones
-      {{33, 257}, {257}},              // row vector
-      {{64, 1}, {64, 301}},            // column vector
-      {{1, 5, 5, 3}, {1, 1, 1, 3}},    // per-channel constant-like
-      {{2, 40000}, {2, 40000}},        // large: several parallel chunks
-      {{3, 70000}, {3, 1}},            // large with a broadcast inner dim
+      {{2, 3, 4}, {2, 3, 4}},        // same shape
+      {{7, 13}, {}},                 // scalar b
+      {{}, {5, 3}},                  // scalar a
+      {{1}, {9}},                    // size-1 vector against a vector
+      {{2, 1, 3}, {4, 1}},           // mutual broadcast -> [2,4,3]
+      {{3, 1, 5, 1}, {1, 4, 1, 6}},  // 4-D, alternating
+      {{1, 1, 1}, {1, 1, 1}},        // all ones
+      {{33, 257}, {257}},            // row vector
+      {{64, 1}, {64, 301}},          // column vector
+      {{1, 5, 5, 3}, {1, 1, 1, 3}},  // per-channel constant-like
+      {{2, 40000}, {2, 40000}},      // large: several parallel chunks
+      {{3, 70000}, {3, 1}},          // large with a broadcast inner dim
   };
 }
-// Ranks 5 and 6 (ADD/SUB/MUL/DIV/MAXIMUM/MINIMUM/SQUARED_DIFFERENCE broadcast
-// that far in LiteRT; comparisons and the TFLite-only binary ops do not).
+// Ranks 5 and 6 (LiteRT.js 2.5.3 broadcasts every binary op of the family
+// that far, float32 and int32).
 inline std::vector<ShapePair> HighRankPairs() {
   return {
       {{2, 1, 3, 1, 2}, {1, 3, 1, 4, 1}},
@@ -130,32 +133,19 @@ inline std::vector<ShapePair> HighRankPairs() {
   };
 }
 
+// All of the above.
+inline std::vector<ShapePair> BroadcastPairs() {
+  std::vector<ShapePair> pairs = BroadcastPairs4D();
+  for (const ShapePair& p : HighRankPairs()) pairs.push_back(p);
+  return pairs;
+}
+
 // ------------------------------------------------------------------ graphs
 
-// Adds one op per pair of inputs; returns its output.
+// Adds one op on two inputs; returns its output.
 using BinaryMaker = std::function<int(GraphBuilder&, int, int)>;
+// Makes an input's values for a shape and a seed.
 using InputMaker = std::function<npy::Array(const Shape&, uint32_t)>;
-
-struct BinaryGraph {
-  ir::Model model;
-  std::vector<npy::Array> inputs;
-};
-
-// One graph holding `op` once per shape pair, inputs of `dtype` from the makers.
-inline BinaryGraph MakeBinaryGraph(const std::vector<ShapePair>& pairs, ir::DType dtype, const BinaryMaker& op,
-                                   const InputMaker& make_a, const InputMaker& make_b, uint32_t seed) {
-  GraphBuilder b;
-  BinaryGraph g;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const int x = b.Input("a" + std::to_string(i), dtype, pairs[i].a);
-    const int y = b.Input("b" + std::to_string(i), dtype, pairs[i].b);
-    b.Output(op(b, x, y));
-    g.inputs.push_back(make_a(pairs[i].a, seed + 2 * static_cast<uint32_t>(i)));
-    g.inputs.push_back(make_b(pairs[i].b, seed + 2 * static_cast<uint32_t>(i) + 1));
-  }
-  g.model = b.Finish();
-  return g;
-}
 
 // Our outputs with several threads are bit-identical to one thread.
 inline void ExpectThreadsAgree(const ir::Model& model, const std::vector<npy::Array>& inputs, int threads = 3) {
@@ -168,13 +158,57 @@ inline void ExpectThreadsAgree(const ir::Model& model, const std::vector<npy::Ar
   }
 }
 
-// The binary op over every pair against LiteRT.js, and thread-independence.
-inline void ExpectBinaryMatches(const std::vector<ShapePair>& pairs, ir::DType dtype, const BinaryMaker& op,
-                                const InputMaker& make_a, const InputMaker& make_b, uint32_t seed = 1) {
-  const BinaryGraph g = MakeBinaryGraph(pairs, dtype, op, make_a, make_b, seed);
-  ExpectMatchesLiteRt(g.model, g.inputs);
-  ExpectThreadsAgree(g.model, g.inputs);
-}
+// Many cases in one graph, so that one LiteRT.js run (~0.3 s of node start-up
+// each) checks them all: inputs are added with their values, outputs as the
+// cases go, and ExpectMatches() compares every output and reruns ours with
+// several threads.
+class CaseGraph {
+ public:
+  GraphBuilder& b() { return b_; }
+  const std::vector<npy::Array>& inputs() const { return inputs_; }
+
+  // A graph input holding `value` (its dtype and shape).
+  int Input(npy::Array value) {
+    const Shape shape(value.shape.begin(), value.shape.end());
+    const int t = b_.Input("in" + std::to_string(inputs_.size()), value.dtype, shape);
+    inputs_.push_back(std::move(value));
+    return t;
+  }
+  void Output(int tensor) { b_.Output(tensor); }
+
+  // `op` once per shape pair, on fresh inputs from the makers.
+  void AddBinary(const std::vector<ShapePair>& pairs, const BinaryMaker& op, const InputMaker& make_a,
+                 const InputMaker& make_b, uint32_t seed) {
+    for (const auto& p : pairs) {
+      const int x = Input(make_a(p.a, seed++));
+      const int y = Input(make_b(p.b, seed++));
+      Output(op(b_, x, y));
+    }
+  }
+  // `op` once per shape (scalar, size-1, odd, rank 5, large), inputs in [lo, hi).
+  void AddUnary(const std::function<int(GraphBuilder&, int)>& op, float lo, float hi, uint32_t seed) {
+    for (const Shape& s : UnaryShapes()) Output(op(b_, Input(RandomF32(s, seed++, lo, hi))));
+  }
+  // `op` on a vector of chosen values.
+  void AddValues(const std::function<int(GraphBuilder&, int)>& op, const std::vector<float>& values) {
+    Output(op(b_, Input(F32({static_cast<int32_t>(values.size())}, values))));
+  }
+
+  static std::vector<Shape> UnaryShapes() {
+    return {{}, {1}, {7}, {3, 5, 11}, {1, 1, 4, 1}, {2, 3, 4, 5, 6}, {4, 65537}};
+  }
+
+  // Against LiteRT.js, and one thread against three.
+  void ExpectMatches(double rel_tol = 1e-4) {
+    const ir::Model model = b_.Finish();
+    ExpectMatchesLiteRt(model, inputs_, rel_tol);
+    ExpectThreadsAgree(model, inputs_);
+  }
+
+ private:
+  GraphBuilder b_;
+  std::vector<npy::Array> inputs_;
+};
 
 inline InputMaker Uniform(float lo, float hi) {
   return [lo, hi](const Shape& s, uint32_t seed) { return RandomF32(s, seed, lo, hi); };
@@ -187,23 +221,6 @@ inline InputMaker Ints(int32_t lo, int32_t hi) {
 }
 inline InputMaker Tied(int lo, int hi) {
   return [lo, hi](const Shape& s, uint32_t seed) { return TiedF32(s, seed, lo, hi); };
-}
-
-// A unary float op over several shapes (scalar, size-1, odd, large) in one
-// graph, inputs uniform in [lo, hi), against LiteRT.js.
-inline void ExpectUnaryMatches(const std::function<int(GraphBuilder&, int)>& op, float lo, float hi,
-                               uint32_t seed = 1) {
-  const std::vector<Shape> shapes = {{}, {1}, {7}, {3, 5, 11}, {1, 1, 4, 1}, {2, 3, 4, 5, 6}, {4, 65537}};
-  GraphBuilder b;
-  std::vector<npy::Array> inputs;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const int x = b.Input("x" + std::to_string(i), kF32, shapes[i]);
-    b.Output(op(b, x));
-    inputs.push_back(RandomF32(shapes[i], seed + static_cast<uint32_t>(i), lo, hi));
-  }
-  const ir::Model model = b.Finish();
-  ExpectMatchesLiteRt(model, inputs);
-  ExpectThreadsAgree(model, inputs);
 }
 
 // Runs a single float32 unary op on our interpreter only.
@@ -264,8 +281,8 @@ inline int BoolOut(GraphBuilder& b, int x) { return b.Cast(x, kI32); }
 // A bool tensor made in the graph: x > 0 (x float32) or x > 0 (x int32).
 inline int PositiveMask(GraphBuilder& b, int x) {
   const bool is_int = b.tensor(x).dtype == kI32;
-  const int zero = is_int ? b.ConstI32("zero_" + std::to_string(x), {}, {0})
-                          : b.ConstF32("zero_" + std::to_string(x), {}, {0.0f});
+  const int zero =
+      is_int ? b.ConstI32("zero_" + std::to_string(x), {}, {0}) : b.ConstF32("zero_" + std::to_string(x), {}, {0.0f});
   return b.Greater(x, zero);
 }
 

@@ -1,6 +1,6 @@
-// ELU against LiteRT.js: float32 over shapes from scalar to rank 5 and a
-// large tensor (parallel chunks), inputs in [-6, 6); special values
-// (tiny negatives where e^x - 1 needs expm1, ±inf, NaN).
+// ELU against LiteRT.js, all cases in one graph: float32 over shapes from
+// scalar to rank 5 and a large tensor (parallel chunks), inputs in
+// [-6.0, 6.0), and special values (tiny negatives where e^x - 1 needs expm1, ±inf, NaN).
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
@@ -8,14 +8,11 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Elu(x); }
 
-TEST(Elu, Float32Shapes) { ExpectUnaryMatches(Op, -6.0f, 6.0f, 3000); }
-
-TEST(Elu, SpecialValues) {
-  GraphBuilder b;
-  const std::vector<float> values = {0.0f, -0.0f, 1e-7f, -1e-7f, 1.0f, -1.0f, -20.0f, -100.0f, 1e30f, INFINITY, -INFINITY, NAN};
-  const int32_t n = static_cast<int32_t>(values.size());
-  b.Output(Op(b, b.Input("x", kF32, {n})));
-  ExpectMatchesLiteRt(b.Finish(), {F32({n}, values)});
+TEST(Elu, MatchesLiteRt) {
+  CaseGraph g;
+  g.AddUnary(Op, -6.0f, 6.0f, 3000);
+  g.AddValues(Op, {0.0f, -0.0f, 1e-7f, -1e-7f, 1.0f, -1.0f, -20.0f, -100.0f, 1e30f, INFINITY, -INFINITY, NAN});
+  g.ExpectMatches();
 }
 
 TEST(Elu, RejectsNonFloat) {

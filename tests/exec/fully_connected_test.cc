@@ -26,11 +26,17 @@ TEST(FullyConnected, RowsDepthsAndActivations) {
                                           RandomF32({2, 3, 20}, 24)});
 }
 
-TEST(FullyConnected, LongReductionManyRows) {
+TEST(FullyConnected, LongReductions) {
+  // Many rows (several K blocks accumulated in C), and few rows against many
+  // outputs (the transposed product, transposed back with bias and clamp).
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {40, 1500});
+  const int s = b.Input("s", tfl::TensorType_FLOAT32, {6, 700});
   b.Output(b.FullyConnected(x, RandomConst(b, "w", {70, 1500}, 1), RandomConst(b, "b", {70}, 2)));
-  ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({40, 1500}, 3)});
+  b.Output(b.FullyConnected(s, RandomConst(b, "w2", {50, 700}, 4), RandomConst(b, "b2", {50}, 5),
+                            tfl::ActivationFunctionType_RELU6));
+  b.Output(b.FullyConnected(s, RandomConst(b, "w3", {64, 700}, 6), kNoInput));
+  ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({40, 1500}, 3), RandomF32({6, 700}, 7)});
 }
 
 TEST(FullyConnected, HandComputed) {

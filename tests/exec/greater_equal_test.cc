@@ -1,7 +1,7 @@
-// GREATER_EQUAL against LiteRT.js (bool outputs returned as int32 through CAST):
-// float32 with many exact ties over broadcasting up to rank 4, NaN and
-// signed zeros, int32, int64 (made in the graph); the bool output
-// read directly on ours.
+// GREATER_EQUAL against LiteRT.js, all cases in one graph (bool outputs returned as
+// int32 through CAST, as LiteRT.js cannot return bools): float32 with many
+// exact ties over broadcasting up to rank 6, int32, NaN, ±inf and signed
+// zeros, int64 (made in the graph). On ours: the bool output.
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
@@ -9,29 +9,25 @@ namespace {
 
 int Op(GraphBuilder& b, int x, int y) { return BoolOut(b, b.GreaterEqual(x, y)); }
 
-TEST(GreaterEqual, Float32Broadcasting) { ExpectBinaryMatches(BroadcastPairs(), kF32, Op, Tied(-2, 2), Tied(-2, 2), 4000); }
-
-TEST(GreaterEqual, Int32Broadcasting) { ExpectBinaryMatches(BroadcastPairs(), kI32, Op, Ints(-2, 2), Ints(-2, 2), 4100); }
-
-TEST(GreaterEqual, SpecialValuesAndInt64) {
-  GraphBuilder b;
-  const int x = b.Input("x", kF32, {7});
-  const int y = b.Input("y", kF32, {7});
-  const int i = b.Input("i", kI32, {3, 4});
-  const int j = b.Input("j", kI32, {4});
-  b.Output(Op(b, x, y));
-  b.Output(Op(b, b.Cast(i, kI64), b.Cast(j, kI64)));
+TEST(GreaterEqual, MatchesLiteRt) {
+  CaseGraph g;
+  GraphBuilder& b = g.b();
+  g.AddBinary(BroadcastPairs(), Op, Tied(-2, 2), Tied(-2, 2), 4000);
+  g.AddBinary(BroadcastPairs(), Op, Ints(-2, 2), Ints(-2, 2), 4100);
   const float inf = INFINITY;
-  ExpectMatchesLiteRt(b.Finish(), {F32({7}, {NAN, 1.0f, NAN, -0.0f, inf, -inf, 2.0f}),
-                                   F32({7}, {1.0f, NAN, NAN, 0.0f, inf, inf, 2.0f}),
-                                   RandomI32({3, 4}, 4200, -2, 2), RandomI32({4}, 4201, -2, 2)});
+  g.Output(Op(b, g.Input(F32({7}, {NAN, 1.0f, NAN, -0.0f, inf, -inf, 2.0f})),
+              g.Input(F32({7}, {1.0f, NAN, NAN, 0.0f, inf, inf, 2.0f}))));
+  const int i = g.Input(RandomI32({3, 4}, 4200, -2, 2));
+  const int j = g.Input(RandomI32({4}, 4201, -2, 2));
+  g.Output(Op(b, b.Cast(i, kI64), b.Cast(j, kI64)));
+  g.ExpectMatches();
 }
 
 TEST(GreaterEqual, BoolOutputOnOurs) {
   GraphBuilder b;
-  const int x = b.Input("x", kF32, {4});
-  const int y = b.Input("y", kF32, {4});
-  b.Output(b.GreaterEqual(x, y));
+  const int in_x = b.Input("x", kF32, {4});
+  const int in_y = b.Input("y", kF32, {4});
+  b.Output(b.GreaterEqual(in_x, in_y));
   const auto out = RunOurs(b.Finish(), {F32({4}, {1, 2, 3, NAN}), F32({4}, {2, 2, 2, 2})});
   ASSERT_EQ(out[0].dtype, kBool);
   const std::vector<float> a = {1, 2, 3, NAN};

@@ -1,28 +1,28 @@
-// LEAKY_RELU against LiteRT.js: several alphas (0.2, 0, 1, negative, above 1)
-// over shapes from scalar to rank 5 and a large tensor; special values.
+// LEAKY_RELU against LiteRT.js, all cases in one graph: alphas 0.2, 0, 1,
+// negative and above 1 over shapes from scalar to rank 5 and a large tensor,
+// and special values. On ours: the values by hand.
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
 namespace {
 
-TEST(LeakyRelu, Alphas) {
+const std::vector<float> kSpecial = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN};
+
+TEST(LeakyRelu, MatchesLiteRt) {
+  CaseGraph g;
+  uint32_t seed = 3500;
   for (float alpha : {0.2f, 0.0f, 1.0f, -0.5f, 3.0f}) {
-    SCOPED_TRACE(alpha);
-    ExpectUnaryMatches([alpha](GraphBuilder& b, int x) { return b.LeakyRelu(x, alpha); }, -5.0f, 5.0f, 3500);
+    auto op = [alpha](GraphBuilder& b, int x) { return b.LeakyRelu(x, alpha); };
+    g.AddUnary(op, -5.0f, 5.0f, seed);
+    g.AddValues(op, kSpecial);
+    seed += 10;
   }
+  g.ExpectMatches();
 }
 
-TEST(LeakyRelu, SpecialValues) {
-  GraphBuilder b;
-  const std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN};
-  const int32_t n = static_cast<int32_t>(values.size());
-  const int x = b.Input("x", kF32, {n});
-  b.Output(b.LeakyRelu(x, 0.1f));
-  b.Output(b.LeakyRelu(x, 0.0f));
-  const ir::Model model = b.Finish();
-  ExpectMatchesLiteRt(model, {F32({n}, values)});
-  ExpectSameFloats(ValuesOf<float>(RunOurs(model, {F32({n}, values)})[0]),
-                   {0.0f, -0.0f, 1.0f, 0.1f * -1.0f, 1e-40f, 0.1f * -1e30f, INFINITY, -INFINITY, NAN});
+TEST(LeakyRelu, HandComputed) {
+  const auto got = RunUnaryOurs([](GraphBuilder& b, int x) { return b.LeakyRelu(x, 0.1f); }, kSpecial);
+  ExpectSameFloats(got, {0.0f, -0.0f, 1.0f, 0.1f * -1.0f, 1e-40f, 0.1f * -1e30f, INFINITY, -INFINITY, NAN});
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// LOGISTIC against LiteRT.js: float32 over shapes from scalar to rank 5 and a
-// large tensor (parallel chunks), inputs in [-20, 20); special values
-// (saturation to 0 and 1, ±inf, NaN).
+// LOGISTIC against LiteRT.js, all cases in one graph: float32 over shapes from
+// scalar to rank 5 and a large tensor (parallel chunks), inputs in
+// [-20.0, 20.0), and special values (saturation to 0 and 1, ±inf, NaN).
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
@@ -8,14 +8,11 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Logistic(x); }
 
-TEST(Logistic, Float32Shapes) { ExpectUnaryMatches(Op, -20.0f, 20.0f, 2500); }
-
-TEST(Logistic, SpecialValues) {
-  GraphBuilder b;
-  const std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 20.0f, -20.0f, 90.0f, -90.0f, -105.0f, INFINITY, -INFINITY, NAN};
-  const int32_t n = static_cast<int32_t>(values.size());
-  b.Output(Op(b, b.Input("x", kF32, {n})));
-  ExpectMatchesLiteRt(b.Finish(), {F32({n}, values)});
+TEST(Logistic, MatchesLiteRt) {
+  CaseGraph g;
+  g.AddUnary(Op, -20.0f, 20.0f, 2500);
+  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 20.0f, -20.0f, 90.0f, -90.0f, -105.0f, INFINITY, -INFINITY, NAN});
+  g.ExpectMatches();
 }
 
 TEST(Logistic, RejectsNonFloat) {

@@ -1,7 +1,8 @@
-// MINIMUM against LiteRT.js: float32 with many exact ties over every
-// broadcasting pattern up to rank 6, NaN on either side (std::min order: a
-// NaN first operand propagates, a NaN second operand does not - what LiteRT.js
-// returns), int32, uint8 (fed directly), int64 (inside the graph).
+// MINIMUM against LiteRT.js, all cases in one graph: float32 with many exact ties
+// over every broadcasting pattern up to rank 6, NaN on either side (std::min
+// order: a NaN first operand propagates, a NaN second operand does not -
+// what LiteRT.js returns), int32, uint8 (fed directly), int64 (inside the
+// graph).
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
@@ -9,37 +10,34 @@ namespace {
 
 int Op(GraphBuilder& b, int x, int y) { return b.Minimum(x, y); }
 
-TEST(Minimum, Float32Broadcasting) {
-  auto pairs = BroadcastPairs();
-  for (const auto& p : HighRankPairs()) pairs.push_back(p);
-  ExpectBinaryMatches(pairs, kF32, Op, Tied(-3, 3), Uniform(-3, 3), 900);
-}
+const std::vector<float> kA = {NAN, 1.0f, NAN, -0.0f, 3.0f, -3.0f};
+const std::vector<float> kB = {1.0f, NAN, NAN, 0.5f, 2.0f, -2.0f};
 
-TEST(Minimum, NaNAndSignedZeros) {
-  GraphBuilder b;
-  const int x = b.Input("x", kF32, {6});
-  const int y = b.Input("y", kF32, {6});
-  b.Output(b.Minimum(x, y));
-  const ir::Model model = b.Finish();
-  const std::vector<npy::Array> inputs = {F32({6}, {NAN, 1.0f, NAN, -0.0f, 3.0f, -3.0f}),
-                                          F32({6}, {1.0f, NAN, NAN, 0.5f, 2.0f, -2.0f})};
-  ExpectMatchesLiteRt(model, inputs);
-  ExpectSameFloats(ValuesOf<float>(RunOurs(model, inputs)[0]), {NAN, 1.0f, NAN, -0.0f, 2.0f, -3.0f});
-}
+TEST(Minimum, MatchesLiteRt) {
+  CaseGraph g;
+  GraphBuilder& b = g.b();
+  g.AddBinary(BroadcastPairs(), Op, Tied(-3, 3), Uniform(-3, 3), 900);
+  g.AddBinary(BroadcastPairs(), Op, Ints(-5, 5), Ints(-5, 5), 1000);
+  g.Output(Op(b, g.Input(F32({6}, kA)), g.Input(F32({6}, kB))));
 
-TEST(Minimum, IntegerTypes) {
-  ExpectBinaryMatches(BroadcastPairs(), kI32, Op, Ints(-5, 5), Ints(-5, 5), 1000);
-  GraphBuilder b;
-  const int u = b.Input("u", kU8, {5, 7});
-  const int v = b.Input("v", kU8, {7});
-  const int i = b.Input("i", kI32, {4, 3});
-  const int j = b.Input("j", kI32, {3});
-  b.Output(b.Minimum(u, v));
-  b.Output(b.Cast(b.Minimum(b.Cast(i, kI64), b.Cast(j, kI64)), kI32));
   std::vector<uint8_t> uv(35), vv(7);
   for (size_t k = 0; k < uv.size(); ++k) uv[k] = static_cast<uint8_t>((k * 37) % 256);
   for (size_t k = 0; k < vv.size(); ++k) vv[k] = static_cast<uint8_t>((k * 71 + 100) % 256);
-  ExpectMatchesLiteRt(b.Finish(), {U8({5, 7}, uv), U8({7}, vv), RandomI32({4, 3}, 1, -9, 9), RandomI32({3}, 2, -9, 9)});
+  g.Output(Op(b, g.Input(U8({5, 7}, uv)), g.Input(U8({7}, vv))));
+
+  const int i = g.Input(RandomI32({4, 3}, 1, -9, 9));
+  const int j = g.Input(RandomI32({3}, 2, -9, 9));
+  g.Output(b.Cast(Op(b, b.Cast(i, kI64), b.Cast(j, kI64)), kI32));
+  g.ExpectMatches();
+}
+
+TEST(Minimum, NaNOrder) {
+  GraphBuilder b;
+  const int in_x = b.Input("x", kF32, {6});
+  const int in_y = b.Input("y", kF32, {6});
+  b.Output(Op(b, in_x, in_y));
+  ExpectSameFloats(ValuesOf<float>(RunOurs(b.Finish(), {F32({6}, kA), F32({6}, kB)})[0]),
+                   {NAN, 1.0f, NAN, -0.0f, 2.0f, -3.0f});
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// NEG against LiteRT.js: float32 over shapes from scalar to rank 5 and a
-// large tensor, special values; int32 and int64 (inside the graph); -INT_MIN
-// wraps to INT_MIN on ours.
+// NEG against LiteRT.js, all cases in one graph: float32 over shapes from
+// scalar to rank 5 and a large tensor, special values, int32, int64 (inside
+// the graph). On ours: -INT_MIN wraps to INT_MIN.
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
@@ -8,17 +8,14 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Neg(x); }
 
-TEST(Neg, Float32Shapes) { ExpectUnaryMatches(Op, -10.0f, 10.0f, 3400); }
-
-TEST(Neg, SpecialValuesAndIntegers) {
-  GraphBuilder b;
-  const std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN};
-  const int32_t n = static_cast<int32_t>(values.size());
-  b.Output(Op(b, b.Input("x", kF32, {n})));
-  const int i = b.Input("i", kI32, {3, 7});
-  b.Output(Op(b, i));
-  b.Output(b.Cast(Op(b, b.Cast(i, kI64)), kI32));
-  ExpectMatchesLiteRt(b.Finish(), {F32({n}, values), RandomI32({3, 7}, 3401, -2147483647, 2147483647)});
+TEST(Neg, MatchesLiteRt) {
+  CaseGraph g;
+  g.AddUnary(Op, -10.0f, 10.0f, 3400);
+  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN});
+  const int i = g.Input(RandomI32({3, 7}, 3401, -2147483647, 2147483647));
+  g.Output(Op(g.b(), i));
+  g.Output(g.b().Cast(Op(g.b(), g.b().Cast(i, kI64)), kI32));
+  g.ExpectMatches();
 }
 
 TEST(Neg, Int32MinWraps) {

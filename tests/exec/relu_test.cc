@@ -1,6 +1,6 @@
-// RELU against LiteRT.js: float32 over shapes from scalar to rank 5 and a
-// large tensor (parallel chunks), inputs in [-8, 8); special values
-// (±0, ±inf, NaN passes through).
+// RELU against LiteRT.js, all cases in one graph: float32 over shapes from
+// scalar to rank 5 and a large tensor (parallel chunks), inputs in
+// [-8.0, 8.0), and special values (±0, ±inf, NaN passes through).
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
@@ -8,14 +8,11 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Relu(x); }
 
-TEST(Relu, Float32Shapes) { ExpectUnaryMatches(Op, -8.0f, 8.0f, 2600); }
-
-TEST(Relu, SpecialValues) {
-  GraphBuilder b;
-  const std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN};
-  const int32_t n = static_cast<int32_t>(values.size());
-  b.Output(Op(b, b.Input("x", kF32, {n})));
-  ExpectMatchesLiteRt(b.Finish(), {F32({n}, values)});
+TEST(Relu, MatchesLiteRt) {
+  CaseGraph g;
+  g.AddUnary(Op, -8.0f, 8.0f, 2600);
+  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN});
+  g.ExpectMatches();
 }
 
 TEST(Relu, RejectsNonFloat) {

@@ -8,53 +8,43 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-TEST(Select, ConditionShapes) {
-  GraphBuilder b;
-  std::vector<npy::Array> inputs;
-  const std::vector<std::pair<Shape, Shape>> cases = {
-      {{2, 3, 4}, {2, 3, 4}},  // same shape
-      {{}, {3, 5}},            // scalar condition
-      {{4}, {4, 3, 2}},        // rows
-      {{5}, {5, 7}},
-      {{6}, {6}},              // rank 1: elementwise
-      {{1}, {1, 9}},
-      {{3}, {3, 70001}},       // large rows
-      {{}, {}},
+TEST(Select, MatchesLiteRt) {
+  CaseGraph g;
+  GraphBuilder& b = g.b();
+  struct Case {
+    Shape cond, x;
+    std::optional<float> cond_value;  // a fixed scalar condition
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 4}, {2, 3, 4}, {}},  // same shape
+      {{}, {3, 5}, 0.5f},          // scalar condition, true
+      {{}, {3, 5}, -0.5f},         // scalar condition, false
+      {{4}, {4, 3, 2}, {}},        // whole rows
+      {{5}, {5, 7}, {}},
+      {{6}, {6}, {}},  // rank 1: elementwise
+      {{1}, {1, 9}, {}},
+      {{3}, {3, 70001}, {}},  // large rows
+      {{}, {}, 1.0f},
   };
   uint32_t seed = 4500;
-  for (const auto& [cond_shape, x_shape] : cases) {
-    const int c = b.Input("c" + std::to_string(seed), kF32, cond_shape);
-    const int x = b.Input("x" + std::to_string(seed), kF32, x_shape);
-    const int y = b.Input("y" + std::to_string(seed), kF32, x_shape);
-    b.Output(b.Select(PositiveMask(b, c), x, y));
-    inputs.push_back(RandomF32(cond_shape, seed++));
-    inputs.push_back(RandomF32(x_shape, seed++, -5, 5));
-    inputs.push_back(RandomF32(x_shape, seed++, -5, 5));
+  for (const Case& k : cases) {
+    const int c = g.Input(k.cond_value ? F32({}, {*k.cond_value}) : RandomF32(k.cond, seed));
+    const int x = g.Input(RandomF32(k.x, seed + 1, -5, 5));
+    const int y = g.Input(RandomF32(k.x, seed + 2, -5, 5));
+    g.Output(b.Select(PositiveMask(b, c), x, y));
+    seed += 3;
   }
-  // The scalar condition once true and once false.
-  inputs[3] = F32({}, {0.5f});
-  inputs[21] = F32({}, {-0.5f});
-  const ir::Model model = b.Finish();
-  ExpectMatchesLiteRt(model, inputs);
-  ExpectThreadsAgree(model, inputs);
-}
 
-TEST(Select, ElementTypes) {
-  GraphBuilder b;
-  const int c = b.Input("c", kF32, {3});
-  const int i = b.Input("i", kI32, {3, 4});
-  const int j = b.Input("j", kI32, {3, 4});
-  const int u = b.Input("u", kU8, {3, 4});
-  const int v = b.Input("v", kU8, {3, 4});
-  const int cond = PositiveMask(b, c);
-  b.Output(b.Select(cond, i, j));
-  b.Output(b.Select(cond, u, v));
-  b.Output(BoolOut(b, b.Select(cond, PositiveMask(b, i), PositiveMask(b, j))));
-  b.Output(b.Cast(b.Select(cond, b.Cast(i, kI64), b.Cast(j, kI64)), kI32));
+  const int cond = PositiveMask(b, g.Input(F32({3}, {1, -1, 1})));
+  const int i = g.Input(RandomI32({3, 4}, 4600, -9, 9));
+  const int j = g.Input(RandomI32({3, 4}, 4601, -9, 9));
   std::vector<uint8_t> uv(12), vv(12);
   for (int k = 0; k < 12; ++k) uv[k] = static_cast<uint8_t>(k * 20), vv[k] = static_cast<uint8_t>(255 - k);
-  ExpectMatchesLiteRt(b.Finish(), {F32({3}, {1, -1, 1}), RandomI32({3, 4}, 4600, -9, 9), RandomI32({3, 4}, 4601, -9, 9),
-                                   U8({3, 4}, uv), U8({3, 4}, vv)});
+  g.Output(b.Select(cond, i, j));
+  g.Output(b.Select(cond, g.Input(U8({3, 4}, uv)), g.Input(U8({3, 4}, vv))));
+  g.Output(BoolOut(b, b.Select(cond, PositiveMask(b, i), PositiveMask(b, j))));
+  g.Output(b.Cast(b.Select(cond, b.Cast(i, kI64), b.Cast(j, kI64)), kI32));
+  g.ExpectMatches();
 }
 
 TEST(Select, HandComputedRows) {

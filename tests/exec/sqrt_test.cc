@@ -1,6 +1,6 @@
-// SQRT against LiteRT.js: float32 over shapes from scalar to rank 5 and a
-// large tensor (parallel chunks), inputs in [0, 100); special values
-// (±0, negative = NaN, inf, NaN).
+// SQRT against LiteRT.js, all cases in one graph: float32 over shapes from
+// scalar to rank 5 and a large tensor (parallel chunks), inputs in
+// [0.0, 100.0), and special values (±0, negative = NaN, inf, NaN).
 #include "exec/elementwise_test_util.h"
 
 namespace gpuclean::testing::ewt {
@@ -8,14 +8,11 @@ namespace {
 
 int Op(GraphBuilder& b, int x) { return b.Sqrt(x); }
 
-TEST(Sqrt, Float32Shapes) { ExpectUnaryMatches(Op, 0.0f, 100.0f, 1700); }
-
-TEST(Sqrt, SpecialValues) {
-  GraphBuilder b;
-  const std::vector<float> values = {0.0f, -0.0f, 1.0f, 4.0f, 2.0f, 1e-30f, 1e30f, -1.0f, INFINITY, -INFINITY, NAN};
-  const int32_t n = static_cast<int32_t>(values.size());
-  b.Output(Op(b, b.Input("x", kF32, {n})));
-  ExpectMatchesLiteRt(b.Finish(), {F32({n}, values)});
+TEST(Sqrt, MatchesLiteRt) {
+  CaseGraph g;
+  g.AddUnary(Op, 0.0f, 100.0f, 1700);
+  g.AddValues(Op, {0.0f, -0.0f, 1.0f, 4.0f, 2.0f, 1e-30f, 1e30f, -1.0f, INFINITY, -INFINITY, NAN});
+  g.ExpectMatches();
 }
 
 TEST(Sqrt, RejectsNonFloat) {

@@ -40,9 +40,12 @@ inline uint16_t FloatToBFloat16(float f) {
 // The value of a source element as the widest type that holds it exactly.
 template <typename From>
 inline auto Widen(From v) {
-  if constexpr (std::is_same_v<From, Half>) return HalfToFloat(v.bits);
-  else if constexpr (std::is_same_v<From, BFloat16>) return BFloat16ToFloat(v.bits);
-  else return v;
+  if constexpr (std::is_same_v<From, Half>)
+    return HalfToFloat(v.bits);
+  else if constexpr (std::is_same_v<From, BFloat16>)
+    return BFloat16ToFloat(v.bits);
+  else
+    return v;
 }
 
 template <typename From, typename To>
@@ -69,19 +72,32 @@ inline To Convert(From in) {
 template <typename Fn>
 void DispatchCastType(const KernelContext& ctx, ir::DType dtype, Fn&& fn) {
   switch (dtype) {
-    case tfl::TensorType_BOOL: return fn(bool{});
-    case tfl::TensorType_UINT8: return fn(uint8_t{});
-    case tfl::TensorType_INT8: return fn(int8_t{});
-    case tfl::TensorType_INT16: return fn(int16_t{});
-    case tfl::TensorType_UINT16: return fn(uint16_t{});
-    case tfl::TensorType_INT32: return fn(int32_t{});
-    case tfl::TensorType_UINT32: return fn(uint32_t{});
-    case tfl::TensorType_INT64: return fn(int64_t{});
-    case tfl::TensorType_FLOAT16: return fn(Half{});
-    case tfl::TensorType_BFLOAT16: return fn(BFloat16{});
-    case tfl::TensorType_FLOAT32: return fn(float{});
-    case tfl::TensorType_FLOAT64: return fn(double{});
-    default: ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
+    case tfl::TensorType_BOOL:
+      return fn(bool{});
+    case tfl::TensorType_UINT8:
+      return fn(uint8_t{});
+    case tfl::TensorType_INT8:
+      return fn(int8_t{});
+    case tfl::TensorType_INT16:
+      return fn(int16_t{});
+    case tfl::TensorType_UINT16:
+      return fn(uint16_t{});
+    case tfl::TensorType_INT32:
+      return fn(int32_t{});
+    case tfl::TensorType_UINT32:
+      return fn(uint32_t{});
+    case tfl::TensorType_INT64:
+      return fn(int64_t{});
+    case tfl::TensorType_FLOAT16:
+      return fn(Half{});
+    case tfl::TensorType_BFLOAT16:
+      return fn(BFloat16{});
+    case tfl::TensorType_FLOAT32:
+      return fn(float{});
+    case tfl::TensorType_FLOAT64:
+      return fn(double{});
+    default:
+      ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
   }
 }
 
@@ -98,8 +114,10 @@ bool IsCastType(ir::DType d) {
     case tfl::TensorType_FLOAT16:
     case tfl::TensorType_BFLOAT16:
     case tfl::TensorType_FLOAT32:
-    case tfl::TensorType_FLOAT64: return true;
-    default: return false;
+    case tfl::TensorType_FLOAT64:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -1,23 +1,35 @@
 // The conv family's GEMM and rules. See conv_util.h.
 //
-// Why our own GEMM (measured on the dev box, Xeon with AVX-512, 1 thread):
-//   OpenBLAS 0.3.21 as Debian ships it detects this CPU as "Prescott" (SSE3):
-//     27.6 GFLOP/s at 1024^3, 15-25 GFLOP/s on the fixture models' 1x1 convs.
-//   The same library with OPENBLAS_CORETYPE=SkylakeX: 131 GFLOP/s at 2048^3
-//     (our "sgemm peak"), 50-120 GFLOP/s on the fixture shapes.
-//   This kernel (AVX-512 path): see the numbers in the family report; it is
-//     within reach of the SkylakeX OpenBLAS on the fixture shapes, needs no
-//     environment variable, no extra library and fuses bias + activation.
+// Why our own GEMM (dev box: Xeon with AVX-512, 2 vCPUs shared with other
+// builds, so min-of-many timings; single thread; GFLOP/s):
+//                          OpenBLAS as shipped  OpenBLAS SkylakeX  this GEMM
+//   512^3                          16                 140-150        127-146
+//   1024x256x256                    -                   152            138-143
+//   56x56x24 -> 144 (1x1)           -                 62-105          87-108
+//   112x112x16 -> 64 (1x1)          -                  45-70          70-106
+//   7x7x192 -> 1152 (1x1)           -                  90-100         113-118
+//   14x14x112 -> 672 (1x1)          -                 113-142         119-123
+// OpenBLAS 0.3.21 as Debian ships it (DYNAMIC_ARCH) does not know this CPU
+// and runs its SSE3 "Prescott" kernels (16-28 GFLOP/s); it only reaches the
+// middle column with OPENBLAS_CORETYPE=SkylakeX set before the process
+// starts. This kernel needs no environment, no extra library, fuses bias and
+// activation, reads 1x1-conv activations in place and im2col rows straight
+// from the input. The "sgemm peak" of the machine is ~150 GFLOP/s (OpenBLAS
+// SkylakeX, 512^3); the fixture models' large convolutions run at 50-80% of it.
 //
-// Structure: B (weights) is packed into panels of NR columns ([K][NR] each,
-// zero-padded); A is packed per tile of MR rows ([K][MR]), straight from the
-// input for im2col so no im2col matrix is ever materialised. A microkernel
-// keeps an MR x NR block of C in registers and runs over all of K. Work is
-// split into (row tile, column block) tasks over the interpreter's pool.
+// Structure: B (weights) is packed into panels of NR columns ([kc][NR] each,
+// zero-padded, K cut into blocks of at most 512); A is read in place (1x1
+// convolutions, narrow N), built row-major per tile of MR rows (im2col), or
+// packed [kc][MR] (strided operands). A microkernel keeps an MR x NR block of
+// C in registers and runs over one K block; later K blocks accumulate into C.
+// Work is split into (column block, row tile) tasks over the interpreter's
+// pool. Few rows against many outputs with a long K multiply transposed
+// (C^T = B A^T) so that only the small operand is packed.
 //
 // The microkernels are written once with GCC vector extensions, inlined into
 // entry points compiled for AVX-512, AVX2+FMA or the baseline (SSE2 on
-// x86-64), and chosen by cpuid at run time.
+// x86-64), and chosen by cpuid at run time (GPUCLEAN_ISA=generic|avx2|avx512
+// lowers the choice).
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
 #endif
@@ -721,12 +733,14 @@ void Gemm(ThreadPool& pool, int64_t m, int n, int k, Strided a, Strided b, const
     pool.ParallelFor(n, GrainFor(n, m * std::max(k, 1)), [&](int64_t n0, int64_t n1) { run(job, n0, n1); });
     return;
   }
-  if (a.col == 1 && b.col == 1 && n >= 2 * m && k % 1024 != 0) {
-    // Few rows against many output channels (small late feature maps, wide
-    // layers): packing B would cost more than the product. Multiply the other
-    // way round - C^T = B * A^T with the weights' rows read in place and the
-    // few activation rows packed - then transpose into C, adding the bias and
-    // clamping on the way.
+  if (a.col == 1 && b.col == 1 && k >= 512 && n >= 2 * m && k % 1024 != 0) {
+    // Few rows, many output channels and a long reduction (7x7 maps of the
+    // late layers): packing B costs a good part of the product. Multiply the
+    // other way round - C^T = B * A^T with the weights' rows read in place and
+    // the few activation rows packed - then transpose into C, adding the bias
+    // and clamping on the way. Measured (interleaved A/B, AVX-512): 49x192x1152
+    // 66 vs 58 GFLOP/s, 16x256x1000 68 vs 39; below K ~ 500 it loses
+    // (36x96x384: 56 vs 91), so it is not used there.
     PackedB packed;
     PackBImpl(&pool, a, static_cast<int>(m), k, nullptr, &packed);
     std::unique_ptr<float[]> ct(new float[static_cast<size_t>(n) * m]);
@@ -875,12 +889,12 @@ GPUCLEAN_CONV_HOT void GatherTransposeRows(const float* __restrict cols, const f
       for (int ix = 0; ix < g.in_w; ++ix) {
         const int ox0 = ix * g.stride_w - g.pad_left;
         const int kx0 = std::max(0, -ox0), kx1 = std::min(g.kw, g.out_w - ox0);
-        const float* __restrict src = src_row + ix * pixel_cols;
-        for (int kx = kx0; kx < kx1; ++kx) {
-          float* __restrict o_px = row + static_cast<int64_t>(ox0 + kx) * oc;
-          const float* __restrict s = src + kx * oc;
-          for (int o = 0; o < oc; ++o) o_px[o] += s[o];
-        }
+        if (kx0 >= kx1) continue;
+        // Taps kx0..kx1 of all output channels land on one contiguous run.
+        const float* __restrict s = src_row + ix * pixel_cols + kx0 * oc;
+        float* __restrict d = row + static_cast<int64_t>(ox0 + kx0) * oc;
+        const int run = (kx1 - kx0) * oc;
+        for (int t = 0; t < run; ++t) d[t] += s[t];
       }
     }
     const float lo = clamp.lo, hi = clamp.hi;
@@ -893,6 +907,37 @@ GPUCLEAN_CONV_HOT void GatherTransposeRows(const float* __restrict cols, const f
 
 void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
                    const TransposeConvGeometry& g, Clamp clamp, float* out) {
+  const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
+  if (g.stride_h == g.kh && g.stride_w == g.kw && g.pad_top == 0 && g.pad_left == 0 && g.out_h == g.in_h * g.kh &&
+      g.out_w == g.in_w * g.kw) {
+    // Windows that tile the output without overlap (2x2 stride 2 upsampling):
+    // output row iy*kh + ky is exactly the GEMM of input row iy with the
+    // weights of tap row ky, columns (kx, o). One GEMM per ky, bias and clamp
+    // fused, then whole rows copied into place.
+    const int n = g.kw * g.out_c;
+    std::vector<float> wk(static_cast<size_t>(n) * g.in_c), bk(n);
+    FloatBuffer rows;
+    rows.Resize(static_cast<size_t>(m) * n);
+    const int64_t row_floats = static_cast<int64_t>(g.in_w) * n;
+    for (int ky = 0; ky < g.kh; ++ky) {
+      for (int kx = 0; kx < g.kw; ++kx)
+        for (int o = 0; o < g.out_c; ++o) {
+          std::copy_n(weights + ((static_cast<int64_t>(o) * g.kh + ky) * g.kw + kx) * g.in_c, g.in_c,
+                      wk.data() + (static_cast<int64_t>(kx) * g.out_c + o) * g.in_c);
+          bk[kx * g.out_c + o] = bias ? bias[o] : 0.0f;
+        }
+      Gemm(pool, m, n, g.in_c, {in, g.in_c, 1}, {wk.data(), g.in_c, 1}, bk.data(), clamp, rows.data(), n);
+      const int64_t in_rows = static_cast<int64_t>(g.batch) * g.in_h;
+      pool.ParallelFor(in_rows, GrainFor(in_rows, row_floats / 8 + 1), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t b = r / g.in_h, iy = r % g.in_h;
+          std::copy_n(rows.data() + r * row_floats, row_floats,
+                      out + ((b * g.out_h + iy * g.kh + ky) * g.out_w) * static_cast<int64_t>(g.out_c));
+        }
+      });
+    }
+    return;
+  }
   const int taps = g.kh * g.kw;
   const int n = taps * g.out_c;
   // Weights [O, KH, KW, I] reordered to rows (ky, kx, o) so that each input
@@ -902,8 +947,8 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
     for (int t = 0; t < taps; ++t)
       std::copy_n(weights + (static_cast<int64_t>(o) * taps + t) * g.in_c, g.in_c,
                   wt.data() + (static_cast<int64_t>(t) * g.out_c + o) * g.in_c);
-  const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
-  std::vector<float> cols(static_cast<size_t>(m) * n);
+  FloatBuffer cols;
+  cols.Resize(static_cast<size_t>(m) * n);
   Gemm(pool, m, n, g.in_c, {in, g.in_c, 1}, {wt.data(), g.in_c, 1}, nullptr, Clamp{}, cols.data(), n);
   const int64_t rows = static_cast<int64_t>(g.batch) * g.out_h;
   pool.ParallelFor(rows, GrainFor(rows, static_cast<int64_t>(g.out_w) * n),

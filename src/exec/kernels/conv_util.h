@@ -7,10 +7,14 @@
 // The GEMM is our own: a packed, register-blocked kernel written once with
 // GCC vector extensions and compiled for AVX-512, AVX2+FMA and plain SSE2,
 // chosen at run time from what the CPU supports. OpenBLAS was measured and
-// rejected: the Debian build (0.3.21, DYNAMIC_ARCH) does not recognise recent
-// Xeons and falls back to its SSE3 "Prescott" kernels (27 GFLOP/s on the dev
-// box, where the same library forced to SkylakeX reaches 130), and forcing the
-// core needs an environment variable read before main. See conv_util.cc.
+// not used: the Debian build (0.3.21, DYNAMIC_ARCH) does not recognise recent
+// Xeons and falls back to its SSE3 "Prescott" kernels (16-28 GFLOP/s on the
+// dev box, where the same library forced to SkylakeX reaches ~150, and this
+// kernel 90-95% of that); forcing the core needs an environment variable set
+// before the process starts. Numbers in conv_util.cc.
+//
+// Threads: everything heavy goes through the interpreter's ThreadPool
+// (ctx.pool); results do not depend on the thread count.
 #include <cstdint>
 #include <limits>
 #include <memory>

@@ -73,8 +73,8 @@ inline void RequireInputDType(const ir::Subgraph& graph, const ir::Op& op, int i
 
 // The checks of an op whose inputs [0, n) share one dtype out of `dtypes`
 // and whose output has `out` (or the inputs' dtype when `out` is unset).
-inline void CheckSameDType(const ir::Subgraph& graph, const ir::Op& op, int n,
-                           std::initializer_list<ir::DType> dtypes, std::optional<ir::DType> out = std::nullopt) {
+inline void CheckSameDType(const ir::Subgraph& graph, const ir::Op& op, int n, std::initializer_list<ir::DType> dtypes,
+                           std::optional<ir::DType> out = std::nullopt) {
   RequireCounts(graph, op, n, 1);
   RequireInputDType(graph, op, 0, dtypes);
   const ir::DType d = InputDType(graph, op, 0);
@@ -93,7 +93,10 @@ inline void CheckSameDType(const ir::Subgraph& graph, const ir::Op& op, int n,
 // LiteRT applies a fused activation of ADD/SUB/MUL/DIV as a clamp to
 // [lo, hi] (CalculateActivationRange). TANH and SIGN_BIT have no range there
 // and are silently ignored, both on float and on int32 tensors (checked on
-// LiteRT.js 2.5.3: ADD with fused TANH returns the plain sum).
+// LiteRT.js 2.5.3: ADD with fused TANH returns the plain sum). Without a
+// clamp, float results keep ±inf: LiteRT runs float ADD/SUB/MUL/DIV through
+// XNNPACK, whose open range lets 1/0 come out inf (TFLite's own kernels would
+// clamp to ±FLT_MAX).
 template <typename T>
 struct Range {
   T lo, hi;
@@ -103,18 +106,26 @@ Range<T> ActivationRange(tfl::ActivationFunctionType act) {
   if constexpr (std::is_floating_point_v<T>) {
     constexpr T inf = std::numeric_limits<T>::infinity();
     switch (act) {
-      case tfl::ActivationFunctionType_RELU: return {T(0), inf};
-      case tfl::ActivationFunctionType_RELU6: return {T(0), T(6)};
-      case tfl::ActivationFunctionType_RELU_N1_TO_1: return {T(-1), T(1)};
-      default: return {-inf, inf};
+      case tfl::ActivationFunctionType_RELU:
+        return {T(0), inf};
+      case tfl::ActivationFunctionType_RELU6:
+        return {T(0), T(6)};
+      case tfl::ActivationFunctionType_RELU_N1_TO_1:
+        return {T(-1), T(1)};
+      default:
+        return {-inf, inf};
     }
   } else {
     constexpr T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
     switch (act) {
-      case tfl::ActivationFunctionType_RELU: return {T(0), hi};
-      case tfl::ActivationFunctionType_RELU6: return {T(0), T(6)};
-      case tfl::ActivationFunctionType_RELU_N1_TO_1: return {T(-1), T(1)};
-      default: return {lo, hi};
+      case tfl::ActivationFunctionType_RELU:
+        return {T(0), hi};
+      case tfl::ActivationFunctionType_RELU6:
+        return {T(0), T(6)};
+      case tfl::ActivationFunctionType_RELU_N1_TO_1:
+        return {T(-1), T(1)};
+      default:
+        return {lo, hi};
     }
   }
 }
@@ -130,7 +141,7 @@ inline T Clamp(T x, Range<T> r) {
 // Collapsed iteration space of an output and N inputs broadcast against it.
 template <int N>
 struct BroadcastPlan {
-  std::vector<int64_t> dims;                     // outer..inner, at least one
+  std::vector<int64_t> dims;                    // outer..inner, at least one
   std::array<std::vector<int64_t>, N> strides;  // element strides per input; 0 = repeated
   int64_t total = 1;
 
@@ -232,6 +243,70 @@ void ForEachRun(const BroadcastPlan<N>& plan, ThreadPool& pool, Run&& run) {
 
 // ------------------------------------------------------------------ maps
 
+// The element loops. Elements go through small local blocks: a fixed-length
+// loop over a block vectorises even under GCC's -O2 cost model, which refuses
+// a plain loop that needs a remainder loop or a runtime aliasing check. An
+// input flagged false in the template repeats its first element.
+inline constexpr int kBlock = 16;
+
+template <typename TI, typename TO, typename F>
+inline void UnaryRun(const TI* x, TO* z, int64_t n, F& f) {
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    TI a[kBlock];
+    TO c[kBlock];
+    for (int j = 0; j < kBlock; ++j) a[j] = x[i + j];
+    for (int j = 0; j < kBlock; ++j) c[j] = f(a[j]);
+    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
+  }
+  for (; i < n; ++i) z[i] = f(x[i]);
+}
+
+template <bool kStepA, bool kStepB, typename TA, typename TB, typename TO, typename F>
+inline void BinaryRun(const TA* x, const TB* y, TO* z, int64_t n, F& f) {
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    TA a[kBlock];
+    TB b[kBlock];
+    TO c[kBlock];
+    for (int j = 0; j < kBlock; ++j) {
+      a[j] = kStepA ? x[i + j] : x[0];
+      b[j] = kStepB ? y[i + j] : y[0];
+    }
+    for (int j = 0; j < kBlock; ++j) c[j] = f(a[j], b[j]);
+    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
+  }
+  for (; i < n; ++i) z[i] = f(kStepA ? x[i] : x[0], kStepB ? y[i] : y[0]);
+}
+
+template <bool kStepA, bool kStepB, bool kStepC, typename TA, typename TB, typename TC, typename TO, typename F>
+inline void TernaryRun(const TA* x, const TB* y, const TC* w, TO* z, int64_t n, F& f) {
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    TA a[kBlock];
+    TB b[kBlock];
+    TC d[kBlock];
+    TO c[kBlock];
+    for (int j = 0; j < kBlock; ++j) {
+      a[j] = kStepA ? x[i + j] : x[0];
+      b[j] = kStepB ? y[i + j] : y[0];
+      d[j] = kStepC ? w[i + j] : w[0];
+    }
+    for (int j = 0; j < kBlock; ++j) c[j] = f(a[j], b[j], d[j]);
+    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
+  }
+  for (; i < n; ++i) z[i] = f(kStepA ? x[i] : x[0], kStepB ? y[i] : y[0], kStepC ? w[i] : w[0]);
+}
+
+// Calls fn(std::bool_constant<b>{}) for a runtime b.
+template <typename Fn>
+inline void WithBool(bool b, Fn&& fn) {
+  if (b)
+    fn(std::true_type{});
+  else
+    fn(std::false_type{});
+}
+
 // out[i] = f(in[i]) over equal-sized tensors.
 template <typename TI, typename TO, typename F>
 void Unary(KernelContext& ctx, F f) {
@@ -240,9 +315,8 @@ void Unary(KernelContext& ctx, F f) {
   const int64_t n = ctx.output(0).num_elements();
   if (ctx.input(0).num_elements() != n)
     ThrowInternal(fmt::format("{}: input has {} elements, output {}", Label(ctx), ctx.input(0).num_elements(), n));
-  ctx.pool.ParallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) out[i] = f(in[i]);
-  });
+  ctx.pool.ParallelFor(n, kGrain,
+                       [&](int64_t begin, int64_t end) { UnaryRun(in + begin, out + begin, end - begin, f); });
 }
 
 // out = f(a, b) with numpy broadcasting; inputs 0 and 1, output 0.
@@ -261,16 +335,14 @@ void Binary(KernelContext& ctx, F f) {
     const TB* y = pb + io[1];
     TO* z = po + oo;
     if (sa && sb) {
-      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
+      BinaryRun<true, true>(x, y, z, n, f);
     } else if (sa) {
-      const TB yv = y[0];
-      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], yv);
+      BinaryRun<true, false>(x, y, z, n, f);
     } else if (sb) {
-      const TA xv = x[0];
-      for (int64_t i = 0; i < n; ++i) z[i] = f(xv, y[i]);
+      BinaryRun<false, true>(x, y, z, n, f);
     } else {
       const TO v = f(x[0], y[0]);
-      for (int64_t i = 0; i < n; ++i) z[i] = v;
+      std::fill(z, z + n, v);
     }
   });
 }
@@ -283,17 +355,19 @@ void Ternary(ThreadPool& pool, const Tensor& a, const Tensor& b, const Tensor& c
   const TB* pb = b.as<TB>();
   const TC* pc = c.as<TC>();
   TO* po = o.as<TO>();
-  const int64_t sa = plan.inner_stride(0) != 0, sb = plan.inner_stride(1) != 0, sc = plan.inner_stride(2) != 0;
+  const bool sa = plan.inner_stride(0) != 0, sb = plan.inner_stride(1) != 0, sc = plan.inner_stride(2) != 0;
   ForEachRun<3>(plan, pool, [&](int64_t oo, const std::array<int64_t, 3>& io, int64_t n) {
     const TA* x = pa + io[0];
     const TB* y = pb + io[1];
     const TC* w = pc + io[2];
     TO* z = po + oo;
-    if (sa && sb && sc) {
-      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i], w[i]);
-    } else {
-      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i * sa], y[i * sb], w[i * sc]);
-    }
+    WithBool(sa, [&](auto ka) {
+      WithBool(sb, [&](auto kb) {
+        WithBool(sc, [&](auto kc) {
+          TernaryRun<decltype(ka)::value, decltype(kb)::value, decltype(kc)::value>(x, y, w, z, n, f);
+        });
+      });
+    });
   });
 }
 template <typename TA, typename TB, typename TC, typename TO, typename F>
@@ -301,21 +375,20 @@ void Ternary(KernelContext& ctx, F f) {
   Ternary<TA, TB, TC, TO>(ctx.pool, ctx.input(0), ctx.input(1), ctx.input(2), ctx.output(0), f);
 }
 
-// An unsigned integer type of `bytes` bytes, for ops that only move elements.
-template <size_t bytes>
-using UIntOfSize = std::conditional_t<
-    bytes == 1, uint8_t,
-    std::conditional_t<bytes == 2, uint16_t, std::conditional_t<bytes == 4, uint32_t, uint64_t>>>;
-
 // Calls fn(U{}) with U the unsigned type as wide as one element of `dtype`.
 template <typename Fn>
 void DispatchBySize(const KernelContext& ctx, ir::DType dtype, Fn&& fn) {
   switch (ir::DTypeSize(dtype)) {
-    case 1: return fn(uint8_t{});
-    case 2: return fn(uint16_t{});
-    case 4: return fn(uint32_t{});
-    case 8: return fn(uint64_t{});
-    default: ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
+    case 1:
+      return fn(uint8_t{});
+    case 2:
+      return fn(uint16_t{});
+    case 4:
+      return fn(uint32_t{});
+    case 8:
+      return fn(uint64_t{});
+    default:
+      ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
   }
 }
 
@@ -368,21 +441,29 @@ void RequireNonZeroDivisor(const KernelContext& ctx, const Tensor& divisor) {
   const int64_t n = divisor.num_elements();
   for (int64_t i = 0; i < n; ++i)
     if (p[i] == T(0))
-      ThrowBadInput(fmt::format("{}: division by 0 (divisor element {}); LiteRT fails to invoke here too",
-                                Label(ctx), i));
+      ThrowBadInput(
+          fmt::format("{}: division by 0 (divisor element {}); LiteRT fails to invoke here too", Label(ctx), i));
 }
 
 // Options of the op, or nullptr.
 template <typename T>
 const T* OptionsOf(const ir::Op& op);
 template <>
-inline const tfl::AddOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsAddOptions(); }
+inline const tfl::AddOptionsT* OptionsOf(const ir::Op& op) {
+  return op.options.AsAddOptions();
+}
 template <>
-inline const tfl::SubOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsSubOptions(); }
+inline const tfl::SubOptionsT* OptionsOf(const ir::Op& op) {
+  return op.options.AsSubOptions();
+}
 template <>
-inline const tfl::MulOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsMulOptions(); }
+inline const tfl::MulOptionsT* OptionsOf(const ir::Op& op) {
+  return op.options.AsMulOptions();
+}
 template <>
-inline const tfl::DivOptionsT* OptionsOf(const ir::Op& op) { return op.options.AsDivOptions(); }
+inline const tfl::DivOptionsT* OptionsOf(const ir::Op& op) {
+  return op.options.AsDivOptions();
+}
 
 // The fused activation of ADD/SUB/MUL/DIV (NONE when the options are absent).
 template <typename Options>
@@ -400,18 +481,30 @@ inline constexpr ir::DType kBool = tfl::TensorType_BOOL;
 
 template <typename T>
 constexpr ir::DType DTypeOf() {
-  if constexpr (std::is_same_v<T, float>) return tfl::TensorType_FLOAT32;
-  else if constexpr (std::is_same_v<T, double>) return tfl::TensorType_FLOAT64;
-  else if constexpr (std::is_same_v<T, int64_t>) return tfl::TensorType_INT64;
-  else if constexpr (std::is_same_v<T, int32_t>) return tfl::TensorType_INT32;
-  else if constexpr (std::is_same_v<T, int16_t>) return tfl::TensorType_INT16;
-  else if constexpr (std::is_same_v<T, int8_t>) return tfl::TensorType_INT8;
-  else if constexpr (std::is_same_v<T, uint64_t>) return tfl::TensorType_UINT64;
-  else if constexpr (std::is_same_v<T, uint32_t>) return tfl::TensorType_UINT32;
-  else if constexpr (std::is_same_v<T, uint16_t>) return tfl::TensorType_UINT16;
-  else if constexpr (std::is_same_v<T, uint8_t>) return tfl::TensorType_UINT8;
-  else if constexpr (std::is_same_v<T, bool>) return tfl::TensorType_BOOL;
-  else static_assert(sizeof(T) == 0, "no dtype for this C++ type");
+  if constexpr (std::is_same_v<T, float>)
+    return tfl::TensorType_FLOAT32;
+  else if constexpr (std::is_same_v<T, double>)
+    return tfl::TensorType_FLOAT64;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return tfl::TensorType_INT64;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return tfl::TensorType_INT32;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return tfl::TensorType_INT16;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return tfl::TensorType_INT8;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return tfl::TensorType_UINT64;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return tfl::TensorType_UINT32;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return tfl::TensorType_UINT16;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return tfl::TensorType_UINT8;
+  else if constexpr (std::is_same_v<T, bool>)
+    return tfl::TensorType_BOOL;
+  else
+    static_assert(sizeof(T) == 0, "no dtype for this C++ type");
 }
 
 // Calls fn(T{}) for the T among Ts whose dtype is `d`; ThrowUnsupportedDtype
@@ -437,9 +530,7 @@ inline void CheckSelect(const ir::Subgraph& graph, const ir::Op& op) {
 }
 
 // A float32 -> float32 map (the many activation-like unary ops).
-inline void CheckFloatUnary(const ir::Subgraph& graph, const ir::Op& op) {
-  CheckSameDType(graph, op, 1, {kF32});
-}
+inline void CheckFloatUnary(const ir::Subgraph& graph, const ir::Op& op) { CheckSameDType(graph, op, 1, {kF32}); }
 template <typename F>
 void FloatUnary(KernelContext& ctx, F f) {
   Unary<float, float>(ctx, f);

@@ -11,9 +11,8 @@ void Eval(KernelContext& ctx) {
   const auto* options = ctx.op.options.AsGeluOptions();
   if (options && options->approximate) {
     constexpr float kSqrt2OverPi = 0.7978845608028654f;
-    ew::FloatUnary(ctx, [](float x) {
-      return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-    });
+    ew::FloatUnary(ctx,
+                   [](float x) { return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x))); });
   } else {
     constexpr float kMinusSqrtHalf = -0.7071067811865476f;
     ew::FloatUnary(ctx, [](float x) { return 0.5f * x * std::erfc(x * kMinusSqrtHalf); });

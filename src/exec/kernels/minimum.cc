@@ -9,8 +9,8 @@ namespace gpuclean::exec::kernels {
 namespace {
 
 void Check(const ir::Subgraph& graph, const ir::Op& op) {
-  ew::CheckSameDType(graph, op, 2,
-                     {ew::kF32, ew::kI64, ew::kI32, tfl::TensorType_INT16, tfl::TensorType_INT8, tfl::TensorType_UINT8});
+  ew::CheckSameDType(
+      graph, op, 2, {ew::kF32, ew::kI64, ew::kI32, tfl::TensorType_INT16, tfl::TensorType_INT8, tfl::TensorType_UINT8});
 }
 
 void Eval(KernelContext& ctx) {

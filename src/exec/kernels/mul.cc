@@ -5,7 +5,9 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32, ew::kI64}); }
+void Check(const ir::Subgraph& graph, const ir::Op& op) {
+  ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32, ew::kI64});
+}
 
 void Eval(KernelContext& ctx) {
   const auto act = ew::FusedActivation<tfl::MulOptionsT>(ctx.op);
