@@ -208,8 +208,10 @@ struct Interpreter::Impl {
       for (int32_t t : op.inputs)
         if (t >= 0 && !known[t] && first[t] != -2) last[t] = std::max(last[t], s);
     }
-    for (int32_t t : g.outputs)
-      if (!known[t] && first[t] != -2) last[t] = steps;
+    // Inputs are set once and must survive every Invoke; outputs are read after it.
+    for (const auto* ends : {&g.inputs, &g.outputs})
+      for (int32_t t : *ends)
+        if (!known[t] && first[t] != -2) last[t] = steps;
 
     std::vector<int> live;
     for (int t = 0; t < n; ++t)

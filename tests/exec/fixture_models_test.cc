@@ -2,6 +2,7 @@
 // LiteRT.js wasm on the same inputs.
 #include <gtest/gtest.h>
 
+#include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
@@ -29,6 +30,26 @@ TEST(FixtureModels, MatchLiteRtWithinBounds) {
             << "output " << i << " threads " << threads << " max|ref| " << a.max_abs_ref;
         EXPECT_GE(a.correlation, 0.99999) << "output " << i << " threads " << threads;
       }
+    }
+  }
+}
+
+TEST(FixtureModels, EveryInvokeGivesTheSameOutputs) {
+  // Inputs are set once; the arena must not reuse their memory within a run.
+  for (const std::string& path : testing::FixtureModels()) {
+    SCOPED_TRACE(path);
+    auto model = std::make_shared<const ir::Model>(format::ReadModel(path));
+    exec::Interpreter interpreter(model, {.threads = 2});
+    const ir::Subgraph& g = interpreter.graph();
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      interpreter.SetInput(static_cast<int>(i), exec::GenerateInput(g.tensors[g.inputs[i]], 3, static_cast<int>(i)));
+    std::vector<npy::Array> first;
+    interpreter.Invoke();
+    for (int i = 0; i < interpreter.num_outputs(); ++i) first.push_back(interpreter.Output(i));
+    for (int run = 0; run < 2; ++run) {
+      interpreter.Invoke();
+      for (int i = 0; i < interpreter.num_outputs(); ++i)
+        EXPECT_EQ(interpreter.Output(i).data, first[i].data) << "output " << i << " changed in run " << run + 2;
     }
   }
 }
