@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
   gpuclean::cli::Handler handler;
   gpuclean::cli::AddInspect(app, handler);
   gpuclean::cli::AddRun(app, handler);
+  gpuclean::cli::AddProbe(app, handler);
+  gpuclean::cli::AddLint(app, handler);
+  gpuclean::cli::AddMatrix(app, handler);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,241 @@
+#include "lint/graph_view.h"
+
+#include <flatbuffers/flatbuffers.h>
+#include <flatbuffers/minireflect.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "gpuclean/error.h"
+
+namespace gpuclean::lint {
+
+GraphView::GraphView(const ir::Subgraph& g)
+    : graph(g), producer(g.tensors.size(), -1), consumers(g.tensors.size()), graph_output(g.tensors.size(), false) {
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    for (int t : g.ops[i].outputs)
+      if (t >= 0) producer[t] = static_cast<int>(i);
+    for (int t : g.ops[i].inputs)
+      if (t >= 0 && (consumers[t].empty() || consumers[t].back() != static_cast<int>(i)))
+        consumers[t].push_back(static_cast<int>(i));
+  }
+  for (int t : g.outputs)
+    if (t >= 0) graph_output[t] = true;
+}
+
+bool GraphView::IsConstLike(int tensor) const {
+  if (tensor < 0) return false;
+  if (graph.tensors[tensor].is_const()) return true;
+  int p = producer[tensor];
+  if (p < 0) return false;
+  const ir::Op& op = graph.ops[p];
+  return op.code == tfl::BuiltinOperator_DEQUANTIZE && !op.inputs.empty() && op.inputs[0] >= 0 &&
+         graph.tensors[op.inputs[0]].is_const();
+}
+
+int GraphView::RuntimeInputCount(int node) const {
+  int count = 0;
+  for (int t : graph.ops[node].inputs)
+    if (t >= 0 && !IsConstLike(t)) ++count;
+  return count;
+}
+
+std::string GraphView::TensorName(int tensor) const {
+  if (tensor < 0) return "(none)";
+  return graph.tensors[tensor].name.empty() ? "#" + std::to_string(tensor) : graph.tensors[tensor].name;
+}
+
+bool GraphView::IsDynamic(int tensor) const {
+  if (tensor < 0) return false;
+  const auto& sig = graph.tensors[tensor].shape_signature;
+  return std::find(sig.begin(), sig.end(), -1) != sig.end();
+}
+
+nlohmann::json OptionValue(const ir::Op& op, const std::string& field) {
+  if (op.options.type == tfl::BuiltinOptions_NONE) return nullptr;
+  const flatbuffers::TypeTable* unions = tfl::BuiltinOptionsTypeTable();
+  const auto type_index = static_cast<size_t>(op.options.type);
+  if (type_index >= unions->num_elems) return nullptr;
+  const int ref = unions->type_codes[type_index].sequence_ref;
+  if (ref < 0) return nullptr;
+  const flatbuffers::TypeTable* table_type = unions->type_refs[ref]();
+  // Written with defaults forced, so every scalar field is present in the
+  // table and reads back as the model's value.
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.ForceDefaults(true);
+  fbb.Finish(op.options.Pack(fbb));
+  const auto* table = flatbuffers::GetRoot<flatbuffers::Table>(fbb.GetBufferPointer());
+  for (size_t i = 0; i < table_type->num_elems; ++i) {
+    if (field != table_type->names[i]) continue;
+    const flatbuffers::TypeCode code = table_type->type_codes[i];
+    if (code.is_repeating) return nullptr;
+    const auto voffset = static_cast<flatbuffers::voffset_t>(flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i)));
+    int64_t integer = 0;
+    switch (code.base_type) {
+      case flatbuffers::ET_BOOL: return table->GetField<uint8_t>(voffset, 0) != 0;
+      case flatbuffers::ET_FLOAT: return table->GetField<float>(voffset, 0.0f);
+      case flatbuffers::ET_DOUBLE: return table->GetField<double>(voffset, 0.0);
+      case flatbuffers::ET_CHAR: integer = table->GetField<int8_t>(voffset, 0); break;
+      case flatbuffers::ET_UCHAR: integer = table->GetField<uint8_t>(voffset, 0); break;
+      case flatbuffers::ET_SHORT: integer = table->GetField<int16_t>(voffset, 0); break;
+      case flatbuffers::ET_USHORT: integer = table->GetField<uint16_t>(voffset, 0); break;
+      case flatbuffers::ET_INT: integer = table->GetField<int32_t>(voffset, 0); break;
+      case flatbuffers::ET_UINT: integer = table->GetField<uint32_t>(voffset, 0); break;
+      case flatbuffers::ET_LONG: integer = table->GetField<int64_t>(voffset, 0); break;
+      case flatbuffers::ET_ULONG: integer = static_cast<int64_t>(table->GetField<uint64_t>(voffset, 0)); break;
+      default: return nullptr;
+    }
+    if (code.sequence_ref >= 0) {
+      const flatbuffers::TypeTable* enum_type = table_type->type_refs[code.sequence_ref]();
+      for (size_t e = 0; e < enum_type->num_elems; ++e) {
+        const int64_t value = enum_type->values ? enum_type->values[e] : static_cast<int64_t>(e);
+        if (value == integer) return std::string(enum_type->names[e]);
+      }
+    }
+    return integer;
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& ConstraintKeys() {
+  static const std::vector<std::string> keys = {
+      "rank_at_least",  "dtype_any",         "input_dtype",       "output_dtype",    "runtime_inputs",
+      "runtime_input_at", "const_input_at",  "identical_inputs",  "dynamic_shape",   "attrs",
+      "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops"};
+  return keys;
+}
+
+namespace {
+
+bool InList(const nlohmann::json& list, std::string_view name) {
+  for (const auto& item : list)
+    if (item.is_string() && item.get<std::string>() == name) return true;
+  return false;
+}
+
+std::string_view DTypeOf(const ir::Subgraph& g, int tensor) { return ir::DTypeName(g.tensors[tensor].dtype); }
+
+bool ConstHasNonZero(const ir::Tensor& tensor) {
+  if (!tensor.data) return false;
+  const uint8_t* bytes = tensor.data->data();
+  const size_t size = tensor.data->size();
+  // -0.0 is a zero pad value too.
+  if (tensor.dtype == tfl::TensorType_FLOAT32) {
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+      float v;
+      std::memcpy(&v, bytes + i, 4);
+      if (v != 0.0f) return true;
+    }
+    return false;
+  }
+  if (tensor.dtype == tfl::TensorType_FLOAT16) {
+    for (size_t i = 0; i + 2 <= size; i += 2) {
+      uint16_t v;
+      std::memcpy(&v, bytes + i, 2);
+      if ((v & 0x7fff) != 0) return true;
+    }
+    return false;
+  }
+  for (size_t i = 0; i < size; ++i)
+    if (bytes[i] != 0) return true;
+  return false;
+}
+
+std::vector<int> Positions(const nlohmann::json& value) {
+  std::vector<int> positions;
+  if (value.is_number_integer()) positions.push_back(value.get<int>());
+  else
+    for (const auto& v : value) positions.push_back(v.get<int>());
+  return positions;
+}
+
+bool OneConstraint(const GraphView& view, int node, const std::string& key, const nlohmann::json& want) {
+  const ir::Subgraph& g = view.graph;
+  const ir::Op& op = g.ops[node];
+  auto input_at = [&](int position) { return position < static_cast<int>(op.inputs.size()) ? op.inputs[position] : -1; };
+  auto all_tensors = [&] {
+    std::vector<int> tensors;
+    for (int t : op.inputs)
+      if (t >= 0) tensors.push_back(t);
+    for (int t : op.outputs)
+      if (t >= 0) tensors.push_back(t);
+    return tensors;
+  };
+  if (key == "rank_at_least") {
+    for (int t : all_tensors())
+      if (g.tensors[t].rank() >= want.get<int>()) return true;
+    return false;
+  }
+  if (key == "dtype_any") {
+    for (int t : all_tensors())
+      if (InList(want, DTypeOf(g, t))) return true;
+    return false;
+  }
+  if (key == "input_dtype") return input_at(0) >= 0 && InList(want, DTypeOf(g, input_at(0)));
+  if (key == "output_dtype") return !op.outputs.empty() && op.outputs[0] >= 0 && InList(want, DTypeOf(g, op.outputs[0]));
+  if (key == "runtime_inputs") {
+    bool any_input = std::any_of(op.inputs.begin(), op.inputs.end(), [](int t) { return t >= 0; });
+    return any_input && view.RuntimeInputCount(node) == want.get<int>();
+  }
+  if (key == "runtime_input_at") {
+    for (int p : Positions(want))
+      if (input_at(p) < 0 || view.IsConstLike(input_at(p))) return false;
+    return true;
+  }
+  if (key == "const_input_at") {
+    for (int p : Positions(want))
+      if (input_at(p) < 0 || !view.IsConstLike(input_at(p))) return false;
+    return true;
+  }
+  if (key == "identical_inputs") {
+    bool identical = false;
+    for (size_t i = 0; i < op.inputs.size(); ++i)
+      for (size_t j = i + 1; j < op.inputs.size(); ++j)
+        if (op.inputs[i] >= 0 && op.inputs[i] == op.inputs[j]) identical = true;
+    return identical == want.get<bool>();
+  }
+  if (key == "dynamic_shape") {
+    bool dynamic = false;
+    for (int t : all_tensors()) dynamic = dynamic || view.IsDynamic(t);
+    return dynamic == want.get<bool>();
+  }
+  if (key == "attrs") {
+    for (const auto& [field, value] : want.items())
+      if (OptionValue(op, field) != value) return false;
+    return true;
+  }
+  if (key == "const_nonzero_at") {
+    int t = input_at(want.get<int>());
+    return t >= 0 && g.tensors[t].is_const() && ConstHasNonZero(g.tensors[t]);
+  }
+  if (key == "last_dim_not_multiple_of") {
+    int t = input_at(0);
+    if (t < 0 || g.tensors[t].shape.empty()) return false;
+    return g.tensors[t].shape.back() % want.get<int>() != 0;
+  }
+  if (key == "broadcast") {
+    std::vector<const std::vector<int32_t>*> shapes;
+    for (int t : op.inputs)
+      if (t >= 0) shapes.push_back(&g.tensors[t].shape);
+    bool broadcast = false;
+    for (const auto* s : shapes) broadcast = broadcast || *s != *shapes.front();
+    return broadcast == want.get<bool>();
+  }
+  if (key == "input_from_op") {
+    for (int t : op.inputs)
+      if (t >= 0 && view.producer[t] >= 0 && g.ops[view.producer[t]].name() == want.get<std::string>()) return true;
+    return false;
+  }
+  if (key == "not_ops") return !InList(want, op.name());
+  ThrowInternal("lint: constraint '" + key + "' has no matcher");
+}
+
+}  // namespace
+
+bool Matches(const GraphView& view, int node, const nlohmann::json& when) {
+  for (const auto& [key, want] : when.items())
+    if (!OneConstraint(view, node, key, want)) return false;
+  return true;
+}
+
+}  // namespace gpuclean::lint

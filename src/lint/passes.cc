@@ -1,0 +1,47 @@
+// The rewrite pass ids that matrix hints and findings may name. One list, so
+// that the matrix validator, the docs (docs/lint.md) and the fix command
+// (issue 5) agree on spelling.
+#include "gpuclean/lint.h"
+
+namespace gpuclean::lint {
+
+const std::vector<PassInfo>& PassCatalog() {
+  static const std::vector<PassInfo> catalog = {
+      {"transpose-conv-zero-stuff", "TRANSPOSE_CONV -> nearest upsample x stride mask + flipped-kernel CONV_2D + crop (exact)"},
+      {"padv2-to-pad0", "PADV2 with -inf/non-zero value after a ReLU -> PAD with 0, then VALID max-pool (exact)"},
+      {"split-to-slices", "SPLIT / SPLIT_V -> one STRIDED_SLICE per output (exact)"},
+      {"pack-to-reshape-concat", "PACK -> RESHAPE each input + CONCATENATION (exact)"},
+      {"pow-to-exp-log", "POW(x, g) -> EXP(g * LOG(clamp(x))) (approx)"},
+      {"relu0to1-to-relus", "RELU_0_TO_1(x) -> RELU(x) - RELU(x - 1) (exact)"},
+      {"select-to-blend", "SELECT(m, v, x) -> x * (1 - m) + v * m with fp16-finite fill values"},
+      {"broadcast-to-fold", "BROADCAST_TO: bake constants at their target shape; runtime tensors -> concat of slices"},
+      {"gelu-tanh", "exact GELU / FlexErf -> tanh GELU (approx, ~1e-3)"},
+      {"mean-split-axes", "multi-axis MEAN/SUM -> single-axis reductions in sequence (exact in real arithmetic)"},
+      {"safe-layernorm-v2", "LayerNorm -> per-row scaled normalisation that never rebuilds var * S^2"},
+      {"rmsnorm-scale-first", "RMSNorm / ScaleNorm -> scale x down before squaring"},
+      {"layerscale-fold", "FULLY_CONNECTED followed by a broadcast MUL (LayerScale) -> gamma folded into weights and bias (exact)"},
+      {"rank5-to-rank4", "rank >= 5 reshape/transpose chains -> equivalent <= 4-D sequences"},
+      {"add-output-alias", "ADD that is a graph output and consumed -> output acc * one with `one` a runtime input"},
+      {"token-output-leaf", "[1,N,C] token outputs that are also consumed -> sole leaf outputs (or 4-D)"},
+      {"host-fed-constants", "large baked constants in compute chains -> runtime inputs fed from host files"},
+      {"split-graph", "cut the graph at a block boundary; verify split == monolith"},
+      {"densify-offline", "DENSIFY of sparse constant weights -> dense constants stored in the file (exact)"},
+      {"static-shapes", "dynamic dimensions / runtime shape tensors -> static shapes fixed at conversion"},
+      {"resize-flags", "RESIZE with align_corners and half_pixel_centers -> align_corners=false (equivalent coordinate map)"},
+      {"cast-keep-float", "disallowed CAST kinds -> keep the value float through the graph"},
+      {"gather-to-host", "GATHER / GATHER_ND / TOPK / EMBEDDING_LOOKUP -> host step between two GPU graphs (split-graph)"},
+      {"const-fold", "ops whose inputs are all constants -> fold to a constant (or make one input runtime)"},
+      {"div-identical-inputs", "DIV(x, x) -> the constant 1 at x's shape"},
+      {"bmm-mask-pre-expand", "broadcast ADD on a BATCH_MATMUL result -> pre-expand the mask to [1,H,S,S]"},
+      {"int64-to-int32", "int64 tensors -> int32 (indices) or host"},
+  };
+  return catalog;
+}
+
+const PassInfo* FindPass(std::string_view id) {
+  for (const PassInfo& pass : PassCatalog())
+    if (id == pass.id) return &pass;
+  return nullptr;
+}
+
+}  // namespace gpuclean::lint
