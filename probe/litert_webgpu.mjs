@@ -280,7 +280,11 @@ async function runJob(job, ctx, common) {
     const c = await ctx.page.evaluate(([j, u, p]) => window.gpucleanProbe.compile(j, u, p), [id, `/blob/${id}/model`, job.precision]);
     ctx.blobs.delete(`${id}/model`);
     addLog('compile', c.log);
-    if (!c.ok) throw new HarnessError(`${job.model}: ${c.error}`);
+    if (!c.ok) {
+      // LiteRT.js's exception only names source lines; the log says why.
+      const logged = log.filter((l) => FAILURE_RE.test(l.line)).map((l) => l.line);
+      throw new HarnessError(`${job.model}: ${c.error}${logged.length ? ' | ' + logged.join(' | ') : ''}`);
+    }
     meta.compile_ms = c.compile_ms;
     meta.is_fully_accelerated = c.is_fully_accelerated;
     const compileFailures = log.filter((l) => FAILURE_RE.test(l.line));
@@ -403,7 +407,7 @@ async function main() {
     failure = e && e.message ? e.message : String(e);
     // Every job gets a meta.json that says why it did not run.
     for (const job of jobs) {
-      if (job.out) writeMeta(job, {ok: false, model: path.resolve(job.model), error: oneLine(failure)});
+      if (job.out) writeMeta(job, {ok: false, setup_failure: true, model: path.resolve(job.model), error: oneLine(failure)});
     }
   } finally {
     if (browser) {

@@ -39,7 +39,7 @@ const ALL_ON_GPU = /All (\d+) operations? will run on the GPU/i;
 const REPLACING = /Replacing (\d+) out of (\d+) node\(s\) with delegate \(([^)]*)\) node, yielding (\d+) partitions?/i;
 const UNSUPPORTED_HEADER = /Following operations are not supported by GPU delegate:?/i;
 const UNSUPPORTED_ENTRY = /^([A-Za-z_][A-Za-z0-9_]*(?:\s*\([^)]*\))?):\s*(.*)$/;
-const PARTIAL = /Model not fully compiled for (\w+)\.\s*(Partially delegating to WASM execution|Falling back to WASM execution)/i;
+const PARTIAL = /Model not fully compiled for (\w+)(?: on [^.]*)?\.\s*(Partially delegating to WASM execution|Falling back to WASM execution)/i;
 // The GPU delegate kernel came up. ML Drift prints no count when it takes the
 // whole graph, so this line plus the absence of any CPU report is what full
 // delegation looks like in its log.

@@ -1,0 +1,79 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "gpuclean/error.h"
+#include "gpuclean/probe.h"
+
+namespace gpuclean::cli {
+
+namespace {
+
+void PrintText(const probe::ProbeResult& r, const probe::ProbeRequest& q) {
+  const probe::Residency& res = r.residency;
+  std::cout << r.model_path << " on " << probe::RuntimeName(r.runtime);
+  if (r.runtime == probe::Runtime::kLiteRtWebGpu) {
+    const auto& adapter = r.meta.value("adapter", nlohmann::json::object());
+    std::cout << " (precision " << q.precision << ", adapter " << adapter.value("vendor", std::string("?")) << "/"
+              << adapter.value("architecture", std::string("?")) << ")";
+  }
+  std::cout << "\n";
+  std::cout << "residency: " << probe::Summarize(res) << "\n";
+  if (!res.unsupported.empty()) {
+    std::cout << "rejected by the GPU delegate:\n";
+    for (const auto& u : res.unsupported)
+      std::cout << "  " << u.op << ": " << (u.reason.empty() ? "(no reason logged)" : u.reason) << "\n";
+  }
+  for (const std::string& e : res.compile_errors) std::cout << "compile error: " << e << "\n";
+  if (r.is_fully_accelerated && res.fully_delegated && *r.is_fully_accelerated != *res.fully_delegated)
+    std::cout << "note: LiteRT.js isFullyAccelerated=" << (*r.is_fully_accelerated ? "true" : "false")
+              << " disagrees with the delegate log; the log is the truth\n";
+  std::cout << "compile " << r.compile_ms << " ms";
+  if (!q.residency_only) std::cout << ", run " << r.run_ms << " ms (first " << r.run_ms_first << " ms)";
+  std::cout << "; results in " << q.out_dir << "\n";
+}
+
+}  // namespace
+
+void AddProbe(CLI::App& app, Handler& handler) {
+  auto* cmd = app.add_subcommand(
+      "probe", "Run a model on a real LiteRT runtime (LiteRT.js wasm CPU or WebGPU in headless Chromium) and report "
+               "GPU residency from the delegate log; writes DIR/out<i>.npy and DIR/meta.json");
+  struct Args {
+    probe::ProbeRequest request;
+    std::string runtime;
+    std::vector<std::string> inputs;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("MODEL", args->request.model_path, "the .tflite file")->required();
+  cmd->add_option("--runtime", args->runtime, "litert-wasm | litert-webgpu")->required();
+  cmd->add_option("--precision", args->request.precision, "WebGPU gpuOptions.precision: fp32 | fp16")
+      ->default_val("fp32");
+  cmd->add_option("--input", args->inputs,
+                  "KEY=FILE.npy, KEY an input index or name (repeatable); inputs not given are generated "
+                  "(float: uniform [0,1) from mulberry32 with --seed, the same as the wasm harness) and written "
+                  "to DIR/in<i>.npy");
+  cmd->add_option("--seed", args->request.seed, "seed for generated inputs")->default_val(0);
+  cmd->add_option("--repeat", args->request.repeat, "runs; run_ms is the median of runs 2..N")->default_val(1);
+  cmd->add_flag("--residency-only", args->request.residency_only,
+                "WebGPU: compile and report residency without running (faster)");
+  cmd->add_option("--out", args->request.out_dir, "output folder")->required();
+  cmd->add_flag("--json", args->json, "print meta.json (with the parsed residency) to stdout");
+  cmd->callback([args, &handler] {
+    handler = [args] {
+      for (const std::string& spec : args->inputs) {
+        const auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+          throw Error(ErrorKind::kUsage, "--input expects KEY=FILE.npy, got '" + spec + "'");
+        args->request.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+      }
+      args->request.runtime = probe::ParseRuntime(args->runtime);
+      const probe::ProbeResult result = probe::RunProbe(args->request);
+      if (args->json) std::cout << result.meta.dump(2) << "\n";
+      else PrintText(result, args->request);
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuclean::cli

@@ -1,0 +1,438 @@
+// Runs models on real LiteRT runtimes through the Node harnesses in probe/:
+// litert_run.mjs (wasm CPU, plain Node) and litert_webgpu.mjs (WebGPU in
+// headless Chromium). The harnesses write out<i>.npy and meta.json; this file
+// finds them, starts them, and turns their results into ProbeResult, with the
+// residency re-parsed by ParseDelegateLog so every gpuclean caller sees the
+// same rules.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "gpuclean/error.h"
+#include "gpuclean/format.h"
+#include "gpuclean/io.h"
+#include "gpuclean/probe.h"
+
+extern char** environ;
+
+namespace gpuclean::probe {
+namespace fs = std::filesystem;
+
+Runtime ParseRuntime(const std::string& name) {
+  if (name == "litert-wasm") return Runtime::kLiteRtWasm;
+  if (name == "litert-webgpu") return Runtime::kLiteRtWebGpu;
+  throw Error(ErrorKind::kUsage, "--runtime expects litert-wasm or litert-webgpu, got '" + name + "'");
+}
+
+const char* RuntimeName(Runtime runtime) {
+  return runtime == Runtime::kLiteRtWasm ? "litert-wasm" : "litert-webgpu";
+}
+
+namespace {
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+bool IsExecutable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
+
+std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(dir) / name;
+    if (IsExecutable(candidate)) return candidate.string();
+  }
+  return "";
+}
+
+// The value of `gpuclean_SOURCE_DIR` (CMake's record of where the sources
+// are) in a build folder's CMakeCache.txt, or "".
+std::string SourceDirFromCMakeCache(const fs::path& cache) {
+  std::ifstream in(cache);
+  std::string line;
+  const std::string key = "gpuclean_SOURCE_DIR:";
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    const auto eq = line.find('=');
+    if (eq != std::string::npos) return line.substr(eq + 1);
+  }
+  return "";
+}
+
+bool HasHarness(const fs::path& dir) { return fs::exists(dir / "probe" / "litert_run.mjs"); }
+
+// The source folder: where probe/ and node_modules/ live. Found from the
+// running executable so that build/gpuclean, an out-of-tree build and the
+// test executables under build/tests/ all work without configuration.
+std::string FindSourceDir() {
+  const std::string from_env = EnvOr("GPUCLEAN_SOURCE_DIR", "");
+  if (!from_env.empty()) {
+    if (!HasHarness(from_env))
+      ThrowUnsupported("GPUCLEAN_SOURCE_DIR=" + from_env + " has no probe/litert_run.mjs");
+    return from_env;
+  }
+  std::error_code ec;
+  fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  for (; !ec && !dir.empty(); dir = dir.parent_path()) {
+    if (HasHarness(dir)) return dir.string();
+    if (fs::exists(dir / "CMakeCache.txt")) {
+      const std::string source = SourceDirFromCMakeCache(dir / "CMakeCache.txt");
+      if (!source.empty() && HasHarness(source)) return source;
+    }
+    if (dir == dir.root_path()) break;
+  }
+  ThrowUnsupported(
+      "cannot find the LiteRT.js harness (probe/litert_run.mjs) above this executable; set GPUCLEAN_SOURCE_DIR to the "
+      "gpuclean source folder");
+}
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string FirstLine(const std::string& text) {
+  std::string s = text;
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  const auto nl = s.rfind('\n');  // the harness's one line is its last one
+  return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+
+struct ProcessResult {
+  int exit_code = -1;
+  bool timed_out = false;
+  std::string err;
+};
+
+// fork/exec with stdout and stderr sent to files. The child gets its own
+// process group so that a timeout can take down Chromium with it.
+// `extra_env` entries ("NAME=value") override the inherited environment.
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                         const fs::path& stdout_file, const fs::path& stderr_file, std::chrono::seconds timeout) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // Built before fork(): the child may only call async-signal-safe functions.
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    bool overridden = false;
+    for (const std::string& x : extra_env)
+      overridden |= entry.substr(0, entry.find('=') + 1) == std::string_view(x).substr(0, x.find('=') + 1);
+    if (!overridden) envp.push_back(*e);
+  }
+  for (const std::string& x : extra_env) envp.push_back(const_cast<char*>(x.c_str()));
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(ErrorKind::kIo, std::string("cannot start ") + argv[0] + ": fork failed");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) ::_exit(127);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execve(args[0], args.data(), envp.data());
+    ::_exit(127);
+  }
+  ProcessResult result;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      result.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  result.err = ReadText(stderr_file);
+  return result;
+}
+
+std::chrono::seconds HarnessTimeout() {
+  const std::string s = EnvOr("GPUCLEAN_PROBE_TIMEOUT_S", "600");
+  try {
+    return std::chrono::seconds(std::max(1L, std::stol(s)));
+  } catch (...) {
+    return std::chrono::seconds(600);
+  }
+}
+
+// A scratch folder for the harness's stdout/stderr and the jobs file.
+class Scratch {
+ public:
+  Scratch() {
+    std::string tmpl = (fs::temp_directory_path() / "gpuclean-probe-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw Error(ErrorKind::kIo, "cannot create a temporary folder in " + fs::temp_directory_path().string());
+    path_ = tmpl;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+double NumberOr(const nlohmann::json& j, const char* key, double fallback) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+// Log lines from meta.json, without the "[init]" lines that LiteRT.js prints
+// while it starts (they belong to no model). Same filter as the harness.
+std::string ModelLog(const nlohmann::json& meta) {
+  std::string text;
+  for (const auto& l : meta.value("log", nlohmann::json::array())) {
+    if (!l.is_string()) continue;
+    const std::string line = l.get<std::string>();
+    if (line.rfind("[init]", 0) == 0 || line.rfind("[load]", 0) == 0) continue;
+    text += line;
+    text += '\n';
+  }
+  return text;
+}
+
+std::optional<int64_t> ModelOpCount(const std::string& model_path) {
+  try {
+    return static_cast<int64_t>(format::ReadModel(model_path).main().ops.size());
+  } catch (const Error&) {
+    return std::nullopt;  // LiteRT read it; our reader's view is only a bonus
+  }
+}
+
+// Fills a ProbeResult from the harness's out folder; rewrites meta.json with
+// gpuclean's residency (the harness's own parse is kept as harness_residency).
+ProbeResult Collect(const ProbeRequest& request, double harness_ms) {
+  ProbeResult r;
+  r.model_path = request.model_path;
+  r.runtime = request.runtime;
+  r.harness_ms = harness_ms;
+  const fs::path meta_path = fs::path(request.out_dir) / "meta.json";
+  if (!fs::exists(meta_path)) {
+    r.error = std::string(RuntimeName(request.runtime)) + ": harness wrote no " + meta_path.string();
+    return r;
+  }
+  try {
+    r.meta = nlohmann::json::parse(ReadText(meta_path));
+  } catch (const nlohmann::json::exception& e) {
+    r.error = meta_path.string() + ": not JSON: " + e.what();
+    return r;
+  }
+  if (!r.meta.value("ok", false)) {
+    r.error = std::string(RuntimeName(request.runtime)) + ": " + r.meta.value("error", std::string("failed"));
+    // Residency is still worth having when the run failed after compiling.
+    r.residency = ParseDelegateLog(ModelLog(r.meta));
+    return r;
+  }
+  r.residency = ParseDelegateLog(ModelLog(r.meta));
+  if (request.runtime == Runtime::kLiteRtWasm) {
+    // The wasm accelerator is the CPU by definition.
+    if (auto n = ModelOpCount(request.model_path)) {
+      r.residency.gpu_ops = 0;
+      r.residency.cpu_ops = *n;
+      r.residency.total_ops = *n;
+      r.residency.partitions = 0;
+      r.residency.counts_source = "model";
+    }
+    r.residency.fully_delegated = false;
+  } else if (r.residency.fully_delegated.value_or(false) && !r.residency.gpu_ops) {
+    if (auto n = ModelOpCount(request.model_path)) {
+      r.residency.gpu_ops = *n;
+      r.residency.cpu_ops = 0;
+      r.residency.total_ops = *n;
+      r.residency.partitions = 1;
+      r.residency.counts_source = "model";
+    }
+  }
+  if (r.meta.contains("is_fully_accelerated") && r.meta["is_fully_accelerated"].is_boolean())
+    r.is_fully_accelerated = r.meta["is_fully_accelerated"].get<bool>();
+  r.compile_ms = NumberOr(r.meta, "compile_ms", 0);
+  r.run_ms = NumberOr(r.meta, "run_ms", 0);
+  r.run_ms_first = NumberOr(r.meta, "run_ms_first", 0);
+  if (!request.residency_only) {
+    for (const auto& o : r.meta.value("outputs", nlohmann::json::array())) {
+      const std::string file = o.value("file", std::string());
+      try {
+        r.outputs.push_back(npy::Read((fs::path(request.out_dir) / file).string()));
+      } catch (const Error& e) {
+        r.error = std::string(RuntimeName(request.runtime)) + ": " + e.what();
+        return r;
+      }
+    }
+  }
+  if (r.meta.contains("residency")) r.meta["harness_residency"] = r.meta["residency"];
+  r.meta["residency"] = ToJson(r.residency);
+  r.meta["runtime_id"] = RuntimeName(request.runtime);
+  r.meta["harness_ms"] = harness_ms;
+  WriteFileAtomically(meta_path.string(), r.meta.dump(2) + "\n");
+  r.ok = true;
+  return r;
+}
+
+void CheckRequest(const ProbeRequest& q) {
+  if (q.out_dir.empty()) throw Error(ErrorKind::kUsage, "probe needs an output folder (--out DIR)");
+  if (q.precision != "fp32" && q.precision != "fp16")
+    throw Error(ErrorKind::kUsage, "--precision expects fp32 or fp16, got '" + q.precision + "'");
+  if (q.runtime == Runtime::kLiteRtWasm && q.precision != "fp32")
+    throw Error(ErrorKind::kUsage, "--precision fp16 needs --runtime litert-webgpu (the wasm CPU path is fp32)");
+  if (q.runtime == Runtime::kLiteRtWasm && q.residency_only)
+    throw Error(ErrorKind::kUsage, "residency-only needs --runtime litert-webgpu (wasm has no GPU delegate)");
+  if (q.repeat < 1) throw Error(ErrorKind::kUsage, "--repeat must be at least 1");
+  if (!fs::is_regular_file(q.model_path)) ThrowBadInput(q.model_path + ": no such model file");
+  for (const auto& [key, file] : q.inputs)
+    if (!fs::is_regular_file(file)) ThrowBadInput("--input " + key + "=" + file + ": no such file");
+  std::error_code ec;
+  fs::create_directories(q.out_dir, ec);
+  if (ec || !fs::is_directory(q.out_dir))
+    throw Error(ErrorKind::kIo, q.out_dir + ": cannot create output folder" + (ec ? ": " + ec.message() : ""));
+}
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A harness failure before any meta.json: missing runtime pieces are
+// kUnsupported; anything else keeps the harness's own line.
+[[noreturn]] void ThrowHarnessFailure(const std::string& harness, const ProcessResult& p) {
+  if (p.timed_out) throw Error(ErrorKind::kIo, harness + " timed out (GPUCLEAN_PROBE_TIMEOUT_S)");
+  const std::string line = FirstLine(p.err);
+  if (line.find("not installed") != std::string::npos || line.find("not found") != std::string::npos ||
+      line.find("cannot launch") != std::string::npos || line.find("no WebGPU adapter") != std::string::npos)
+    ThrowUnsupported(line);
+  ThrowBadInput(line.empty() ? harness + " exited with status " + std::to_string(p.exit_code) : line);
+}
+
+std::vector<ProbeResult> RunWebGpu(const std::vector<const ProbeRequest*>& requests, const ProbeEnvironment& env) {
+  Scratch scratch;
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const ProbeRequest* q : requests) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& [key, file] : q->inputs) inputs.push_back({{"key", key}, {"file", fs::absolute(file).string()}});
+    jobs.push_back({{"model", fs::absolute(q->model_path).string()},
+                    {"out", fs::absolute(q->out_dir).string()},
+                    {"precision", q->precision},
+                    {"inputs", inputs},
+                    {"seed", q->seed},
+                    {"repeat", q->repeat},
+                    {"describe_residency", q->residency_only}});
+  }
+  WriteFileAtomically((scratch / "jobs.json").string(), jobs.dump());
+  const std::string harness = (fs::path(env.source_dir) / "probe" / "litert_webgpu.mjs").string();
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult p = RunProcess({env.node, harness, "--jobs", (scratch / "jobs.json").string()},
+                                     {"GPUCLEAN_CHROMIUM=" + env.chromium}, scratch / "stdout", scratch / "stderr",
+                                     HarnessTimeout());
+  const double ms = MsSince(t0);
+  std::vector<ProbeResult> results;
+  for (const ProbeRequest* q : requests) results.push_back(Collect(*q, ms));
+  // Exit 2 with per-job meta.json files is a per-model failure, reported in
+  // the results. Without them, or with the harness's setup_failure mark (it
+  // could not start Chromium or LiteRT.js), nothing ran at all.
+  bool setup_failed = p.exit_code != 0;
+  for (const ProbeResult& r : results) setup_failed &= r.meta.is_null() || r.meta.value("setup_failure", false);
+  if (setup_failed) ThrowHarnessFailure("litert_webgpu.mjs", p);
+  return results;
+}
+
+ProbeResult RunWasm(const ProbeRequest& q, const ProbeEnvironment& env) {
+  Scratch scratch;
+  const std::string harness = (fs::path(env.source_dir) / "probe" / "litert_run.mjs").string();
+  std::vector<std::string> argv = {env.node, harness, fs::absolute(q.model_path).string(),
+                                   "--out", fs::absolute(q.out_dir).string(),
+                                   "--seed", std::to_string(q.seed),
+                                   "--repeat", std::to_string(q.repeat)};
+  for (const auto& [key, file] : q.inputs) {
+    argv.push_back("--input");
+    argv.push_back(key + "=" + fs::absolute(file).string());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult p = RunProcess(argv, {}, scratch / "stdout", scratch / "stderr", HarnessTimeout());
+  const double ms = MsSince(t0);
+  ProbeResult r = Collect(q, ms);
+  if (p.exit_code != 0 && r.meta.is_null()) ThrowHarnessFailure("litert_run.mjs", p);
+  return r;
+}
+
+}  // namespace
+
+ProbeEnvironment FindProbeEnvironment(bool need_browser) {
+  ProbeEnvironment env;
+  env.node = EnvOr("GPUCLEAN_NODE", "");
+  if (env.node.empty()) env.node = FindOnPath("node");
+  if (env.node.empty() || !IsExecutable(env.node))
+    ThrowUnsupported("node not found on PATH (set GPUCLEAN_NODE); the LiteRT.js probe needs Node.js 20 (tools/setup.sh)");
+  env.source_dir = FindSourceDir();
+  if (!fs::exists(fs::path(env.source_dir) / "node_modules" / "@litertjs" / "core" / "package.json"))
+    ThrowUnsupported("LiteRT.js is not installed in " + env.source_dir + "/node_modules; run npm ci there (tools/setup.sh)");
+  if (need_browser) {
+    env.chromium = EnvOr("GPUCLEAN_CHROMIUM", "/usr/bin/chromium");
+    if (!IsExecutable(env.chromium))
+      ThrowUnsupported(env.chromium + " not found; the WebGPU probe needs Chromium (apt-get install chromium, see tools/setup.sh) or GPUCLEAN_CHROMIUM");
+    if (!fs::exists(fs::path(env.source_dir) / "node_modules" / "playwright-core" / "package.json"))
+      ThrowUnsupported("playwright-core is not installed in " + env.source_dir + "/node_modules; run npm ci there (tools/setup.sh)");
+  }
+  return env;
+}
+
+std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests) {
+  bool need_browser = false;
+  for (const ProbeRequest& q : requests) {
+    CheckRequest(q);
+    need_browser |= q.runtime == Runtime::kLiteRtWebGpu;
+  }
+  for (size_t i = 0; i < requests.size(); ++i)
+    for (size_t j = i + 1; j < requests.size(); ++j)
+      if (fs::absolute(requests[i].out_dir) == fs::absolute(requests[j].out_dir))
+        throw Error(ErrorKind::kUsage, "two probe requests share the output folder " + requests[i].out_dir);
+  if (requests.empty()) return {};
+  const ProbeEnvironment env = FindProbeEnvironment(need_browser);
+  std::vector<ProbeResult> results(requests.size());
+  std::vector<const ProbeRequest*> webgpu;
+  std::vector<size_t> webgpu_index;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].runtime == Runtime::kLiteRtWebGpu) {
+      webgpu.push_back(&requests[i]);
+      webgpu_index.push_back(i);
+    } else {
+      results[i] = RunWasm(requests[i], env);
+    }
+  }
+  if (!webgpu.empty()) {
+    std::vector<ProbeResult> got = RunWebGpu(webgpu, env);
+    for (size_t k = 0; k < got.size(); ++k) results[webgpu_index[k]] = std::move(got[k]);
+  }
+  return results;
+}
+
+ProbeResult RunProbe(const ProbeRequest& request) {
+  ProbeResult r = std::move(RunProbes({request}).at(0));
+  if (!r.ok) ThrowBadInput(r.error);
+  return r;
+}
+
+}  // namespace gpuclean::probe
