@@ -11,7 +11,6 @@ using Handler = std::function<int()>;
 void AddInspect(CLI::App& app, Handler& handler);
 void AddRun(CLI::App& app, Handler& handler);
 void AddProbe(CLI::App& app, Handler& handler);
-void AddProbe(CLI::App& app, Handler& handler);
 void AddLint(CLI::App& app, Handler& handler);
 void AddMatrix(CLI::App& app, Handler& handler);
 

@@ -13,7 +13,6 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddInspect(app, handler);
   gpuclean::cli::AddRun(app, handler);
   gpuclean::cli::AddProbe(app, handler);
-  gpuclean::cli::AddProbe(app, handler);
   gpuclean::cli::AddLint(app, handler);
   gpuclean::cli::AddMatrix(app, handler);
   try {
