@@ -1,10 +1,9 @@
-#include <fp16.h>
-
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
 #include "exec/kernel.h"
+#include "exec/kernels/fp16_compute.h"
 #include "gpuclean/shapes.h"
 
 namespace gpuclean::exec {
@@ -23,7 +22,7 @@ bool IsQuantizedInteger(const ir::Tensor& t) {
 void RoundToHalf(Tensor& t) {
   if (t.dtype != tfl::TensorType_FLOAT32) return;
   float* v = t.as<float>();
-  for (int64_t i = 0, n = t.num_elements(); i < n; ++i) v[i] = fp16_ieee_to_fp32_value(fp16_ieee_from_fp32_value(v[i]));
+  for (int64_t i = 0, n = t.num_elements(); i < n; ++i) v[i] = kernels::fp16::Round(v[i]);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/kernels/conv_util.h"
+#include "exec/kernels/fp16_compute.h"
 
 namespace gpuclean::exec::kernels {
 namespace {
@@ -62,6 +63,13 @@ void Eval(KernelContext& ctx) {
   for (int d = 0; d + 2 < y.rank(); ++d) y_elems *= y.shape[d];
   int64_t x_batches = 1;
   for (int d = 0; d + 2 < x.rank(); ++d) x_batches *= x.shape[d];
+  if (fp16::Active(ctx)) {
+    for (int64_t bi = 0; bi < batches; ++bi)
+      fp16::Gemm(ctx.pool, m, n, k, {xp + BatchOffset(x.shape, out_batch, bi), a_row, a_col},
+                 {yp + BatchOffset(y.shape, out_batch, bi), b_row, b_col}, nullptr, conv::Clamp{},
+                 op + bi * static_cast<int64_t>(m) * n, n);
+    return;
+  }
   if (y_elems == 1 && !adj_x && x_batches == batches) {
     // One shared right-hand side: x's batches are consecutive rows.
     conv::Gemm(ctx.pool, batches * m, n, k, {xp, k, 1}, {yp, b_row, b_col}, nullptr, conv::Clamp{}, op, n);

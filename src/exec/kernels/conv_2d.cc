@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "exec/kernels/conv_util.h"
+#include "exec/kernels/fp16_compute.h"
 
 namespace gpuclean::exec::kernels {
 namespace {
@@ -68,7 +69,10 @@ void Eval(KernelContext& ctx) {
     const float* wg = w.as<float>() + static_cast<int64_t>(grp) * og * k;
     const float* bg = bias ? bias + static_cast<int64_t>(grp) * og : nullptr;
     float* dst = out.as<float>() + static_cast<int64_t>(grp) * og;
-    if (pointwise) {
+    if (fp16::Active(ctx)) {
+      g.in_c_offset = grp * g.in_c;
+      fp16::Conv(ctx.pool, in.as<float>(), g, wg, og, bg, clamp, dst, o_total);
+    } else if (pointwise) {
       const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
       conv::Gemm(ctx.pool, m, og, k, {in.as<float>() + static_cast<int64_t>(grp) * g.in_c, c, 1}, {wg, k, 1}, bg,
                  clamp, dst, o_total);

@@ -9,6 +9,7 @@
 // (k - stride)/2 before. Both are total/2 with total = (in-1)*stride + k - out,
 // so the padding is derived from the real output size.
 #include "exec/kernels/conv_util.h"
+#include "exec/kernels/fp16_compute.h"
 #include "gpuclean/shapes.h"
 
 namespace gpuclean::exec::kernels {
@@ -48,7 +49,7 @@ void Eval(KernelContext& ctx) {
   };
   g.pad_top = before(g.in_h, g.kh, g.stride_h, g.out_h);
   g.pad_left = before(g.in_w, g.kw, g.stride_w, g.out_w);
-  conv::TransposeConv(ctx.pool, in.as<float>(), w.as<float>(), bias, g, conv::Clamp{}, out.as<float>());
+  (fp16::Active(ctx) ? fp16::TransposeConv : conv::TransposeConv)(ctx.pool, in.as<float>(), w.as<float>(), bias, g, conv::Clamp{}, out.as<float>());
 }
 
 }  // namespace

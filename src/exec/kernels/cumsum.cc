@@ -1,5 +1,6 @@
 // CUMSUM along the axis of input 1: inclusive running sums, or exclusive
 // (each output excludes its own element), optionally from the end.
+#include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/shape_util.h"
 
 namespace gpuclean::exec::kernels {
@@ -24,8 +25,18 @@ T Add(T a, T b) {
   }
 }
 
-template <typename T>
+// fp16-compute: the running sum is a half register, rounded each step.
+struct HalfSum {};
+
+template <typename T, typename Mode = T>
 void Run(KernelContext& ctx, int axis, bool exclusive, bool reverse) {
+  const auto accumulate = [](T a, T b) {
+    if constexpr (std::is_same_v<Mode, HalfSum>) {
+      return fp16::Round(a + b);
+    } else {
+      return Add(a, b);
+    }
+  };
   const Tensor& input = ctx.input(0);
   const int64_t outer = ProductOf(input.shape, 0, axis);
   const int64_t n = input.shape[axis];
@@ -44,11 +55,11 @@ void Run(KernelContext& ctx, int axis, bool exclusive, bool reverse) {
         if (exclusive) {
           for (int64_t i = 0; i < inner; ++i) {
             y[i] = acc[i];
-            acc[i] = Add(acc[i], x[i]);
+            acc[i] = accumulate(acc[i], x[i]);
           }
         } else {
           for (int64_t i = 0; i < inner; ++i) {
-            acc[i] = Add(acc[i], x[i]);
+            acc[i] = accumulate(acc[i], x[i]);
             y[i] = acc[i];
           }
         }
@@ -63,7 +74,12 @@ void Eval(KernelContext& ctx) {
   const auto options = OptionsOr<tfl::CumsumOptionsT>(ctx.op);
   if (input.num_elements() == 0) return;
   switch (input.dtype) {
-    case tfl::TensorType_FLOAT32: Run<float>(ctx, axis, options.exclusive, options.reverse); break;
+    case tfl::TensorType_FLOAT32:
+      if (fp16::Active(ctx))
+        Run<float, HalfSum>(ctx, axis, options.exclusive, options.reverse);
+      else
+        Run<float>(ctx, axis, options.exclusive, options.reverse);
+      break;
     case tfl::TensorType_INT32: Run<int32_t>(ctx, axis, options.exclusive, options.reverse); break;
     case tfl::TensorType_INT64: Run<int64_t>(ctx, axis, options.exclusive, options.reverse); break;
     default: ThrowOpBadInput(ctx, "dtype {} is not supported", ir::DTypeName(input.dtype));

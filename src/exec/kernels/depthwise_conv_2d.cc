@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "exec/kernels/conv_util.h"
+#include "exec/kernels/fp16_compute.h"
 #include "gpuclean/shapes.h"
 
 #if defined(__GNUC__)
@@ -170,6 +171,32 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
     conv::ThrowBadInput(graph, op, fmt::format("filter {} does not fit input depth {}", ir::FormatShape(w), in[3]));
 }
 
+// fp16-compute: each output channel's taps accumulated in half precision,
+// (ky, kx) order, bias last (fp16_compute.h).
+void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
+  const conv::Clamp clamp{a.lo, a.hi};
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / a.oh;
+    const int oy = static_cast<int>(r % a.oh);
+    for (int ox = 0; ox < a.ow; ++ox) {
+      float* dst = a.out + (r * a.ow + ox) * a.c;
+      for (int ch = 0; ch < a.c; ++ch) {
+        float acc = 0.0f;
+        for (int ky = 0; ky < a.kh; ++ky) {
+          const int iy = oy * a.sh - a.pt + ky * a.dh;
+          if (iy < 0 || iy >= a.h) continue;
+          for (int kx = 0; kx < a.kw; ++kx) {
+            const int ix = ox * a.sw - a.pl + kx * a.dw;
+            if (ix < 0 || ix >= a.w_) continue;
+            acc = fp16::Round(acc + a.in[((b * a.h + iy) * a.w_ + ix) * a.c + ch] * a.w[(ky * a.kw + kx) * a.c + ch]);
+          }
+        }
+        dst[ch] = clamp(fp16::Round(acc + (a.bias ? a.bias[ch] : 0.0f)));
+      }
+    }
+  }
+}
+
 void Eval(KernelContext& ctx) {
   const auto& o = *ctx.op.options.AsDepthwiseConv2DOptions();
   const Tensor& in = ctx.input(0);
@@ -211,6 +238,7 @@ void Eval(KernelContext& ctx) {
   if (conv::ActiveIsa() == conv::Isa::kAvx512) run = DwRowsAvx512;
   if (conv::ActiveIsa() == conv::Isa::kAvx2) run = DwRowsAvx2;
 #endif
+  if (fp16::Active(ctx)) run = DwRowsFp16;
   const int64_t rows = static_cast<int64_t>(batch) * a.oh;
   ctx.pool.ParallelFor(rows, conv::GrainFor(rows, static_cast<int64_t>(a.ow) * a.c * a.kh * a.kw),
                        [&](int64_t r0, int64_t r1) { run(a, r0, r1); });

@@ -3,6 +3,7 @@
 // keep_num_dims, which only shapes the output). Fused activation clamp.
 // float32 only: int8 weights (hybrid) and shuffled weight formats are refused.
 #include "exec/kernels/conv_util.h"
+#include "exec/kernels/fp16_compute.h"
 
 namespace gpuclean::exec::kernels {
 namespace {
@@ -25,7 +26,8 @@ void Eval(KernelContext& ctx) {
   const int n = w.dim(0), k = w.dim(1);
   const int64_t m = k > 0 ? in.num_elements() / k : 0;
   const conv::Clamp clamp = conv::ActivationClamp(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
-  conv::Gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
+  const auto gemm = fp16::Active(ctx) ? fp16::Gemm : static_cast<decltype(&fp16::Gemm)>(conv::Gemm);
+  gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
 }
 
 }  // namespace

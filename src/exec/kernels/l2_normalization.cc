@@ -2,6 +2,7 @@
 // LiteRT's float kernel. LiteRT rejects a fused activation other than NONE.
 #include <cmath>
 
+#include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/shape_util.h"
 
 namespace gpuclean::exec::kernels {
@@ -34,7 +35,13 @@ void Eval(KernelContext& ctx) {
       float* y = out + r * depth;
       // Accumulation: the squared norm.
       float squared = 0.0f;
-      for (int64_t c = 0; c < depth; ++c) squared += x[c] * x[c];
+      if (fp16::Active(ctx)) {
+        fp16::LaneSum half;  // overflows once the squared norm passes 65504
+        for (int64_t c = 0; c < depth; ++c) half.Add(fp16::Round(x[c] * x[c]));
+        squared = half.Total();
+      } else {
+        for (int64_t c = 0; c < depth; ++c) squared += x[c] * x[c];
+      }
       const float norm = std::max(std::sqrt(squared), kEpsilon);
       for (int64_t c = 0; c < depth; ++c) y[c] = x[c] / norm;
     }

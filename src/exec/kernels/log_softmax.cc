@@ -2,6 +2,7 @@
 // LiteRT's float kernel (no beta).
 #include <cmath>
 
+#include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/shape_util.h"
 
 namespace gpuclean::exec::kernels {
@@ -30,7 +31,13 @@ void Eval(KernelContext& ctx) {
       for (int64_t c = 0; c < depth; ++c) max = std::max(max, x[c]);
       // Accumulation: the sum of exponentials.
       float sum = 0.0f;
-      for (int64_t c = 0; c < depth; ++c) sum += std::exp(x[c] - max);
+      if (fp16::Active(ctx)) {
+        fp16::LaneSum half;
+        for (int64_t c = 0; c < depth; ++c) half.Add(fp16::Round(std::exp(x[c] - max)));
+        sum = half.Total();
+      } else {
+        for (int64_t c = 0; c < depth; ++c) sum += std::exp(x[c] - max);
+      }
       const float log_sum = std::log(sum);
       for (int64_t c = 0; c < depth; ++c) y[c] = x[c] - max - log_sum;
     }

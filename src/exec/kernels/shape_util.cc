@@ -1,3 +1,4 @@
+#include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/shape_util.h"
 
 #include <type_traits>
@@ -443,6 +444,36 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
   }
 }
 
+// fp16-compute SUM/MEAN/REDUCE_PROD of float32: per output, the elements in
+// the input's row-major order through fp16::LaneSum / LaneProduct.
+template <typename Lanes>
+void ReduceFp16(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64_t count) {
+  const float* in = ctx.input(0).as<const float>();
+  float* out = ctx.output(0).as<float>();
+  std::vector<Lanes> lanes(static_cast<size_t>(p.out_size));
+  const size_t rank = p.n.size();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t total = 1;
+  for (int64_t d : p.n) total *= d;
+  int64_t in_off = 0, out_off = 0;
+  for (int64_t e = 0; e < total; ++e) {
+    lanes[out_off].Add(in[in_off]);
+    for (size_t j = rank; j-- > 0;) {
+      in_off += p.in_stride[j];
+      out_off += p.out_stride[j];
+      if (++idx[j] < p.n[j]) break;
+      in_off -= p.in_stride[j] * p.n[j];
+      out_off -= p.out_stride[j] * p.n[j];
+      idx[j] = 0;
+    }
+  }
+  const float inverse = fp16::Round(1.0f / static_cast<float>(count));
+  for (int64_t i = 0; i < p.out_size; ++i) {
+    const float v = lanes[i].Total();
+    out[i] = kind == ReduceKind::kMean ? fp16::Round(v * inverse) : v;
+  }
+}
+
 }  // namespace
 
 void CheckReduce(const ir::Subgraph& graph, const ir::Op& op, ReduceKind kind) {
@@ -471,7 +502,17 @@ void EvalReduce(KernelContext& ctx, ReduceKind kind) {
     if (mask[i]) count *= input.shape[i];
   const ReducePlan plan = PlanReduce(input.shape, mask);
   switch (input.dtype) {
-    case tfl::TensorType_FLOAT32: ReduceTyped<float, float>(ctx, kind, plan, count); break;
+    case tfl::TensorType_FLOAT32:
+      if (fp16::Active(ctx) && ctx.output(0).num_elements() == plan.out_size && count > 0 &&
+          (kind == ReduceKind::kSum || kind == ReduceKind::kMean)) {
+        ReduceFp16<fp16::LaneSum>(ctx, kind, plan, count);
+      } else if (fp16::Active(ctx) && ctx.output(0).num_elements() == plan.out_size && count > 0 &&
+                 kind == ReduceKind::kProd) {
+        ReduceFp16<fp16::LaneProduct>(ctx, kind, plan, count);
+      } else {
+        ReduceTyped<float, float>(ctx, kind, plan, count);
+      }
+      break;
     case tfl::TensorType_INT32:
       if (kind == ReduceKind::kMean) {
         ReduceTyped<int32_t, int64_t>(ctx, kind, plan, count);

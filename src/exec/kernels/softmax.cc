@@ -2,6 +2,7 @@
 // kernel (beta comes from the options; a model without options has beta 0).
 #include <cmath>
 
+#include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/shape_util.h"
 
 namespace gpuclean::exec::kernels {
@@ -29,6 +30,16 @@ void Eval(KernelContext& ctx) {
       float* y = out + r * depth;
       float max = std::numeric_limits<float>::lowest();
       for (int64_t c = 0; c < depth; ++c) max = std::max(max, x[c]);
+      if (fp16::Active(ctx)) {
+        fp16::LaneSum half;
+        for (int64_t c = 0; c < depth; ++c) {
+          y[c] = fp16::Round(std::exp((x[c] - max) * beta));
+          half.Add(y[c]);
+        }
+        const float total = half.Total();
+        for (int64_t c = 0; c < depth; ++c) y[c] = fp16::Round(y[c] / total);
+        continue;
+      }
       // Accumulation: the softmax denominator.
       float sum = 0.0f;
       for (int64_t c = 0; c < depth; ++c) {

@@ -5,6 +5,7 @@
 // (out - k + stride)/stride (VALID) sized map, put before the first element
 // (TFLite transpose_conv.cc with ComputePaddingHeightWidth).
 #include "exec/kernels/conv_util.h"
+#include "exec/kernels/fp16_compute.h"
 
 namespace gpuclean::exec::kernels {
 namespace {
@@ -46,7 +47,7 @@ void Eval(KernelContext& ctx) {
   g.stride_w = o.stride_w;
   g.pad_top = conv::PaddingBefore(g.out_h, g.kh, g.stride_h, 1, conv::WindowOut(o.padding, g.out_h, g.kh, g.stride_h));
   g.pad_left = conv::PaddingBefore(g.out_w, g.kw, g.stride_w, 1, conv::WindowOut(o.padding, g.out_w, g.kw, g.stride_w));
-  conv::TransposeConv(ctx.pool, in.as<float>(), w.as<float>(), bias, g,
+  (fp16::Active(ctx) ? fp16::TransposeConv : conv::TransposeConv)(ctx.pool, in.as<float>(), w.as<float>(), bias, g,
                       conv::ActivationClamp(o.fused_activation_function), out.as<float>());
 }
 
