@@ -1,0 +1,105 @@
+#include <filesystem>
+#include <fstream>
+
+#include "gpuclean/error.h"
+#include "lint/rules/rule.h"
+#include "lint_test_util.h"
+
+namespace gpuclean::lint {
+namespace {
+
+using testing::CompatDir;
+namespace fs = std::filesystem;
+
+TEST(Matrix, EveryDataFileValidates) {
+  int files = 0;
+  for (const auto& item : fs::directory_iterator(CompatDir())) {
+    if (item.path().extension() != ".json") continue;
+    ++files;
+    auto errors = ValidateMatrixFile(item.path().string());
+    EXPECT_TRUE(errors.empty()) << errors.front();
+  }
+  EXPECT_GE(files, 7);
+}
+
+TEST(Matrix, RequiredTargetsLoadWithTheirChains) {
+  const std::vector<std::string> required = {"mldrift-cl@2.1.3", "mldrift-cl@2.1.5", "mldrift-cl@2.1.6",
+                                             "mldrift-webgpu@2.5.3", "tflite-gpu", "xnnpack"};
+  EXPECT_EQ(ListTargets(CompatDir()), required);
+  for (const auto& target : required) {
+    Matrix m = LoadMatrix(CompatDir(), target);
+    EXPECT_EQ(m.target, target);
+    EXPECT_FALSE(m.entries.empty()) << target;
+    for (const Entry& e : m.entries) EXPECT_NE(e.provenance, "measured") << target << " " << e.id << ": no probe has run yet";
+  }
+  EXPECT_EQ(LoadMatrix(CompatDir(), "mldrift-cl@2.1.3").chain,
+            (std::vector<std::string>{"mldrift-cl@2.1.3", "mldrift-cl@2.1.5", "mldrift-cl@2.1.6", "_mldrift-common"}));
+}
+
+TEST(Matrix, InheritedFactsFromAnotherRuntimeAreInferences) {
+  const Matrix& webgpu = testing::Target("mldrift-webgpu@2.5.3");
+  for (const Entry& e : webgpu.entries)
+    if (e.id != "densify" && e.id != "rank-5") EXPECT_EQ(e.provenance, "inferred") << e.id;
+  const Matrix& cl = testing::Target("mldrift-cl@2.1.6");
+  auto it = std::find_if(cl.entries.begin(), cl.entries.end(), [](const Entry& e) { return e.id == "transpose-conv"; });
+  ASSERT_NE(it, cl.entries.end());
+  EXPECT_EQ(it->provenance, "reference-doc");
+}
+
+TEST(Matrix, UnknownTargetIsAUsageErrorListingTargets) {
+  try {
+    LoadMatrix(CompatDir(), "mldrift-cl@9.9");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_NE(std::string(e.what()).find("mldrift-cl@2.1.6"), std::string::npos);
+  }
+}
+
+TEST(Matrix, ValidatorNamesBadFields) {
+  gpuclean::testing::TempDir dir;
+  std::ofstream(dir.file("bad.json")) << R"({"format":"gpuclean-compat/1","target":"bad","entries":[
+    {"id":"a","op":"ADD","status":"maybe","provenance":"measured","evidence":{"date":"d","runtime":"r","source":"doc"},
+     "hints":["no-such-pass"],"when":{"colour":"red"}}],
+    "rules":[{"id":"no-such-rule","status":"incorrect","provenance":"inferred","evidence":{"date":"d","runtime":"r","source":"s"}}]})";
+  auto errors = ValidateMatrixFile(dir.file("bad.json"));
+  std::string all;
+  for (const auto& e : errors) all += e + "\n";
+  for (const char* needle : {"'status'", "measured entry", "no-such-pass", "colour", "no-such-rule"})
+    EXPECT_NE(all.find(needle), std::string::npos) << needle << "\n" << all;
+}
+
+TEST(Matrix, EveryHintIsAPassAndEveryRuleIsRegistered) {
+  for (const auto& target : ListTargets(CompatDir())) {
+    const Matrix& m = testing::Target(target);
+    for (const auto* list : {&m.entries, &m.rules})
+      for (const Entry& e : *list)
+        for (const auto& hint : e.hints) EXPECT_NE(FindPass(hint), nullptr) << target << " " << e.id << " " << hint;
+    for (const Entry& r : m.rules) EXPECT_NE(FindStructuralRule(r.id), nullptr) << r.id;
+  }
+}
+
+TEST(Matrix, MostSpecificEntryWins) {
+  // TOPK_V2 has a plain entry and one constrained by the channel count.
+  builder::GraphBuilder b;
+  int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 6});
+  b.Output(b.TopKV2(x, 2).first);
+  Report r = testing::LintOn(b.Finish());
+  EXPECT_EQ(testing::CountRule(r, "topk-v2-channels"), 1);
+  EXPECT_EQ(testing::CountRule(r, "topk-v2"), 0);
+  EXPECT_EQ(r.node_status[0][0], Status::kFallback);
+}
+
+TEST(Matrix, NoEntryIsReportedUnknownNeverGuessed) {
+  builder::GraphBuilder b;
+  int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4, 4, 8});
+  b.Output(b.Ceil(x));
+  Report r = testing::LintOn(b.Finish());
+  ASSERT_EQ(testing::CountRule(r, "no-entry"), 1);
+  EXPECT_EQ(testing::FirstOf(r, "no-entry")->status, Status::kUnknown);
+  EXPECT_EQ(r.residency[0].unknown_nodes, 1);
+  EXPECT_EQ(r.residency[0].worst_gpu_nodes, 0);
+}
+
+}  // namespace
+}  // namespace gpuclean::lint
