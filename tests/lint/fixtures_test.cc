@@ -1,6 +1,7 @@
 // Lint of the seven MediaPipe fixture models: runs on every target, stable,
 // and sensible (the sparse model's DENSIFY, the custom op accepted).
 #include <filesystem>
+#include <map>
 
 #include "gpuclean/format.h"
 #include "lint_test_util.h"
@@ -29,6 +30,24 @@ TEST(Fixtures, DenseModelsAreFullyResidentOnTheDefaultTarget) {
     Report r = testing::LintOn(format::ReadModel(path));
     EXPECT_TRUE(r.findings.empty()) << RenderText(r, testing::Target(kDefaultTarget));
     EXPECT_EQ(r.residency[0].gpu_nodes, r.residency[0].nodes) << Name(path);
+    EXPECT_EQ(r.residency[0].partitions, 1);
+  }
+}
+
+// Measured with `gpuclean probe MODEL --runtime litert-webgpu --residency-only`
+// (LiteRT.js 2.5.3, SwiftShader) on 2026-11-29; the probe takes seconds per
+// model, so the numbers are recorded here and in the matrix evidence.
+TEST(Fixtures, PredictionEqualsMeasuredWebGpuResidency) {
+  const std::map<std::string, std::pair<int, int>> measured = {
+      {"face_detection_full_range.tflite", {354, 354}},  {"face_detection_full_range_sparse.tflite", {159, 388}},
+      {"face_detection_short_range.tflite", {164, 164}}, {"hand_landmark_full.tflite", {165, 165}},
+      {"hand_landmark_lite.tflite", {167, 167}},         {"selfie_segmentation.tflite", {246, 246}},
+      {"selfie_segmentation_landscape.tflite", {246, 246}}};
+  for (const auto& path : gpuclean::testing::FixtureModels()) {
+    Report r = testing::LintOn(format::ReadModel(path), "mldrift-webgpu@2.5.3");
+    ASSERT_TRUE(measured.count(Name(path))) << Name(path);
+    EXPECT_EQ(r.residency[0].gpu_nodes, measured.at(Name(path)).first) << Name(path);
+    EXPECT_EQ(r.residency[0].nodes, measured.at(Name(path)).second) << Name(path);
     EXPECT_EQ(r.residency[0].partitions, 1);
   }
 }
