@@ -5,7 +5,9 @@
 // All WebGPU runs go through one RunProbes call (one Chromium launch, one
 // WebGPU device): the first compile pays ~2-4 s for device creation and each
 // first run pays for shader compilation, so fewer, bigger calls keep the
-// suite fast on two cores.
+// suite fast on two cores. For the same reason it is one gtest TEST: ctest
+// starts a process per TEST, and each would repeat the whole batch. The
+// checks are separate functions, each reported under its own trace.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -70,68 +72,56 @@ std::string WriteUnknownCustomOpGraph(const std::string& path) {
   return path;
 }
 
-// One batch for the whole suite, run on first use.
-class RuntimeProbe : public ::testing::Test {
- protected:
-  struct Batch {
-    testing::TempDir dir;
-    std::string rank5_model;
-    std::map<std::string, ProbeRequest> requests;
-    std::map<std::string, ProbeResult> results;
-    double wall_ms = 0;
-  };
-
-  static void SetUpTestSuite() {
-    batch_ = new Batch();
-    Batch& b = *batch_;
-    b.rank5_model = WriteRankFiveGraph(b.dir.file("rank5.tflite"));
-    auto add = [&](const std::string& name, const std::string& model, Runtime runtime, const std::string& precision) {
-      ProbeRequest q;
-      q.model_path = model;
-      q.runtime = runtime;
-      q.precision = precision;
-      q.seed = 7;
-      q.out_dir = b.dir.file(name);
-      b.requests[name] = q;
-    };
-    const std::string selfie = testing::FixtureModel("selfie_segmentation.tflite");
-    const std::string face = testing::FixtureModel("face_detection_short_range.tflite");
-    const std::string sparse = testing::FixtureModel("face_detection_full_range_sparse.tflite");
-    add("selfie_webgpu", selfie, Runtime::kLiteRtWebGpu, "fp32");
-    add("selfie_wasm", selfie, Runtime::kLiteRtWasm, "fp32");
-    add("face_webgpu", face, Runtime::kLiteRtWebGpu, "fp32");
-    add("face_webgpu_fp16", face, Runtime::kLiteRtWebGpu, "fp16");
-    add("face_wasm", face, Runtime::kLiteRtWasm, "fp32");
-    add("sparse_webgpu", sparse, Runtime::kLiteRtWebGpu, "fp32");
-    add("sparse_wasm", sparse, Runtime::kLiteRtWasm, "fp32");
-    add("rank5_webgpu", b.rank5_model, Runtime::kLiteRtWebGpu, "fp32");
-    add("custom_webgpu", WriteUnknownCustomOpGraph(b.dir.file("custom.tflite")), Runtime::kLiteRtWebGpu, "fp32");
-    b.requests["sparse_webgpu"].repeat = 2;  // its wrong numbers must at least be stable
-
-    std::vector<ProbeRequest> list;
-    std::vector<std::string> names;
-    for (const auto& [name, q] : b.requests) names.push_back(name), list.push_back(q);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<ProbeResult> results = RunProbes(list);
-    b.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    for (size_t i = 0; i < names.size(); ++i) b.results[names[i]] = std::move(results[i]);
-  }
-  static void TearDownTestSuite() {
-    delete batch_;
-    batch_ = nullptr;
-  }
-
-  static const ProbeResult& Result(const std::string& name) {
-    const ProbeResult& r = batch_->results.at(name);
-    EXPECT_TRUE(r.ok) << name << ": " << r.error;
-    return r;
-  }
-
-  static Batch* batch_;
+// Every run of the suite, made in one RunProbes call.
+struct Batch {
+  testing::TempDir dir;
+  std::map<std::string, ProbeRequest> requests;
+  std::map<std::string, ProbeResult> results;
+  double wall_ms = 0;
 };
-RuntimeProbe::Batch* RuntimeProbe::batch_ = nullptr;
+const Batch* batch = nullptr;
 
-TEST_F(RuntimeProbe, SelfieSegmentationIsFullyDelegatedAndMatchesWasm) {
+void RunBatch(Batch& b) {
+  auto add = [&](const std::string& name, const std::string& model, Runtime runtime, const std::string& precision) {
+    ProbeRequest q;
+    q.model_path = model;
+    q.runtime = runtime;
+    q.precision = precision;
+    q.seed = 7;
+    q.out_dir = b.dir.file(name);
+    b.requests[name] = q;
+  };
+  const std::string selfie = testing::FixtureModel("selfie_segmentation.tflite");
+  const std::string face = testing::FixtureModel("face_detection_short_range.tflite");
+  const std::string sparse = testing::FixtureModel("face_detection_full_range_sparse.tflite");
+  add("selfie_webgpu", selfie, Runtime::kLiteRtWebGpu, "fp32");
+  add("selfie_wasm", selfie, Runtime::kLiteRtWasm, "fp32");
+  add("face_webgpu", face, Runtime::kLiteRtWebGpu, "fp32");
+  add("face_webgpu_fp16", face, Runtime::kLiteRtWebGpu, "fp16");
+  add("face_wasm", face, Runtime::kLiteRtWasm, "fp32");
+  add("sparse_webgpu", sparse, Runtime::kLiteRtWebGpu, "fp32");
+  add("sparse_wasm", sparse, Runtime::kLiteRtWasm, "fp32");
+  add("rank5_webgpu", WriteRankFiveGraph(b.dir.file("rank5.tflite")), Runtime::kLiteRtWebGpu, "fp32");
+  add("custom_webgpu", WriteUnknownCustomOpGraph(b.dir.file("custom.tflite")), Runtime::kLiteRtWebGpu, "fp32");
+  b.requests["sparse_webgpu"].repeat = 2;  // its wrong numbers must at least be stable
+
+  std::vector<ProbeRequest> list;
+  std::vector<std::string> names;
+  for (const auto& [name, q] : b.requests) names.push_back(name), list.push_back(q);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<ProbeResult> results = RunProbes(list);
+  b.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (size_t i = 0; i < names.size(); ++i) b.results[names[i]] = std::move(results[i]);
+}
+
+// A result that must have succeeded.
+const ProbeResult& Result(const std::string& name) {
+  const ProbeResult& r = batch->results.at(name);
+  EXPECT_TRUE(r.ok) << name << ": " << r.error;
+  return r;
+}
+
+void SelfieSegmentationIsFullyDelegatedAndMatchesWasm() {
   const ProbeResult& gpu = Result("selfie_webgpu");
   const ProbeResult& cpu = Result("selfie_wasm");
   ASSERT_TRUE(gpu.ok && cpu.ok);
@@ -150,11 +140,11 @@ TEST_F(RuntimeProbe, SelfieSegmentationIsFullyDelegatedAndMatchesWasm) {
   EXPECT_GE(Correlation(g, c), 0.999);
   EXPECT_LT(MaxAbsDiff(g, c), 1e-3);
   // Same seed, same generator: both harnesses fed the same bytes.
-  EXPECT_EQ(npy::Read(batch_->requests.at("selfie_wasm").out_dir + "/in0.npy").data,
-            npy::Read(batch_->requests.at("selfie_webgpu").out_dir + "/in0.npy").data);
+  EXPECT_EQ(npy::Read(batch->requests.at("selfie_wasm").out_dir + "/in0.npy").data,
+            npy::Read(batch->requests.at("selfie_webgpu").out_dir + "/in0.npy").data);
 }
 
-TEST_F(RuntimeProbe, FaceDetectionShortRangeFp32AndFp16) {
+void FaceDetectionShortRangeFp32AndFp16() {
   const ProbeResult& gpu = Result("face_webgpu");
   const ProbeResult& half = Result("face_webgpu_fp16");
   const ProbeResult& cpu = Result("face_wasm");
@@ -178,7 +168,7 @@ TEST_F(RuntimeProbe, FaceDetectionShortRangeFp32AndFp16) {
   EXPECT_EQ(half.meta["precision"], "fp16");
 }
 
-TEST_F(RuntimeProbe, SparseFaceDetectorPartiallyDelegatesAndDiverges) {
+void SparseFaceDetectorPartiallyDelegatesAndDiverges() {
   const ProbeResult& gpu = Result("sparse_webgpu");
   const ProbeResult& cpu = Result("sparse_wasm");
   ASSERT_TRUE(gpu.ok && cpu.ok);
@@ -204,7 +194,7 @@ TEST_F(RuntimeProbe, SparseFaceDetectorPartiallyDelegatesAndDiverges) {
   EXPECT_TRUE(diverged);
 }
 
-TEST_F(RuntimeProbe, RankFiveGraphIsRejectedAlthoughTheFlagSaysAccelerated) {
+void RankFiveGraphIsRejectedAlthoughTheFlagSaysAccelerated() {
   const ProbeResult& gpu = Result("rank5_webgpu");
   ASSERT_TRUE(gpu.ok);
   const Residency& r = gpu.residency;
@@ -217,26 +207,26 @@ TEST_F(RuntimeProbe, RankFiveGraphIsRejectedAlthoughTheFlagSaysAccelerated) {
   // The trap: LiteRT.js's flag reads true, the log says nothing ran on the GPU.
   EXPECT_EQ(gpu.is_fully_accelerated, true);
   // It still ran (on the CPU): relu of the input.
-  const auto in = Floats(npy::Read(batch_->requests.at("rank5_webgpu").out_dir + "/in0.npy"));
+  const auto in = Floats(npy::Read(batch->requests.at("rank5_webgpu").out_dir + "/in0.npy"));
   const auto out = Floats(gpu.outputs.at(0));
   ASSERT_EQ(in.size(), out.size());
   for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], std::max(in[i], 0.0f));
 }
 
-TEST_F(RuntimeProbe, UnpreparableModelIsAnErrorNotStaleOutputs) {
-  const ProbeResult& r = batch_->results.at("custom_webgpu");
+void UnpreparableModelIsAnErrorNotStaleOutputs() {
+  const ProbeResult& r = batch->results.at("custom_webgpu");
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.outputs.empty());
   EXPECT_NE(r.error.find("GpucleanNoSuchOp"), std::string::npos) << r.error;
   EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
   EXPECT_EQ(r.meta.value("ok", true), false);
-  EXPECT_FALSE(fs::exists(batch_->requests.at("custom_webgpu").out_dir + "/out0.npy"));
+  EXPECT_FALSE(fs::exists(batch->requests.at("custom_webgpu").out_dir + "/out0.npy"));
   // The batch went on: the other jobs of the same Chromium ran.
-  EXPECT_TRUE(batch_->results.at("rank5_webgpu").ok);
+  EXPECT_TRUE(batch->results.at("rank5_webgpu").ok);
 }
 
-TEST_F(RuntimeProbe, CppAndHarnessParsersAgreeOnEveryLog) {
-  for (const auto& [name, r] : batch_->results) {
+void CppAndHarnessParsersAgreeOnEveryLog() {
+  for (const auto& [name, r] : batch->results) {
     SCOPED_TRACE(name);
     if (!r.ok) continue;
     if (!r.meta.contains("harness_residency")) continue;  // the wasm harness has none
@@ -254,20 +244,55 @@ TEST_F(RuntimeProbe, CppAndHarnessParsersAgreeOnEveryLog) {
   }
 }
 
-TEST_F(RuntimeProbe, MetaRecordsTimingsAndAdapter) {
+void MetaRecordsTimingsAndAdapter() {
   const ProbeResult& gpu = Result("face_webgpu");
   EXPECT_GT(gpu.compile_ms, 0);
   EXPECT_GT(gpu.run_ms, 0);
   EXPECT_EQ(gpu.meta["adapter"]["architecture"], "swiftshader");
   EXPECT_EQ(gpu.meta["runtime_id"], "litert-webgpu");
   EXPECT_TRUE(gpu.meta["browser_launch_ms"].is_number());
-  const nlohmann::json written = nlohmann::json::parse(std::ifstream(batch_->requests.at("face_webgpu").out_dir + "/meta.json"));
+  const nlohmann::json written = nlohmann::json::parse(std::ifstream(batch->requests.at("face_webgpu").out_dir + "/meta.json"));
   EXPECT_EQ(written["residency"], ToJson(gpu.residency));
   // One line per result, for the record in the test log.
-  for (const auto& [name, r] : batch_->results)
+  for (const auto& [name, r] : batch->results)
     std::cerr << "[probe] " << name << ": compile " << r.compile_ms << " ms, run " << r.run_ms << " ms (first "
               << r.run_ms_first << "), harness " << r.harness_ms << " ms; " << Summarize(r.residency) << "\n";
-  std::cerr << "[probe] whole batch " << batch_->wall_ms << " ms\n";
+  std::cerr << "[probe] whole batch " << batch->wall_ms << " ms\n";
+}
+
+TEST(RuntimeProbe, WebGpuAndWasmOnFixturesAndBuilderGraphs) {
+  Batch b;
+  RunBatch(b);
+  batch = &b;
+  {
+    SCOPED_TRACE("SelfieSegmentationIsFullyDelegatedAndMatchesWasm");
+    SelfieSegmentationIsFullyDelegatedAndMatchesWasm();
+  }
+  {
+    SCOPED_TRACE("FaceDetectionShortRangeFp32AndFp16");
+    FaceDetectionShortRangeFp32AndFp16();
+  }
+  {
+    SCOPED_TRACE("SparseFaceDetectorPartiallyDelegatesAndDiverges");
+    SparseFaceDetectorPartiallyDelegatesAndDiverges();
+  }
+  {
+    SCOPED_TRACE("RankFiveGraphIsRejectedAlthoughTheFlagSaysAccelerated");
+    RankFiveGraphIsRejectedAlthoughTheFlagSaysAccelerated();
+  }
+  {
+    SCOPED_TRACE("UnpreparableModelIsAnErrorNotStaleOutputs");
+    UnpreparableModelIsAnErrorNotStaleOutputs();
+  }
+  {
+    SCOPED_TRACE("CppAndHarnessParsersAgreeOnEveryLog");
+    CppAndHarnessParsersAgreeOnEveryLog();
+  }
+  {
+    SCOPED_TRACE("MetaRecordsTimingsAndAdapter");
+    MetaRecordsTimingsAndAdapter();
+  }
+  batch = nullptr;
 }
 
 }  // namespace
