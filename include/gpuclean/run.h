@@ -24,6 +24,18 @@ struct RunRequest {
 // Returns meta.json's content (also written to out_dir/meta.json).
 nlohmann::json RunToFolder(const RunRequest& request);
 
+// The graph input a --input KEY names (an index or a tensor name); throws
+// Error(kUsage) when there is none.
+int ResolveInputKey(const ir::Subgraph& graph, const std::string& key);
+
+// Every graph input's value: the given files (KEY=path) read and checked,
+// the rest generated with GenerateInput(seed).
+std::vector<npy::Array> PrepareInputs(const ir::Subgraph& graph,
+                                      const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed);
+
+// A copy of a runtime tensor's values.
+npy::Array ToArray(const Tensor& tensor);
+
 // Peak resident set size of this process in bytes (VmHWM).
 size_t PeakRssBytes();
 

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddProbe(app, handler);
   gpuclean::cli::AddLint(app, handler);
   gpuclean::cli::AddMatrix(app, handler);
+  gpuclean::cli::AddBisect(app, handler);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

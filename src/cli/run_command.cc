@@ -28,12 +28,7 @@ void AddRun(CLI::App& app, Handler& handler) {
                   "write every intermediate tensor as <index>_<name>.npy plus index.json");
   cmd->callback([args, &handler] {
     handler = [args] {
-      for (const std::string& spec : args->inputs) {
-        const auto eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-          throw Error(ErrorKind::kUsage, "--input expects KEY=FILE.npy, got '" + spec + "'");
-        args->request.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
-      }
+      args->request.inputs = ParseInputSpecs(args->inputs);
       args->request.precision = exec::ParsePrecision(args->precision);
       nlohmann::json meta = exec::RunToFolder(args->request);
       std::cerr << "ran " << args->request.model_path << " in " << meta["run_ms"].get<double>() << " ms; outputs in "

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "gpuclean/error.h"
 #include "gpuclean/format.h"
@@ -23,8 +24,6 @@ size_t PeakRssBytes() {
   return 0;
 }
 
-namespace {
-
 npy::Array ToArray(const Tensor& t) {
   npy::Array a;
   a.dtype = t.dtype;
@@ -33,12 +32,16 @@ npy::Array ToArray(const Tensor& t) {
   return a;
 }
 
+namespace {
+
 std::string SanitisedName(const std::string& name) {
   std::string s;
   for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
   if (s.size() > 80) s.resize(80);
   return s.empty() ? "tensor" : s;
 }
+
+}  // namespace
 
 int ResolveInputKey(const ir::Subgraph& g, const std::string& key) {
   if (!key.empty() && std::all_of(key.begin(), key.end(), ::isdigit)) {
@@ -50,6 +53,18 @@ int ResolveInputKey(const ir::Subgraph& g, const std::string& key) {
     if (g.tensors[g.inputs[i]].name == key) return static_cast<int>(i);
   throw Error(ErrorKind::kUsage, fmt::format("--input {}: no input has this name", key));
 }
+
+std::vector<npy::Array> PrepareInputs(const ir::Subgraph& g,
+                                      const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed) {
+  std::vector<std::optional<npy::Array>> values(g.inputs.size());
+  for (const auto& [key, path] : given) values[ResolveInputKey(g, key)] = npy::Read(path);
+  std::vector<npy::Array> out;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    out.push_back(values[i] ? std::move(*values[i]) : GenerateInput(g.tensors[g.inputs[i]], seed, static_cast<int>(i)));
+  return out;
+}
+
+namespace {
 
 json TensorMeta(const ir::Tensor& t, const Tensor& runtime) {
   return {{"name", t.name}, {"dtype", ir::DTypeName(runtime.dtype)}, {"shape", runtime.shape}};

@@ -1,7 +1,6 @@
 // AVERAGE_POOL_2D: NHWC float32, the mean of each window over its in-bounds elements only (SAME padding does not count,
 // as in LiteRT), then the fused activation clamp.
 #include "exec/kernels/conv_util.h"
-#include "exec/kernels/fp16_compute.h"
 
 namespace gpuclean::exec::kernels {
 namespace {
@@ -33,11 +32,11 @@ void Eval(KernelContext& ctx) {
   g.stride_w = o.stride_w;
   g.pad_top = conv::PaddingBefore(g.in_h, g.fh, g.stride_h, 1, g.out_h);
   g.pad_left = conv::PaddingBefore(g.in_w, g.fw, g.stride_w, 1, g.out_w);
-  const conv::Clamp clamp = conv::ActivationClamp(o.fused_activation_function);
-  if (fp16::Active(ctx))
-    fp16::AveragePool(ctx.pool, in.as<float>(), g, clamp, out.as<float>());
-  else
-    conv::Pool2D(ctx.pool, in.as<float>(), g, /*max=*/false, clamp, out.as<float>());
+  // fp16-compute keeps this accumulation in float: GPU pooling shaders sum
+  // the window in a float accumulator (docs/numerics.md); models that pool
+  // whole 128x128 maps (selfie segmentation) run correctly on half GPUs.
+  conv::Pool2D(ctx.pool, in.as<float>(), g, /*max=*/false, conv::ActivationClamp(o.fused_activation_function),
+               out.as<float>());
 }
 
 }  // namespace

@@ -114,24 +114,4 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
   });
 }
 
-void AveragePool(ThreadPool& pool, const float* in, const conv::PoolGeometry& g, conv::Clamp clamp, float* out) {
-  const int64_t pixels = static_cast<int64_t>(g.batch) * g.out_h * g.out_w;
-  pool.ParallelFor(pixels, conv::GrainFor(pixels, static_cast<int64_t>(g.c) * g.fh * g.fw), [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t b = p / (static_cast<int64_t>(g.out_h) * g.out_w);
-      const int oy = static_cast<int>(p / g.out_w % g.out_h), ox = static_cast<int>(p % g.out_w);
-      const int y0 = std::max(0, oy * g.stride_h - g.pad_top), y1 = std::min(g.in_h, oy * g.stride_h - g.pad_top + g.fh);
-      const int x0 = std::max(0, ox * g.stride_w - g.pad_left), x1 = std::min(g.in_w, ox * g.stride_w - g.pad_left + g.fw);
-      const int count = std::max(0, y1 - y0) * std::max(0, x1 - x0);
-      const float inverse = Round(1.0f / static_cast<float>(std::max(count, 1)));
-      for (int ch = 0; ch < g.c; ++ch) {
-        float acc = 0.0f;
-        for (int y = y0; y < y1; ++y)
-          for (int x = x0; x < x1; ++x) acc = Round(acc + in[((b * g.in_h + y) * g.in_w + x) * g.c + ch]);
-        out[p * g.c + ch] = clamp(Round(acc * inverse));
-      }
-    }
-  });
-}
-
 }  // namespace gpuclean::exec::kernels::fp16

@@ -12,10 +12,11 @@
 //    binary16 after each step, in filter order (ky, kx, input channel); the
 //    bias is added last, then the activation;
 //  - reductions (MEAN, SUM, REDUCE_PROD, softmax/log-softmax denominators,
-//    L2 norm, average pooling, CUMSUM): four lanes, lane j takes elements
+//    L2 norm, CUMSUM): four lanes, lane j takes elements
 //    j, j+4, ... sequentially in binary16 (a vec4 accumulator), then the lanes
 //    are combined as (l0 + l1) + (l2 + l3), each step rounded;
-//  - MEAN multiplies the half sum by the half of 1/n.
+//  - MEAN multiplies the half sum by the half of 1/n;
+//  - AVERAGE_POOL_2D keeps its float accumulator (GPU pooling shaders do).
 // Inputs are already binary16 values (fp16 storage rounds every tensor), so a
 // product of two of them is exact in float32 and rounding (acc + a*b) once is
 // exactly a binary16 fused multiply-add.
@@ -74,9 +75,5 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
 // accumulated over its contributing (ky, kx, ic) taps.
 void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
                    const conv::TransposeConvGeometry& g, conv::Clamp clamp, float* out);
-
-// AVERAGE_POOL_2D: the in-bounds elements of each window summed in half
-// precision (ky, kx order), times the half of 1/count, then the clamp.
-void AveragePool(ThreadPool& pool, const float* in, const conv::PoolGeometry& g, conv::Clamp clamp, float* out);
 
 }  // namespace gpuclean::exec::kernels::fp16

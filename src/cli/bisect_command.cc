@@ -1,0 +1,74 @@
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "gpuclean/bisect.h"
+#include "gpuclean/format.h"
+#include "gpuclean/io.h"
+#include "gpuclean/run.h"
+
+namespace gpuclean::cli {
+namespace {
+
+// --a/--b: a numeric mode, or another model file run in fp32.
+analyze::BisectSide Side(const std::string& spec, const std::shared_ptr<const ir::Model>& model) {
+  if (spec == "fp32" || spec == "fp16-storage" || spec == "fp16-compute")
+    return {model, spec, exec::ParsePrecision(spec)};
+  if (!std::filesystem::exists(spec))
+    throw Error(ErrorKind::kUsage,
+                "--a/--b take fp32, fp16-storage, fp16-compute or a model file; '" + spec + "' is neither");
+  return {std::make_shared<const ir::Model>(format::ReadModel(spec)), spec, exec::Precision::kFp32};
+}
+
+}  // namespace
+
+void AddBisect(CLI::App& app, Handler& handler) {
+  auto* cmd = app.add_subcommand(
+      "bisect", "Find the first op whose numbers break between two numeric modes (or two models), its cause and fix");
+  struct Args {
+    std::string model, a = "fp32", b = "fp16-compute", html, overlay;
+    std::vector<std::string> inputs;
+    uint32_t seed = 0;
+    double min_correlation = 0.999;
+    int threads = 1;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("MODEL", args->model, "the .tflite file")->required();
+  cmd->add_option("--input", args->inputs, "KEY=FILE.npy (repeatable); inputs not given are generated as by `run`");
+  cmd->add_option("--seed", args->seed, "seed for generated inputs")->default_val(0);
+  cmd->add_option("--a", args->a, "reference: fp32 | fp16-storage | fp16-compute | another .tflite (run in fp32)")
+      ->default_val("fp32");
+  cmd->add_option("--b", args->b, "compared: fp32 | fp16-storage | fp16-compute | another .tflite with matching "
+                                  "tensor names (run in fp32)")
+      ->default_val("fp16-compute");
+  cmd->add_option("--min-correlation", args->min_correlation, "a tensor diverges below this correlation")
+      ->default_val(0.999);
+  cmd->add_option("--threads", args->threads, "worker threads")->default_val(1);
+  cmd->add_flag("--json", args->json, "print the report as JSON to stdout");
+  cmd->add_option("--html", args->html, "also write a self-contained HTML report");
+  cmd->add_option("--overlay", args->overlay, "also write a Google Model Explorer node data overlay (JSON)");
+  cmd->callback([args, &handler] {
+    handler = [args] {
+      if (args->threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
+      auto model = std::make_shared<const ir::Model>(format::ReadModel(args->model));
+      const analyze::BisectSide a = Side(args->a, model), b = Side(args->b, model);
+      const std::vector<npy::Array> inputs =
+          exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed);
+      std::cerr << "bisect: running " << a.label << " and " << b.label << " with every tensor tapped...\n";
+      analyze::BisectReport report = analyze::Bisect(
+          a, b, inputs, {.min_correlation = args->min_correlation, .threads = args->threads});
+      report.model = args->model;
+      if (!args->html.empty()) WriteFileAtomically(args->html, analyze::RenderHtml(report, model->main()));
+      if (!args->overlay.empty())
+        WriteFileAtomically(args->overlay, analyze::ModelExplorerOverlay(report).dump(2));
+      if (args->json)
+        std::cout << analyze::ToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      else
+        std::cout << analyze::RenderText(report);
+      return report.first_break ? 1 : 0;
+    };
+  });
+}
+
+}  // namespace gpuclean::cli
