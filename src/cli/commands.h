@@ -31,5 +31,6 @@ void AddProbe(CLI::App& app, Handler& handler);
 void AddLint(CLI::App& app, Handler& handler);
 void AddMatrix(CLI::App& app, Handler& handler);
 void AddBisect(CLI::App& app, Handler& handler);
+void AddCheck(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

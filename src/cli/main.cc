@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddLint(app, handler);
   gpuclean::cli::AddMatrix(app, handler);
   gpuclean::cli::AddBisect(app, handler);
+  gpuclean::cli::AddCheck(app, handler);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -24,6 +24,7 @@ const std::vector<PassInfo>& PassCatalog() {
       {"add-output-alias", "ADD that is a graph output and consumed -> output acc * one with `one` a runtime input"},
       {"token-output-leaf", "[1,N,C] token outputs that are also consumed -> sole leaf outputs (or 4-D)"},
       {"host-fed-constants", "large baked constants in compute chains -> runtime inputs fed from host files"},
+      {"conv-weight-scale", "conv/matmul with large outputs feeding a norm -> weights and bias scaled down (exact: the norm is scale-invariant)"},
       {"split-graph", "cut the graph at a block boundary; verify split == monolith"},
       {"densify-offline", "DENSIFY of sparse constant weights -> dense constants stored in the file (exact)"},
       {"static-shapes", "dynamic dimensions / runtime shape tensors -> static shapes fixed at conversion"},

@@ -1,0 +1,48 @@
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "gpuclean/check.h"
+
+namespace gpuclean::cli {
+
+void AddCheck(CLI::App& app, Handler& handler) {
+  auto* cmd = app.add_subcommand(
+      "check", "The main job: inspect, lint with predicted residency, fp16 bisect and (with Node/Chromium) the real "
+               "WebGPU delegate, in one report with a verdict");
+  struct Args {
+    std::string model;
+    check::CheckOptions options;
+    bool json = false, no_probe = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("MODEL", args->model,
+                  "the .tflite file (default: .cache/models/selfie_segmentation.tflite, fetched by tools/setup.sh)");
+  cmd->add_option("--target", args->options.target, "compatibility target (gpuclean matrix list)")
+      ->default_val(lint::kDefaultTarget);
+  cmd->add_option("--seed", args->options.seed, "seed for generated inputs")->default_val(0);
+  cmd->add_option("--threads", args->options.threads, "worker threads")->default_val(1);
+  cmd->add_flag("--no-probe", args->no_probe, "skip the real WebGPU delegate run");
+  cmd->add_flag("--json", args->json, "print the report as JSON to stdout");
+  cmd->callback([args, &handler] {
+    handler = [args] {
+      if (args->model.empty()) {
+        args->model = ".cache/models/selfie_segmentation.tflite";
+        if (!std::filesystem::exists(args->model))
+          throw Error(ErrorKind::kUsage, "no MODEL given and the default model " + args->model +
+                                             " is missing (run tools/setup.sh from the repository root)");
+        std::cerr << "check: no MODEL given; using " << args->model << "\n";
+      }
+      args->options.probe = !args->no_probe;
+      args->options.progress = [](const std::string& step) { std::cerr << "check: " << step << "\n"; };
+      const check::CheckReport report = check::Check(args->model, args->options);
+      if (args->json)
+        std::cout << check::ToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      else
+        std::cout << check::RenderText(report);
+      return report.verdict == check::Verdict::kGpuClean ? 0 : 1;
+    };
+  });
+}
+
+}  // namespace gpuclean::cli

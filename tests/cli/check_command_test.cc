@@ -1,0 +1,62 @@
+// `gpuclean check` end to end on fixture models: verdicts, JSON, the real
+// WebGPU section, and the default model.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+
+namespace gpuclean {
+namespace {
+
+using testing::RunGpuclean;
+using testing::ShellQuote;
+
+TEST(CheckCommand, SparseModelIsFixableByDensifyingOffline) {
+  auto r = RunGpuclean("check --no-probe --json " +
+                       ShellQuote(testing::FixtureModel("face_detection_full_range_sparse.tflite")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "fixable");
+  EXPECT_EQ(j["passes"], nlohmann::json({"densify-offline"}));
+  EXPECT_NE(j["fix_command"].get<std::string>().find("--passes densify-offline"), std::string::npos);
+  EXPECT_EQ(j["webgpu"]["ran"], false);
+  EXPECT_EQ(j["bisect"]["first_break"], nullptr);
+  EXPECT_NE(r.err.find("[3/4] bisect"), std::string::npos) << "progress goes to stderr";
+}
+
+TEST(CheckCommand, CleanModelWithTheRealWebGpuDelegate) {
+  const std::string model = ShellQuote(testing::FixtureModel("face_detection_short_range.tflite"));
+  auto r = RunGpuclean("check --json " + model);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "gpu-clean");
+  EXPECT_EQ(j["lint"]["residency"][0]["gpu_nodes"], 164) << j["lint"]["residency"].dump();
+  ASSERT_EQ(j["webgpu"]["ran"], true) << j["webgpu"].dump();
+  EXPECT_EQ(j["webgpu"]["residency"]["gpu_ops"], 164);
+  ASSERT_EQ(j["webgpu"]["outputs_vs_fp32"].size(), 2u);
+  for (const auto& m : j["webgpu"]["outputs_vs_fp32"]) {
+    EXPECT_GE(m["correlation"].get<double>(), 0.999);  // fp16 on the GPU: close, and
+    EXPECT_EQ(m["bit_identical"], false);              // not bit-identical (it really ran there)
+  }
+  auto text = RunGpuclean("check " + model);
+  EXPECT_NE(text.out.find("verdict: GPU-clean"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("predicted: 164 of 164 nodes on GPU"), std::string::npos) << text.out;
+}
+
+TEST(CheckCommand, DefaultModelAndErrors) {
+  // Run from the source folder, where tools/setup.sh put the default model.
+  auto r = testing::RunCommand("cd " + ShellQuote(testing::SourceDir()) + " && " + ShellQuote(GPUCLEAN_BINARY) +
+                               " check --no-probe");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("using .cache/models/selfie_segmentation.tflite"), std::string::npos) << r.err;
+  auto bad = RunGpuclean("check /nonexistent.tflite");
+  EXPECT_EQ(bad.exit_code, 2);
+  auto target = RunGpuclean("check --target nosuch " +
+                            ShellQuote(testing::FixtureModel("face_detection_short_range.tflite")));
+  EXPECT_EQ(target.exit_code, 2);
+  EXPECT_EQ(std::count(target.err.begin(), target.err.end(), '\n'), 1) << target.err;
+}
+
+}  // namespace
+}  // namespace gpuclean
