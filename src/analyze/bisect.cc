@@ -160,6 +160,15 @@ std::string Pct(int64_t part, int64_t whole) {
   return whole > 0 ? fmt::format("{}/{}", part, whole) : "0";
 }
 
+void SetFix(BisectReport& report, const char* pass, const char* why) {
+  report.fix_pass = pass;
+  report.fix = why;
+}
+
+constexpr const char* kScaleInvariantFix =
+    "scale this op's weights and bias down; the following norm is scale-invariant, so it is exact";
+constexpr const char* kHybridFix = "keep this op on the CPU (hybrid placement)";
+
 // Sets report.cause, why, fix_pass and fix from the first break.
 void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double min_correlation) {
   const TensorDivergence& brk = report.tensors[*report.first_break];
@@ -207,24 +216,20 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
                                 m.max_abs_ref, report.a);
     if (IsOp(op, {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM, tfl::BuiltinOperator_L2_NORMALIZATION})) {
       if (in0 >= 0 && IsSquare(g, in0) && !IsCentred(g, in0)) {
-        report.fix_pass = "rmsnorm-scale-first";
-        report.fix = "scale x down (x/64) before squaring; the norm is scale-invariant, so the result is exact";
+        SetFix(report, "rmsnorm-scale-first",
+               "scale x down (x/64) before squaring; the norm is scale-invariant, so the result is exact");
       } else if (op.code == tfl::BuiltinOperator_L2_NORMALIZATION) {
-        report.fix_pass = "rmsnorm-scale-first";
-        report.fix = "scale the input down before the L2 norm (scale-invariant: exact)";
+        SetFix(report, "rmsnorm-scale-first", "scale the input down before the L2 norm (scale-invariant: exact)");
       } else {
-        report.fix_pass = "safe-layernorm-v2";
-        report.fix = "normalise each row by S = max(1, amax/8) before the mean and variance (SafeLayerNorm v2), exact";
+        SetFix(report, "safe-layernorm-v2",
+               "normalise each row by S = max(1, amax/8) before the mean and variance (SafeLayerNorm v2), exact");
       }
     } else if (IsDotProduct(op) && NormFollows(g, consumers, brk.tensor)) {
-      report.fix_pass = "conv-weight-scale";
-      report.fix = "scale this op's weights and bias down; the following norm is scale-invariant, so it is exact";
+      SetFix(report, "conv-weight-scale", kScaleInvariantFix);
     } else if (IsSquare(g, brk.tensor)) {
-      report.fix_pass = "rmsnorm-scale-first";
-      report.fix = "scale x down before squaring (x/64)";
+      SetFix(report, "rmsnorm-scale-first", "scale x down before squaring (x/64)");
     } else {
-      report.fix_pass = "split-graph";
-      report.fix = "keep this op on the CPU (hybrid placement): split the graph around it";
+      SetFix(report, "split-graph", "keep this op on the CPU (hybrid placement): split the graph around it");
     }
     return;
   }
@@ -232,11 +237,9 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
     report.cause = Cause::kReductionExtent;
     report.why = fmt::format("the op reduces {} elements per output in a half accumulator", extent);
     if (IsMultiAxisReduce(op, g)) {
-      report.fix_pass = "mean-split-axes";
-      report.fix = "reduce one axis at a time (mean(3).mean(2)) or use AVERAGE_POOL_2D";
+      SetFix(report, "mean-split-axes", "reduce one axis at a time (mean(3).mean(2)) or use AVERAGE_POOL_2D");
     } else {
-      report.fix_pass = "split-graph";
-      report.fix = "keep reductions over one small axis, or run this op on the CPU";
+      SetFix(report, "split-graph", "keep reductions over one small axis, or run this op on the CPU");
     }
     return;
   }
@@ -245,11 +248,9 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
     report.why = fmt::format("outputs reach |{:.6g}| where half precision spacing is {:.3g}", m.max_abs_ref,
                              std::ldexp(1.0, static_cast<int>(std::floor(std::log2(m.max_abs_ref))) - 10));
     if (NormFollows(g, consumers, brk.tensor)) {
-      report.fix_pass = "conv-weight-scale";
-      report.fix = "scale this op's weights and bias down; the following norm is scale-invariant, so it is exact";
+      SetFix(report, "conv-weight-scale", kScaleInvariantFix);
     } else {
-      report.fix_pass = "split-graph";
-      report.fix = "keep this op on the CPU (hybrid placement)";
+      SetFix(report, "split-graph", kHybridFix);
     }
     return;
   }
@@ -258,15 +259,13 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
     report.why = fmt::format("inputs had already drifted (correlation {:.6f}, relative error {:.3g}); this op adds "
                              "little (relative error {:.3g}) - no single op breaks",
                              input_correlation, input_error, m.relative_error);
-    report.fix_pass = "split-graph";
-    report.fix = "no overflow patch helps; keep the deep block on the CPU (hybrid split)";
+    SetFix(report, "split-graph", "no overflow patch helps; keep the deep block on the CPU (hybrid split)");
     return;
   }
   report.cause = Cause::kPrecisionLoss;
   report.why = fmt::format("correlation falls to {:.6f} (threshold {}) at this op with inputs at {:.6f}",
                            m.correlation, min_correlation, input_correlation);
-  report.fix_pass = "split-graph";
-  report.fix = "keep this op on the CPU (hybrid placement)";
+  SetFix(report, "split-graph", kHybridFix);
 }
 
 }  // namespace
