@@ -58,10 +58,33 @@ constexpr double kMaxRelativeErrorWithoutCorrelation = 0.05;
 // Differences below binary16's smallest normal are underflow, not a break.
 constexpr double kUnderflow = 6.103515625e-05;
 
-bool Diverged(const Metrics& m, double min_correlation) {
+// Whether the reference's values spread over more than a few binary16
+// steps at their magnitude. Per-row statistics of normalised data (the row
+// means of x/S in SafeLayerNorm, row maxima ~460 that differ by less than
+// one half step) are nearly constant: any rounding then moves their
+// correlation far from 1 while the values agree to 1e-4. For those,
+// correlation says nothing and the relative error decides instead.
+bool SpreadResolvable(const npy::Array& ref) {
+  if (ref.dtype != tfl::TensorType_FLOAT32 || ref.num_elements() < 2) return true;
+  const float* v = ref.as<float>();
+  double sum = 0, sq = 0, amax = 0;
+  int64_t n = 0;
+  for (int64_t i = 0; i < ref.num_elements(); ++i) {
+    if (!std::isfinite(v[i])) continue;
+    sum += v[i];
+    sq += double(v[i]) * v[i];
+    amax = std::max(amax, std::fabs(double(v[i])));
+    ++n;
+  }
+  if (n < 2) return true;
+  const double mean = sum / n, stddev = std::sqrt(std::max(0.0, sq / n - mean * mean));
+  return stddev >= 8 * amax * std::ldexp(1.0, -10);  // 8 half steps
+}
+
+bool Diverged(const Metrics& m, double min_correlation, bool resolvable = true) {
   if (m.nonfinite_got > m.nonfinite_ref) return true;
   if (m.count == 0 || m.count == m.nonfinite_ref || m.max_abs_diff <= kUnderflow) return false;
-  if (std::isnan(m.correlation)) return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
+  if (std::isnan(m.correlation) || !resolvable) return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
   return m.correlation < min_correlation;
 }
 
@@ -156,6 +179,43 @@ bool IsMultiAxisReduce(const ir::Op& op, const ir::Subgraph& g) {
   return axes.num_elements() > 1;
 }
 
+// A conv/matmul a few ops upstream of `op` (through the norm's own
+// elementwise ops and reductions) whose reference outputs pass
+// kLargeActivation; -1 if none. A norm that overflows on such values is
+// fixed by scaling the conv down, not by rewriting the norm.
+int LargeDotProductUpstream(const ir::Subgraph& g, const Taps& a, const ir::Op& op, int hops = 3) {
+  if (hops == 0) return -1;
+  for (int32_t t : op.inputs) {
+    const int p = t >= 0 ? g.Producer(t) : -1;
+    if (p < 0) continue;
+    const ir::Op& q = g.ops[p];
+    if (IsDotProduct(q)) {
+      auto it = a.values.find(q.outputs[0]);
+      if (it == a.values.end() || it->second.dtype != tfl::TensorType_FLOAT32) continue;
+      const float* v = it->second.as<float>();
+      double amax = 0;
+      for (int64_t i = 0; i < it->second.num_elements(); ++i) amax = std::max(amax, std::fabs(double(v[i])));
+      if (amax > kLargeActivation) return p;
+      continue;
+    }
+    if (const int r = LargeDotProductUpstream(g, a, q, hops - 1); r >= 0) return r;
+  }
+  return -1;
+}
+
+// An elementwise op that scales a reduction's result back up (SafeLayerNorm
+// v1's var * S * S): a MEAN/SUM within two MULs upstream.
+bool RescalesReduction(const ir::Subgraph& g, const ir::Op& op, int hops = 2) {
+  if (hops == 0 || op.code != tfl::BuiltinOperator_MUL) return false;
+  for (int32_t t : op.inputs) {
+    const int p = t >= 0 ? g.Producer(t) : -1;
+    if (p < 0) continue;
+    if (IsOp(g.ops[p], {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM})) return true;
+    if (RescalesReduction(g, g.ops[p], hops - 1)) return true;
+  }
+  return false;
+}
+
 std::string Pct(int64_t part, int64_t whole) {
   return whole > 0 ? fmt::format("{}/{}", part, whole) : "0";
 }
@@ -214,6 +274,17 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
     else if (m.max_abs_ref > kHalfMax)
       report.why += fmt::format("{}values reach |{:.6g}| > 65504 in {}", report.why.empty() ? "" : "; ",
                                 m.max_abs_ref, report.a);
+    // A norm overflowing on a large conv's outputs (conv ~5000 then
+    // InstanceNorm): the conv is the cause, scaling it down the exact fix.
+    const bool in_norm = IsOp(op, {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM}) ||
+                         NormFollows(g, consumers, brk.tensor);
+    if (const int conv = in_norm ? LargeDotProductUpstream(g, a, op) : -1; conv >= 0) {
+      report.cause = Cause::kLargeActivationConv;
+      report.why += fmt::format("; the norm is fed by op {} ({}) whose outputs exceed {} in {}", conv,
+                                g.ops[conv].name(), kLargeActivation, report.a);
+      SetFix(report, "conv-weight-scale", kScaleInvariantFix);
+      return;
+    }
     if (IsOp(op, {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM, tfl::BuiltinOperator_L2_NORMALIZATION})) {
       if (in0 >= 0 && IsSquare(g, in0) && !IsCentred(g, in0)) {
         SetFix(report, "rmsnorm-scale-first",
@@ -226,8 +297,16 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
       }
     } else if (IsDotProduct(op) && NormFollows(g, consumers, brk.tensor)) {
       SetFix(report, "conv-weight-scale", kScaleInvariantFix);
+    } else if (IsSquare(g, brk.tensor) && IsCentred(g, brk.tensor)) {
+      // (x - mean)^2: a LayerNorm variance, not an RMSNorm.
+      SetFix(report, "safe-layernorm-v2",
+             "normalise each row by S = max(1, amax/8) before the mean and variance (SafeLayerNorm v2), exact");
     } else if (IsSquare(g, brk.tensor)) {
       SetFix(report, "rmsnorm-scale-first", "scale x down before squaring (x/64)");
+    } else if (RescalesReduction(g, op)) {
+      // var * S^2 rebuilt after a scaled-down LayerNorm (SafeLayerNorm v1).
+      SetFix(report, "safe-layernorm-v2",
+             "stay in the scaled domain: normalise x/S and never rebuild var * S^2 (SafeLayerNorm v2)");
     } else {
       SetFix(report, "split-graph", "keep this op on the CPU (hybrid placement): split the graph around it");
     }
@@ -328,7 +407,7 @@ BisectReport Bisect(const BisectSide& a, const BisectSide& b, const std::vector<
     d.depth = depth[t];
     d.shape.assign(va.shape.begin(), va.shape.end());
     d.metrics = Compare(va, vb->second);
-    d.diverged = Diverged(d.metrics, options.min_correlation);
+    d.diverged = Diverged(d.metrics, options.min_correlation, SpreadResolvable(va));
     record_of[t] = report.tensors.size();
     report.tensors.push_back(std::move(d));
   }

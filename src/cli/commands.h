@@ -32,5 +32,6 @@ void AddLint(CLI::App& app, Handler& handler);
 void AddMatrix(CLI::App& app, Handler& handler);
 void AddBisect(CLI::App& app, Handler& handler);
 void AddCheck(CLI::App& app, Handler& handler);
+void AddSynth(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

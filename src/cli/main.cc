@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddMatrix(app, handler);
   gpuclean::cli::AddBisect(app, handler);
   gpuclean::cli::AddCheck(app, handler);
+  gpuclean::cli::AddSynth(app, handler);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,14 @@
+#pragma once
+// The two halves of the synth catalogue; catalog.cc joins them.
+#include <vector>
+
+#include "gpuclean/synth.h"
+
+namespace gpuclean::synth::internal {
+
+// One micro-probe per lint rule, each followed by its near-miss.
+std::vector<SynthGraph> ProbeGraphs();
+// The fp16 failure patterns, each followed by its fixed form.
+std::vector<SynthGraph> PatternGraphs();
+
+}  // namespace gpuclean::synth::internal
