@@ -2,6 +2,7 @@
 // Agreement between a reference tensor and another run of it: the numbers
 // `compare`, `bisect` and `check` report.
 #include <cstdint>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "gpuclean/npy.h"
@@ -32,5 +33,10 @@ struct Metrics {
 Metrics Compare(const npy::Array& ref, const npy::Array& got);
 
 nlohmann::json ToJson(const Metrics& m);
+
+// The values of a numeric array as doubles (bool and integers as numbers,
+// float16 decoded); Error(kBadInput) for other dtypes. Gates read tensors
+// through it.
+std::vector<double> ToDoubles(const npy::Array& array);
 
 }  // namespace gpuclean::analyze

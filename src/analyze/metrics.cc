@@ -116,6 +116,8 @@ Metrics Compare(const npy::Array& ref, const npy::Array& got) {
   return m;
 }
 
+std::vector<double> ToDoubles(const npy::Array& array) { return AsDoubles(array); }
+
 nlohmann::json ToJson(const Metrics& m) {
   // JSON has no inf/NaN: they become null.
   auto num = [](double x) -> nlohmann::json { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };

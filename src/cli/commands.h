@@ -32,6 +32,9 @@ void AddLint(CLI::App& app, Handler& handler);
 void AddMatrix(CLI::App& app, Handler& handler);
 void AddBisect(CLI::App& app, Handler& handler);
 void AddCheck(CLI::App& app, Handler& handler);
+void AddCompare(CLI::App& app, Handler& handler);
+void AddRecord(CLI::App& app, Handler& handler);
+void AddBench(CLI::App& app, Handler& handler);
 void AddSynth(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

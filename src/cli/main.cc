@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddMatrix(app, handler);
   gpuclean::cli::AddBisect(app, handler);
   gpuclean::cli::AddCheck(app, handler);
+  gpuclean::cli::AddCompare(app, handler);
+  gpuclean::cli::AddRecord(app, handler);
+  gpuclean::cli::AddBench(app, handler);
   gpuclean::cli::AddSynth(app, handler);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,63 @@
+#pragma once
+// `gpuclean bench`: latency of one model on our interpreter or on a real
+// LiteRT runtime. Reports the median and minimum of the timed runs after
+// warm-up; the first run (shader compilation, caches, lazy allocation) is
+// reported apart and never mixed into them. Probe runtimes time run() and
+// the output readback together: run() only enqueues GPU work.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuclean/probe.h"
+
+namespace gpuclean::latency {
+
+enum class BenchRuntime { kOurs, kLiteRtWasm, kLiteRtWebGpu };
+BenchRuntime ParseBenchRuntime(const std::string& name);  // ours | litert-wasm | litert-webgpu; Error(kUsage)
+const char* BenchRuntimeName(BenchRuntime runtime);
+
+struct BenchOptions {
+  std::string model_path;
+  BenchRuntime runtime = BenchRuntime::kOurs;
+  int repeat = 10;  // timed runs
+  int warmup = 2;   // runs after the first one that are not timed
+  int threads = 1;  // ours only
+  uint32_t seed = 0;
+  // ours: fp32 | fp16-storage | fp16-compute; litert-webgpu: fp32 | fp16;
+  // litert-wasm: fp32.
+  std::string precision = "fp32";
+};
+
+struct BenchResult {
+  std::string model;
+  std::string runtime;  // BenchRuntimeName
+  std::string precision;
+  std::string timed;    // what one timed run covers, in words
+  int threads = 1;
+  int warmup = 0;
+  int repeat = 0;
+  double prepare_ms = 0;  // interpreter prepare / model compile, not a run
+  double first_ms = 0;    // the first run, alone
+  double median_ms = 0;   // over the timed runs
+  double min_ms = 0;
+  double max_ms = 0;
+  std::vector<double> timed_ms;
+  // A latency number never travels without its residency line.
+  std::string residency_line;
+  nlohmann::json residency;  // probe::ToJson for probe runtimes; null for ours
+};
+
+// Runs 1 + warmup + repeat times. Error(kUsage) for repeat < 1, warmup < 0,
+// threads < 1, --threads on a probe runtime or a precision the runtime lacks;
+// errors of the model or the runtime as their modules throw them.
+BenchResult Bench(const BenchOptions& options);
+
+// The median of `values` (mean of the middle two for an even count); 0 when empty.
+double Median(std::vector<double> values);
+
+nlohmann::json ToJson(const BenchResult& result);
+std::string RenderText(const BenchResult& result);
+
+}  // namespace gpuclean::latency

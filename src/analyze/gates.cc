@@ -1,0 +1,339 @@
+#include "gpuclean/gates.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "gpuclean/error.h"
+
+namespace gpuclean::analyze {
+namespace {
+
+[[noreturn]] void UsageError(const std::string& message) { throw Error(ErrorKind::kUsage, message); }
+
+// "0.999", "1e-3"; the whole text must be a finite number.
+double ParseNumber(const std::string& text, const std::string& gate) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value))
+    UsageError(fmt::format("--gate '{}': '{}' is not a number", gate, text));
+  return value;
+}
+
+constexpr const char* kGateForms = "corr>=X, maxabs<=X, argmax, topk=K, iou>=X or equal, optionally NAME:GATE";
+
+std::string Shape(const npy::Array& a) { return fmt::format("[{}]", fmt::join(a.shape, ",")); }
+
+// Rows of the last axis: (row count, row length). A scalar is one row of one.
+std::pair<int64_t, int64_t> Rows(const npy::Array& a) {
+  const int64_t n = a.num_elements();
+  const int64_t width = a.shape.empty() ? 1 : a.shape.back();
+  return {width == 0 ? 0 : n / width, width};
+}
+
+void RequireSameRows(const npy::Array& ref, const npy::Array& got, const char* gate) {
+  if (Rows(ref) != Rows(got))
+    ThrowBadInput(fmt::format("{} gate: shapes {} and {} do not have the same rows (last axis)", gate, Shape(ref),
+                              Shape(got)));
+}
+
+// numpy's argmax: the first index of the maximum; a NaN is the maximum.
+int64_t ArgmaxOfRow(const double* row, int64_t width) {
+  int64_t best = 0;
+  for (int64_t i = 0; i < width; ++i) {
+    if (std::isnan(row[i])) return i;
+    if (row[i] > row[best]) best = i;
+  }
+  return best;
+}
+
+// Indices of the k largest values, lower index first on ties; NaN sorts as
+// the largest (consistent with ArgmaxOfRow). Returned sorted by index.
+std::vector<int64_t> TopKOfRow(const double* row, int64_t width, int k) {
+  std::vector<int64_t> idx(static_cast<size_t>(width));
+  std::iota(idx.begin(), idx.end(), 0);
+  const auto greater = [row](int64_t a, int64_t b) {
+    const bool na = std::isnan(row[a]), nb = std::isnan(row[b]);
+    if (na != nb) return na;
+    if (!na && row[a] != row[b]) return row[a] > row[b];
+    return a < b;
+  };
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), greater);
+  idx.resize(static_cast<size_t>(k));
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+std::string Fraction(int64_t good, int64_t total) { return fmt::format("{}/{}", good, total); }
+
+// The mask layout: (mask count, pixels per mask) after dropping trailing
+// size-1 axes; the last two remaining axes are one mask.
+std::pair<int64_t, int64_t> Masks(const npy::Array& a) {
+  std::vector<int64_t> dims = a.shape;
+  while (dims.size() > 2 && dims.back() == 1) dims.pop_back();
+  int64_t pixels = 1;
+  for (size_t i = dims.size() >= 2 ? dims.size() - 2 : 0; i < dims.size(); ++i) pixels *= dims[i];
+  const int64_t n = a.num_elements();
+  return {pixels == 0 ? 0 : n / pixels, pixels};
+}
+
+struct IouStats {
+  double min = 1, mean = 1;
+  int64_t worst = -1;  // index of the minimum
+  int64_t count = 0;
+};
+
+void Accumulate(IouStats& s, double iou, int64_t index, double& sum) {
+  if (s.worst < 0 || iou < s.min) s.min = iou, s.worst = index;
+  sum += iou;
+  ++s.count;
+}
+
+GateResult IouResult(const std::string& what, const IouStats& s, double sum, double min_iou) {
+  GateResult r;
+  r.gate = fmt::format("iou>={}", min_iou);
+  if (s.count == 0) {
+    r.passed = true;
+    r.value = 1;
+    r.detail = fmt::format("no {} to compare", what);
+    return r;
+  }
+  const double mean = sum / static_cast<double>(s.count);
+  r.value = s.min;
+  r.passed = s.min >= min_iou;  // NaN (a NaN coordinate) fails
+  r.detail = fmt::format("{0} IoU min {1:.6g} (at {0} {2}), mean {3:.6g} over {4} {0}(s)", what, s.min, s.worst, mean,
+                         s.count);
+  return r;
+}
+
+}  // namespace
+
+GateSpec ParseGate(const std::string& text) {
+  GateSpec spec;
+  std::string gate = text;
+  if (const size_t colon = gate.find(':'); colon != std::string::npos) {
+    spec.tensor = gate.substr(0, colon);
+    gate = gate.substr(colon + 1);
+    if (spec.tensor.size() > 4 && spec.tensor.ends_with(".npy")) spec.tensor.resize(spec.tensor.size() - 4);
+    if (spec.tensor.empty()) UsageError(fmt::format("--gate '{}': empty tensor name before ':'", text));
+  }
+  spec.text = gate;
+  const auto after = [&](const char* prefix) -> std::optional<std::string> {
+    const std::string p = prefix;
+    if (gate.rfind(p, 0) == 0) return gate.substr(p.size());
+    return std::nullopt;
+  };
+  if (auto v = after("corr>=")) {
+    spec.kind = GateKind::kCorrelation;
+    spec.threshold = ParseNumber(*v, text);
+  } else if (auto v = after("maxabs<=")) {
+    spec.kind = GateKind::kMaxAbs;
+    spec.threshold = ParseNumber(*v, text);
+    if (spec.threshold < 0) UsageError(fmt::format("--gate '{}': maxabs bound must not be negative", text));
+  } else if (auto v = after("iou>=")) {
+    spec.kind = GateKind::kIou;
+    spec.threshold = ParseNumber(*v, text);
+  } else if (auto v = after("topk=")) {
+    spec.kind = GateKind::kTopK;
+    const double k = ParseNumber(*v, text);
+    if (k < 1 || k != std::floor(k) || k > 1e9) UsageError(fmt::format("--gate '{}': K must be a positive integer", text));
+    spec.k = static_cast<int>(k);
+  } else if (gate == "argmax") {
+    spec.kind = GateKind::kArgmax;
+  } else if (gate == "equal") {
+    spec.kind = GateKind::kEqual;
+  } else {
+    UsageError(fmt::format("--gate '{}' is not a gate; expected {}", text, kGateForms));
+  }
+  return spec;
+}
+
+BoxFormat ParseBoxFormat(const std::string& name) {
+  if (name == "xyxy") return BoxFormat::kXyxy;
+  if (name == "cxcywh") return BoxFormat::kCxcywh;
+  UsageError("--boxes expects xyxy or cxcywh, got '" + name + "'");
+}
+
+nlohmann::json ToJson(const GateResult& r) {
+  return {{"gate", r.gate},
+          {"passed", r.passed},
+          {"value", std::isfinite(r.value) ? nlohmann::json(r.value) : nlohmann::json()},
+          {"detail", r.detail}};
+}
+
+GateResult CorrelationGate(const Metrics& m, double min_correlation) {
+  GateResult r;
+  r.gate = fmt::format("corr>={}", min_correlation);
+  r.value = m.correlation;
+  const bool same_nonfinite = m.nonfinite_ref == m.nonfinite_got;
+  r.passed = same_nonfinite && m.correlation >= min_correlation;  // NaN fails
+  r.detail = fmt::format("correlation {:.6f}", m.correlation);
+  if (!same_nonfinite)
+    r.detail += fmt::format(" (non-finite: {} in REF, {} in GOT)", m.nonfinite_ref, m.nonfinite_got);
+  return r;
+}
+
+GateResult MaxAbsGate(const Metrics& m, double max_abs_diff) {
+  GateResult r;
+  r.gate = fmt::format("maxabs<={}", max_abs_diff);
+  r.value = m.max_abs_diff;
+  const bool same_nonfinite = m.nonfinite_ref == m.nonfinite_got;
+  r.passed = same_nonfinite && m.max_abs_diff <= max_abs_diff;
+  r.detail = fmt::format("max abs diff {:.6g}", m.max_abs_diff);
+  if (!same_nonfinite)
+    r.detail += fmt::format(" (non-finite: {} in REF, {} in GOT)", m.nonfinite_ref, m.nonfinite_got);
+  return r;
+}
+
+GateResult ArgmaxGate(const npy::Array& ref, const npy::Array& got) {
+  RequireSameRows(ref, got, "argmax");
+  const auto [rows, width] = Rows(ref);
+  const std::vector<double> a = ToDoubles(ref), b = ToDoubles(got);
+  int64_t equal = 0, first_bad = -1, bad_a = 0, bad_b = 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t ia = ArgmaxOfRow(a.data() + row * width, width), ib = ArgmaxOfRow(b.data() + row * width, width);
+    if (ia == ib) {
+      ++equal;
+    } else if (first_bad < 0) {
+      first_bad = row, bad_a = ia, bad_b = ib;
+    }
+  }
+  GateResult r;
+  r.gate = "argmax";
+  r.passed = equal == rows;
+  r.value = rows ? static_cast<double>(equal) / static_cast<double>(rows) : 1.0;
+  r.detail = fmt::format("argmax equal in {} rows", Fraction(equal, rows));
+  if (first_bad >= 0) r.detail += fmt::format(" (first mismatch row {}: {} vs {})", first_bad, bad_a, bad_b);
+  return r;
+}
+
+GateResult TopKGate(const npy::Array& ref, const npy::Array& got, int k) {
+  RequireSameRows(ref, got, "topk");
+  const auto [rows, width] = Rows(ref);
+  if (k > width)
+    ThrowBadInput(fmt::format("topk={} gate: the last axis of {} has only {} values", k, Shape(ref), width));
+  const std::vector<double> a = ToDoubles(ref), b = ToDoubles(got);
+  int64_t equal = 0, first_bad = -1;
+  for (int64_t row = 0; row < rows; ++row) {
+    if (TopKOfRow(a.data() + row * width, width, k) == TopKOfRow(b.data() + row * width, width, k)) ++equal;
+    else if (first_bad < 0) first_bad = row;
+  }
+  GateResult r;
+  r.gate = fmt::format("topk={}", k);
+  r.passed = equal == rows;
+  r.value = rows ? static_cast<double>(equal) / static_cast<double>(rows) : 1.0;
+  r.detail = fmt::format("top-{} sets equal in {} rows", k, Fraction(equal, rows));
+  if (first_bad >= 0) r.detail += fmt::format(" (first mismatch row {})", first_bad);
+  return r;
+}
+
+double BoxIou(const double a[4], const double b[4], BoxFormat format) {
+  // To corners; a box with x2 < x1 is empty, not negative.
+  const auto corners = [format](const double* v, double* c) {
+    if (format == BoxFormat::kXyxy) {
+      c[0] = v[0], c[1] = v[1], c[2] = v[2], c[3] = v[3];
+    } else {
+      c[0] = v[0] - v[2] / 2, c[1] = v[1] - v[3] / 2, c[2] = v[0] + v[2] / 2, c[3] = v[1] + v[3] / 2;
+    }
+  };
+  double ca[4], cb[4];
+  corners(a, ca);
+  corners(b, cb);
+  const auto area = [](const double* c) { return std::max(0.0, c[2] - c[0]) * std::max(0.0, c[3] - c[1]); };
+  const double iw = std::max(0.0, std::min(ca[2], cb[2]) - std::max(ca[0], cb[0]));
+  const double ih = std::max(0.0, std::min(ca[3], cb[3]) - std::max(ca[1], cb[1]));
+  const double inter = iw * ih;
+  const double uni = area(ca) + area(cb) - inter;
+  if (std::isnan(uni) || std::isnan(inter)) return NAN;
+  if (uni <= 0) return std::equal(a, a + 4, b) ? 1.0 : 0.0;  // padding rows: empty boxes that agree
+  return inter / uni;
+}
+
+GateResult BoxIouGate(const npy::Array& ref, const npy::Array& got, BoxFormat format, double min_iou) {
+  for (const npy::Array* t : {&ref, &got})
+    if (t->shape.empty() || t->shape.back() != 4)
+      ThrowBadInput(fmt::format("iou gate on boxes: shape {} does not end in an axis of 4 coordinates", Shape(*t)));
+  RequireSameRows(ref, got, "iou");
+  const std::vector<double> a = ToDoubles(ref), b = ToDoubles(got);
+  IouStats s;
+  double sum = 0;
+  for (int64_t box = 0; box < Rows(ref).first; ++box) Accumulate(s, BoxIou(&a[box * 4], &b[box * 4], format), box, sum);
+  return IouResult("box", s, sum, min_iou);
+}
+
+GateResult MaskIouGate(const npy::Array& ref, const npy::Array& got, double threshold, double min_iou) {
+  if (Masks(ref) != Masks(got))
+    ThrowBadInput(fmt::format("iou gate on masks: shapes {} and {} hold different masks", Shape(ref), Shape(got)));
+  const auto [masks, pixels] = Masks(ref);
+  const std::vector<double> a = ToDoubles(ref), b = ToDoubles(got);
+  IouStats s;
+  double sum = 0;
+  for (int64_t mask = 0; mask < masks; ++mask) {
+    int64_t inter = 0, uni = 0;
+    for (int64_t p = mask * pixels; p < (mask + 1) * pixels; ++p) {
+      const bool fa = a[p] > threshold, fb = b[p] > threshold;  // NaN is background
+      inter += fa && fb;
+      uni += fa || fb;
+    }
+    Accumulate(s, uni == 0 ? 1.0 : static_cast<double>(inter) / static_cast<double>(uni), mask, sum);
+  }
+  return IouResult("mask", s, sum, min_iou);
+}
+
+GateResult EqualGate(const npy::Array& ref, const npy::Array& got) {
+  const std::vector<double> a = ToDoubles(ref), b = ToDoubles(got);
+  int64_t equal = 0, first_bad = -1;
+  for (size_t i = 0; i < a.size(); ++i) {
+    // Rounded so that a float-typed label tensor (3.0000002) still reads as 3;
+    // NaN never equals anything.
+    if (std::nearbyint(a[i]) == std::nearbyint(b[i])) ++equal;
+    else if (first_bad < 0) first_bad = static_cast<int64_t>(i);
+  }
+  const int64_t n = static_cast<int64_t>(a.size());
+  GateResult r;
+  r.gate = "equal";
+  r.passed = equal == n;
+  r.value = n ? static_cast<double>(equal) / static_cast<double>(n) : 1.0;
+  r.detail = fmt::format("{} elements equal", Fraction(equal, n));
+  if (first_bad >= 0)
+    r.detail += fmt::format(" (first mismatch at flat index {}: {} vs {})", first_bad, std::nearbyint(a[first_bad]),
+                            std::nearbyint(b[first_bad]));
+  return r;
+}
+
+namespace {
+
+GateResult ApplyGateKind(const GateSpec& spec, const npy::Array& ref, const npy::Array& got, const Metrics& metrics,
+                         const GateOptions& options) {
+  switch (spec.kind) {
+    case GateKind::kCorrelation: return CorrelationGate(metrics, spec.threshold);
+    case GateKind::kMaxAbs: return MaxAbsGate(metrics, spec.threshold);
+    case GateKind::kArgmax: return ArgmaxGate(ref, got);
+    case GateKind::kTopK: return TopKGate(ref, got, spec.k);
+    case GateKind::kEqual: return EqualGate(ref, got);
+    case GateKind::kIou:
+      if (options.boxes.has_value() == options.mask_threshold.has_value())
+        UsageError("an iou gate needs exactly one of --boxes xyxy|cxcywh and --mask-threshold T");
+      if (options.boxes) return BoxIouGate(ref, got, *options.boxes, spec.threshold);
+      return MaskIouGate(ref, got, *options.mask_threshold, spec.threshold);
+  }
+  ThrowInternal("unknown gate kind");
+}
+
+}  // namespace
+
+GateResult ApplyGate(const GateSpec& spec, const npy::Array& ref, const npy::Array& got, const Metrics& metrics,
+                     const GateOptions& options) {
+  GateResult r = ApplyGateKind(spec, ref, got, metrics, options);
+  r.gate = spec.text;  // as the user wrote it: "corr>=0.999", not a reformatted number
+  return r;
+}
+
+}  // namespace gpuclean::analyze

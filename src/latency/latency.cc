@@ -1,0 +1,184 @@
+#include "gpuclean/latency.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/format.h"
+#include "gpuclean/run.h"
+
+namespace gpuclean::latency {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The harness writes its outputs and meta.json somewhere; bench only needs
+// the times, so that somewhere is a folder removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (fs::temp_directory_path() / "gpuclean-bench-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data()))
+      throw Error(ErrorKind::kIo, "cannot create a temporary folder in " + fs::temp_directory_path().string());
+    path_ = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+// Splits 1 + warmup + repeat run times into the result's fields.
+void Summarize(const std::vector<double>& all_ms, BenchResult& r) {
+  if (all_ms.size() != static_cast<size_t>(1 + r.warmup + r.repeat))
+    ThrowInternal(fmt::format("bench expected {} run times, got {}", 1 + r.warmup + r.repeat, all_ms.size()));
+  r.first_ms = all_ms.front();
+  r.timed_ms.assign(all_ms.begin() + 1 + r.warmup, all_ms.end());
+  r.median_ms = Median(r.timed_ms);
+  r.min_ms = *std::min_element(r.timed_ms.begin(), r.timed_ms.end());
+  r.max_ms = *std::max_element(r.timed_ms.begin(), r.timed_ms.end());
+}
+
+void BenchOurs(const BenchOptions& o, BenchResult& r) {
+  const exec::Precision precision = exec::ParsePrecision(o.precision);
+  auto model = std::make_shared<const ir::Model>(format::ReadModel(o.model_path));
+  const auto prepare_start = Clock::now();
+  exec::Interpreter interpreter(model, {.threads = o.threads, .precision = precision});
+  r.prepare_ms = MsSince(prepare_start);
+  const std::vector<npy::Array> inputs = exec::PrepareInputs(interpreter.graph(), {}, o.seed);
+  for (int i = 0; i < interpreter.num_inputs(); ++i) interpreter.SetInput(i, inputs[static_cast<size_t>(i)]);
+  std::vector<double> all_ms;
+  for (int run = 0; run < 1 + o.warmup + o.repeat; ++run) {
+    const auto start = Clock::now();
+    interpreter.Invoke();
+    // Copying the outputs out is part of what a caller waits for.
+    for (int i = 0; i < interpreter.num_outputs(); ++i) (void)interpreter.Output(i);
+    all_ms.push_back(MsSince(start));
+  }
+  r.timed = "Invoke() + copying the outputs out";
+  r.residency_line = "gpuclean reference interpreter on the CPU (no delegate)";
+  Summarize(all_ms, r);
+}
+
+void BenchProbe(const BenchOptions& o, BenchResult& r) {
+  ScratchDir scratch;
+  probe::ProbeRequest request;
+  request.model_path = o.model_path;
+  request.runtime = o.runtime == BenchRuntime::kLiteRtWasm ? probe::Runtime::kLiteRtWasm : probe::Runtime::kLiteRtWebGpu;
+  request.precision = o.precision;
+  request.seed = o.seed;
+  request.repeat = 1 + o.warmup + o.repeat;
+  request.out_dir = scratch.path();
+  const probe::ProbeResult p = probe::RunProbe(request);
+  std::vector<double> all_ms;
+  for (const auto& t : p.meta.value("run_ms_all", nlohmann::json::array()))
+    if (t.is_number()) all_ms.push_back(t.get<double>());
+  r.prepare_ms = p.compile_ms;
+  // The harness's run_ms_all covers run() and the copy of every output back
+  // to the host (probe/README.md); on WebGPU that copy waits for the GPU.
+  r.timed = o.runtime == BenchRuntime::kLiteRtWasm ? "run() + copying the outputs off the wasm heap"
+                                                   : "run() + GPU->CPU readback of the outputs";
+  r.residency_line = probe::Summarize(p.residency);
+  r.residency = probe::ToJson(p.residency);
+  Summarize(all_ms, r);
+}
+
+std::string Ms(double ms) { return fmt::format("{:.3f} ms", ms); }
+
+}  // namespace
+
+BenchRuntime ParseBenchRuntime(const std::string& name) {
+  if (name == "ours") return BenchRuntime::kOurs;
+  if (name == "litert-wasm") return BenchRuntime::kLiteRtWasm;
+  if (name == "litert-webgpu") return BenchRuntime::kLiteRtWebGpu;
+  throw Error(ErrorKind::kUsage, "--runtime expects ours, litert-wasm or litert-webgpu, got '" + name + "'");
+}
+
+const char* BenchRuntimeName(BenchRuntime runtime) {
+  switch (runtime) {
+    case BenchRuntime::kOurs: return "ours";
+    case BenchRuntime::kLiteRtWasm: return "litert-wasm";
+    case BenchRuntime::kLiteRtWebGpu: return "litert-webgpu";
+  }
+  return "?";
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+BenchResult Bench(const BenchOptions& o) {
+  if (o.repeat < 1) throw Error(ErrorKind::kUsage, "--repeat must be at least 1");
+  if (o.warmup < 0) throw Error(ErrorKind::kUsage, "--warmup must not be negative");
+  if (o.threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
+  if (o.runtime != BenchRuntime::kOurs && o.threads != 1)
+    throw Error(ErrorKind::kUsage, "--threads applies to --runtime ours only (the LiteRT.js wasm build is single-threaded)");
+  if (o.runtime == BenchRuntime::kLiteRtWasm && o.precision != "fp32")
+    throw Error(ErrorKind::kUsage, "--precision on litert-wasm is fp32 only");
+  if (o.runtime == BenchRuntime::kLiteRtWebGpu && o.precision != "fp32" && o.precision != "fp16")
+    throw Error(ErrorKind::kUsage, "--precision on litert-webgpu expects fp32 or fp16, got '" + o.precision + "'");
+  BenchResult r;
+  r.model = o.model_path;
+  r.runtime = BenchRuntimeName(o.runtime);
+  r.precision = o.precision;
+  r.threads = o.threads;
+  r.warmup = o.warmup;
+  r.repeat = o.repeat;
+  if (o.runtime == BenchRuntime::kOurs) BenchOurs(o, r);
+  else BenchProbe(o, r);
+  return r;
+}
+
+nlohmann::json ToJson(const BenchResult& r) {
+  return {{"model", r.model},
+          {"runtime", r.runtime},
+          {"precision", r.precision},
+          {"threads", r.threads},
+          {"timed", r.timed},
+          {"warmup", r.warmup},
+          {"repeat", r.repeat},
+          {"prepare_ms", r.prepare_ms},
+          {"first_ms", r.first_ms},
+          {"median_ms", r.median_ms},
+          {"min_ms", r.min_ms},
+          {"max_ms", r.max_ms},
+          {"timed_ms", r.timed_ms},
+          {"residency_line", r.residency_line},
+          {"residency", r.residency},
+          // Desktop runs cannot read a phone's thermal state; say so rather than omit it.
+          {"thermal_state", nullptr}};
+}
+
+std::string RenderText(const BenchResult& r) {
+  std::string s = fmt::format("model      {}\n", r.model);
+  s += fmt::format("runtime    {} ({}{})\n", r.runtime, r.precision,
+                   r.runtime == "ours" ? fmt::format(", {} thread(s)", r.threads) : "");
+  s += fmt::format("residency  {}\n", r.residency_line);
+  s += fmt::format("timed      {}\n", r.timed);
+  s += fmt::format("prepare    {}\n", Ms(r.prepare_ms));
+  s += fmt::format("first run  {} (not in the statistics)\n", Ms(r.first_ms));
+  s += fmt::format("median     {}  over {} runs after {} warm-up run(s)\n", Ms(r.median_ms), r.repeat, r.warmup);
+  s += fmt::format("min        {}\n", Ms(r.min_ms));
+  s += fmt::format("max        {}\n", Ms(r.max_ms));
+  return s;
+}
+
+}  // namespace gpuclean::latency
