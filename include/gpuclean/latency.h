@@ -53,6 +53,8 @@ struct BenchResult {
 // threads < 1, --threads on a probe runtime or a precision the runtime lacks;
 // errors of the model or the runtime as their modules throw them.
 BenchResult Bench(const BenchOptions& options);
+// The option checks Bench starts with, for callers that print progress first.
+void Validate(const BenchOptions& options);
 
 // The median of `values` (mean of the middle two for an even count); 0 when empty.
 double Median(std::vector<double> values);

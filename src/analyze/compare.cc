@@ -39,15 +39,17 @@ struct FolderListing {
   std::vector<std::string> skipped_inputs;
 };
 
-FolderListing ListNpy(const fs::path& dir) {
+// skip_generated_inputs: either folder was written by `gpuclean run` or
+// `probe` (has a meta.json); its in<N>.npy are inputs, not outputs, and
+// matching inputs on the other side would read as a silent fallback.
+FolderListing ListNpy(const fs::path& dir, bool skip_generated_inputs) {
   FolderListing out;
-  const bool has_meta = fs::exists(dir / "meta.json");
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file()) continue;
     const std::string name = it->path().filename().string();
     if (!name.ends_with(".npy")) continue;
-    if (has_meta && IsGeneratedInputName(name)) {
+    if (skip_generated_inputs && IsGeneratedInputName(name)) {
       out.skipped_inputs.push_back(name);
       continue;
     }
@@ -144,7 +146,8 @@ CompareReport CompareOutputs(const std::string& ref, const std::string& got, con
   if (!report.folders) {
     pairs.push_back({Stem(fs::path(ref).filename().string()), {ref, got}});
   } else {
-    FolderListing a = ListNpy(ref), b = ListNpy(got);
+    const bool skip_inputs = fs::exists(fs::path(ref) / "meta.json") || fs::exists(fs::path(got) / "meta.json");
+    FolderListing a = ListNpy(ref, skip_inputs), b = ListNpy(got, skip_inputs);
     report.skipped_inputs = a.skipped_inputs;
     for (const std::string& s : b.skipped_inputs)
       if (std::find(report.skipped_inputs.begin(), report.skipped_inputs.end(), s) == report.skipped_inputs.end())

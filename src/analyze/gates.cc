@@ -91,7 +91,11 @@ struct IouStats {
 };
 
 void Accumulate(IouStats& s, double iou, int64_t index, double& sum) {
-  if (s.worst < 0 || iou < s.min) s.min = iou, s.worst = index;
+  // A NaN IoU (a NaN coordinate) becomes the minimum and stays it: it must fail the gate.
+  if (std::isnan(s.min)) {
+  } else if (s.worst < 0 || std::isnan(iou) || iou < s.min) {
+    s.min = iou, s.worst = index;
+  }
   sum += iou;
   ++s.count;
 }
@@ -243,6 +247,8 @@ double BoxIou(const double a[4], const double b[4], BoxFormat format) {
       c[0] = v[0] - v[2] / 2, c[1] = v[1] - v[3] / 2, c[2] = v[0] + v[2] / 2, c[3] = v[1] + v[3] / 2;
     }
   };
+  for (int i = 0; i < 4; ++i)
+    if (std::isnan(a[i]) || std::isnan(b[i])) return NAN;  // std::max(0.0, NaN) would hide it
   double ca[4], cb[4];
   corners(a, ca);
   corners(b, cb);
@@ -251,7 +257,6 @@ double BoxIou(const double a[4], const double b[4], BoxFormat format) {
   const double ih = std::max(0.0, std::min(ca[3], cb[3]) - std::max(ca[1], cb[1]));
   const double inter = iw * ih;
   const double uni = area(ca) + area(cb) - inter;
-  if (std::isnan(uni) || std::isnan(inter)) return NAN;
   if (uni <= 0) return std::equal(a, a + 4, b) ? 1.0 : 0.0;  // padding rows: empty boxes that agree
   return inter / uni;
 }

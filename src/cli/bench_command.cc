@@ -29,6 +29,7 @@ void AddBench(CLI::App& app, Handler& handler) {
   cmd->callback([args, &handler] {
     handler = [args] {
       args->options.runtime = latency::ParseBenchRuntime(args->runtime);
+      latency::Validate(args->options);
       if (args->options.runtime != latency::BenchRuntime::kOurs)
         std::cerr << "bench: running on " << args->runtime << "...\n";
       const latency::BenchResult result = latency::Bench(args->options);

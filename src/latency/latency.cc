@@ -125,7 +125,7 @@ double Median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-BenchResult Bench(const BenchOptions& o) {
+void Validate(const BenchOptions& o) {
   if (o.repeat < 1) throw Error(ErrorKind::kUsage, "--repeat must be at least 1");
   if (o.warmup < 0) throw Error(ErrorKind::kUsage, "--warmup must not be negative");
   if (o.threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
@@ -135,6 +135,10 @@ BenchResult Bench(const BenchOptions& o) {
     throw Error(ErrorKind::kUsage, "--precision on litert-wasm is fp32 only");
   if (o.runtime == BenchRuntime::kLiteRtWebGpu && o.precision != "fp32" && o.precision != "fp16")
     throw Error(ErrorKind::kUsage, "--precision on litert-webgpu expects fp32 or fp16, got '" + o.precision + "'");
+}
+
+BenchResult Bench(const BenchOptions& o) {
+  Validate(o);
   BenchResult r;
   r.model = o.model_path;
   r.runtime = BenchRuntimeName(o.runtime);
