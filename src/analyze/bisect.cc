@@ -62,8 +62,8 @@ constexpr double kUnderflow = 6.103515625e-05;
 // steps at their magnitude. Per-row statistics of normalised data (the row
 // means of x/S in SafeLayerNorm, row maxima ~460 that differ by less than
 // one half step) are nearly constant: any rounding then moves their
-// correlation far from 1 while the values agree to 1e-4. For those,
-// correlation says nothing and the relative error decides instead.
+// correlation far from 1 while the values agree to 1e-4. For those, a
+// correlation below the threshold counts only with a large relative error.
 bool SpreadResolvable(const npy::Array& ref) {
   if (ref.dtype != tfl::TensorType_FLOAT32 || ref.num_elements() < 2) return true;
   const float* v = ref.as<float>();
@@ -84,7 +84,11 @@ bool SpreadResolvable(const npy::Array& ref) {
 bool Diverged(const Metrics& m, double min_correlation, bool resolvable = true) {
   if (m.nonfinite_got > m.nonfinite_ref) return true;
   if (m.count == 0 || m.count == m.nonfinite_ref || m.max_abs_diff <= kUnderflow) return false;
-  if (std::isnan(m.correlation) || !resolvable) return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
+  if (std::isnan(m.correlation)) return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
+  // Low spread: a poor correlation alone is rounding noise; it takes a large
+  // relative error too. (Never flags a tensor the correlation accepts.)
+  if (!resolvable && m.correlation < min_correlation)
+    return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
   return m.correlation < min_correlation;
 }
 
