@@ -22,7 +22,7 @@ bool IsQuantizedInteger(const ir::Tensor& t) {
 void RoundToHalf(Tensor& t) {
   if (t.dtype != tfl::TensorType_FLOAT32) return;
   float* v = t.as<float>();
-  for (int64_t i = 0, n = t.num_elements(); i < n; ++i) v[i] = kernels::fp16::Round(v[i]);
+  kernels::fp16::RoundInPlace(v, t.num_elements());
 }
 
 }  // namespace

@@ -172,27 +172,27 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
 }
 
 // fp16-compute: each output channel's taps accumulated in half precision,
-// (ky, kx) order, bias last (fp16_compute.h).
+// (ky, kx) order, bias last (fp16_compute.h); channels side by side.
 void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
   const conv::Clamp clamp{a.lo, a.hi};
+  const fp16::MulAddRowFn mul_add = fp16::MulAddRow();
+  std::vector<float> acc(a.c);
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / a.oh;
     const int oy = static_cast<int>(r % a.oh);
     for (int ox = 0; ox < a.ow; ++ox) {
-      float* dst = a.out + (r * a.ow + ox) * a.c;
-      for (int ch = 0; ch < a.c; ++ch) {
-        float acc = 0.0f;
-        for (int ky = 0; ky < a.kh; ++ky) {
-          const int iy = oy * a.sh - a.pt + ky * a.dh;
-          if (iy < 0 || iy >= a.h) continue;
-          for (int kx = 0; kx < a.kw; ++kx) {
-            const int ix = ox * a.sw - a.pl + kx * a.dw;
-            if (ix < 0 || ix >= a.w_) continue;
-            acc = fp16::Round(acc + a.in[((b * a.h + iy) * a.w_ + ix) * a.c + ch] * a.w[(ky * a.kw + kx) * a.c + ch]);
-          }
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int ky = 0; ky < a.kh; ++ky) {
+        const int iy = oy * a.sh - a.pt + ky * a.dh;
+        if (iy < 0 || iy >= a.h) continue;
+        for (int kx = 0; kx < a.kw; ++kx) {
+          const int ix = ox * a.sw - a.pl + kx * a.dw;
+          if (ix < 0 || ix >= a.w_) continue;
+          mul_add(acc.data(), a.in + ((b * a.h + iy) * a.w_ + ix) * a.c, a.w + (ky * a.kw + kx) * a.c, a.c);
         }
-        dst[ch] = clamp(fp16::Round(acc + (a.bias ? a.bias[ch] : 0.0f)));
       }
+      float* dst = a.out + (r * a.ow + ox) * a.c;
+      for (int ch = 0; ch < a.c; ++ch) dst[ch] = clamp(fp16::Round(acc[ch] + (a.bias ? a.bias[ch] : 0.0f)));
     }
   }
 }

@@ -33,6 +33,9 @@ inline bool Active(const KernelContext& ctx) { return ctx.precision == Precision
 // beyond the half range it becomes ±inf, as a half register overflows.
 float Round(float x);
 
+// Round(v[i]) for every i < n, vectorised where the CPU allows.
+void RoundInPlace(float* v, int64_t n);
+
 // A 4-lane half-precision sum, in the order described above.
 class LaneSum {
  public:
@@ -75,5 +78,10 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
 // accumulated over its contributing (ky, kx, ic) taps.
 void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
                    const conv::TransposeConvGeometry& g, conv::Clamp clamp, float* out);
+
+// acc[o] = half(acc[o] + x[o] * w[o]) for o < n (depthwise taps), the
+// fastest version this CPU runs.
+using MulAddRowFn = void (*)(float* acc, const float* x, const float* w, int n);
+MulAddRowFn MulAddRow();
 
 }  // namespace gpuclean::exec::kernels::fp16
