@@ -7,6 +7,8 @@
 
 #if GPUCLEAN_CONV_X86
 #include <immintrin.h>
+// Vectors only cross always-inlined helpers, never a real call.
+#pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
 namespace gpuclean::exec::kernels::fp16 {
@@ -39,11 +41,13 @@ inline float Finish(float acc, const float* bias, int n, conv::Clamp clamp) {
   return clamp(Round(acc + (bias ? bias[n] : 0.0f)));
 }
 
-// The two row steps every dot product here is made of, over n accumulators:
+// The row steps the dot products here are made of, over n accumulators:
 //   AxpyRound:   acc[o] = half(acc[o] + a * w[o])     (one input, n outputs)
 //   MulAddRound: acc[o] = half(acc[o] + x[o] * w[o])  (depthwise)
-// Vectorised with F16C where the CPU has it: converting to half and back is
-// the same round-to-nearest-even as Round(), 8 lanes at a time.
+// and RowTimesMatrix, AxpyRound over a whole row of inputs. Vectorised with
+// F16C where the CPU has it: converting to half and back is the same
+// round-to-nearest-even as Round(), 8 lanes at a time. a * w is exact (two
+// half values), so fusing it or not changes nothing.
 void AxpyRoundScalar(float* acc, float a, const float* w, int n) {
   for (int o = 0; o < n; ++o) acc[o] = Round(acc[o] + a * w[o]);
 }
@@ -52,16 +56,6 @@ void MulAddRoundScalar(float* acc, const float* x, const float* w, int n) {
 }
 
 #if GPUCLEAN_CONV_X86
-__attribute__((target("avx2,f16c"))) void AxpyRoundF16c(float* acc, float a, const float* w, int n) {
-  const __m256 va = _mm256_set1_ps(a);
-  int o = 0;
-  for (; o + 8 <= n; o += 8) {
-    // a * w is exact (two half values), so fusing it or not changes nothing.
-    const __m256 s = _mm256_add_ps(_mm256_loadu_ps(acc + o), _mm256_mul_ps(va, _mm256_loadu_ps(w + o)));
-    _mm256_storeu_ps(acc + o, _mm256_cvtph_ps(_mm256_cvtps_ph(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
-  }
-  for (; o < n; ++o) acc[o] = Round(acc[o] + a * w[o]);
-}
 __attribute__((target("avx2,f16c"))) void MulAddRoundF16c(float* acc, const float* x, const float* w, int n) {
   int o = 0;
   for (; o + 8 <= n; o += 8) {
@@ -78,17 +72,60 @@ __attribute__((target("avx2,f16c"))) void RoundInPlaceF16c(float* v, int64_t n) 
                                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
   for (; i < n; ++i) v[i] = Round(v[i]);
 }
+__attribute__((target("avx2,f16c"), always_inline)) inline __m256 round8(__m256 v) {
+  return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+// acc[o] = sum over kk of a[kk] * wt[kk][o], rounded to half after every
+// step, for o < n: blocks of 32 outputs stay in four registers through the
+// whole k loop.
+__attribute__((target("avx2,f16c"))) void RowTimesMatrixF16c(const float* a, int64_t k, const float* wt, int n,
+                                                              float* acc) {
+  int o = 0;
+  for (; o + 32 <= n; o += 32) {
+    __m256 r0 = _mm256_setzero_ps(), r1 = r0, r2 = r0, r3 = r0;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const __m256 va = _mm256_set1_ps(a[kk]);
+      const float* w = wt + kk * n + o;
+      r0 = round8(_mm256_add_ps(r0, _mm256_mul_ps(va, _mm256_loadu_ps(w))));
+      r1 = round8(_mm256_add_ps(r1, _mm256_mul_ps(va, _mm256_loadu_ps(w + 8))));
+      r2 = round8(_mm256_add_ps(r2, _mm256_mul_ps(va, _mm256_loadu_ps(w + 16))));
+      r3 = round8(_mm256_add_ps(r3, _mm256_mul_ps(va, _mm256_loadu_ps(w + 24))));
+    }
+    _mm256_storeu_ps(acc + o, r0);
+    _mm256_storeu_ps(acc + o + 8, r1);
+    _mm256_storeu_ps(acc + o + 16, r2);
+    _mm256_storeu_ps(acc + o + 24, r3);
+  }
+  for (; o + 8 <= n; o += 8) {
+    __m256 r = _mm256_setzero_ps();
+    for (int64_t kk = 0; kk < k; ++kk)
+      r = round8(_mm256_add_ps(r, _mm256_mul_ps(_mm256_set1_ps(a[kk]), _mm256_loadu_ps(wt + kk * n + o))));
+    _mm256_storeu_ps(acc + o, r);
+  }
+  for (; o < n; ++o) {
+    float r = 0.0f;
+    for (int64_t kk = 0; kk < k; ++kk) r = Round(r + a[kk] * wt[kk * n + o]);
+    acc[o] = r;
+  }
+}
 bool HasF16c() { return conv::ActiveIsa() != conv::Isa::kGeneric && __builtin_cpu_supports("f16c"); }
 #endif
 
-using AxpyFn = void (*)(float*, float, const float*, int);
+using RowTimesMatrixFn = void (*)(const float*, int64_t, const float*, int, float*);
 
-AxpyFn Axpy() {
-#if GPUCLEAN_CONV_X86
-  if (HasF16c()) return AxpyRoundF16c;
-#endif
-  return AxpyRoundScalar;
+void RowTimesMatrixScalar(const float* a, int64_t k, const float* wt, int n, float* acc) {
+  std::fill(acc, acc + n, 0.0f);
+  for (int64_t kk = 0; kk < k; ++kk) AxpyRoundScalar(acc, a[kk], wt + kk * n, n);
 }
+
+RowTimesMatrixFn RowTimesMatrix() {
+#if GPUCLEAN_CONV_X86
+  if (HasF16c()) return RowTimesMatrixF16c;
+#endif
+  return RowTimesMatrixScalar;
+}
+
 
 }  // namespace
 
@@ -112,13 +149,13 @@ void Gemm(ThreadPool& pool, int64_t m, int n, int k, conv::Strided a, conv::Stri
   std::vector<float> bt(static_cast<size_t>(k) * n);
   for (int j = 0; j < n; ++j)
     for (int kk = 0; kk < k; ++kk) bt[static_cast<size_t>(kk) * n + j] = b.p[j * b.row + kk * b.col];
-  const AxpyFn axpy = Axpy();
+  const RowTimesMatrixFn row_times = RowTimesMatrix();
   pool.ParallelFor(m, conv::GrainFor(m, static_cast<int64_t>(n) * k), [&](int64_t r0, int64_t r1) {
-    std::vector<float> acc(n);
+    std::vector<float> row(k), acc(n);
     for (int64_t i = r0; i < r1; ++i) {
-      std::fill(acc.begin(), acc.end(), 0.0f);
       const float* pa = a.p + i * a.row;
-      for (int kk = 0; kk < k; ++kk) axpy(acc.data(), pa[kk * a.col], bt.data() + static_cast<size_t>(kk) * n, n);
+      for (int kk = 0; kk < k; ++kk) row[kk] = pa[kk * a.col];
+      row_times(row.data(), k, bt.data(), n, acc.data());
       for (int j = 0; j < n; ++j) c[i * ldc + j] = Finish(acc[j], bias, j, clamp);
     }
   });
@@ -132,24 +169,28 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
   std::vector<float> wt(static_cast<size_t>(k) * n);
   for (int o = 0; o < n; ++o)
     for (int64_t kk = 0; kk < k; ++kk) wt[kk * n + o] = weights[o * k + kk];
-  const AxpyFn axpy = Axpy();
+  const RowTimesMatrixFn row_times = RowTimesMatrix();
   pool.ParallelFor(pixels, conv::GrainFor(pixels, n * k), [&](int64_t p0, int64_t p1) {
-    std::vector<float> acc(n);
+    // The pixel's im2col row; zero padding contributes exact zeros
+    // (acc + 0 * w = acc, already a half value).
+    std::vector<float> row(k), acc(n);
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t b = p / (static_cast<int64_t>(g.out_h) * g.out_w);
       const int oy = static_cast<int>(p / g.out_w % g.out_h), ox = static_cast<int>(p % g.out_w);
-      std::fill(acc.begin(), acc.end(), 0.0f);
+      float* dst = row.data();
       for (int ky = 0; ky < g.kh; ++ky) {
         const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
-        for (int kx = 0; kx < g.kw; ++kx) {
+        for (int kx = 0; kx < g.kw; ++kx, dst += g.in_c) {
           const int ix = ox * g.stride_w - g.pad_left + kx * g.dil_w;
-          // Zero padding adds exact zeros: acc stays as it is.
-          if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
-          const float* src = input + ((b * g.in_h + iy) * g.in_w + ix) * g.in_pixel_stride + g.in_c_offset;
-          const float* w = wt.data() + (static_cast<int64_t>(ky) * g.kw + kx) * g.in_c * n;
-          for (int ic = 0; ic < g.in_c; ++ic) axpy(acc.data(), src[ic], w + static_cast<int64_t>(ic) * n, n);
+          if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) {
+            std::fill(dst, dst + g.in_c, 0.0f);
+          } else {
+            const float* src = input + ((b * g.in_h + iy) * g.in_w + ix) * g.in_pixel_stride + g.in_c_offset;
+            std::copy(src, src + g.in_c, dst);
+          }
         }
       }
+      row_times(row.data(), k, wt.data(), n, acc.data());
       for (int o = 0; o < n; ++o) c[p * ldc + o] = Finish(acc[o], bias, o, clamp);
     }
   });
@@ -163,27 +204,30 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
   std::vector<float> wt(static_cast<size_t>(taps) * g.in_c * g.out_c);
   for (int o = 0; o < g.out_c; ++o)
     for (int64_t kk = 0; kk < taps * g.in_c; ++kk) wt[kk * g.out_c + o] = weights[o * taps * g.in_c + kk];
-  const AxpyFn axpy = Axpy();
-  pool.ParallelFor(pixels, conv::GrainFor(pixels, taps * g.in_c * g.out_c / 2 + 1), [&](int64_t p0, int64_t p1) {
-    std::vector<float> acc(g.out_c);
+  const RowTimesMatrixFn row_times = RowTimesMatrix();
+  const int64_t k = taps * g.in_c;
+  pool.ParallelFor(pixels, conv::GrainFor(pixels, k * g.out_c / 2 + 1), [&](int64_t p0, int64_t p1) {
+    std::vector<float> row(k), acc(g.out_c);
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t b = p / (static_cast<int64_t>(g.out_h) * g.out_w);
       const int oy = static_cast<int>(p / g.out_w % g.out_h), ox = static_cast<int>(p % g.out_w);
-      std::fill(acc.begin(), acc.end(), 0.0f);
       // Output (oy, ox) gathers input (iy, ix) through tap (ky, kx) where
-      // oy = iy*stride - pad + ky.
+      // oy = iy*stride - pad + ky; taps that land elsewhere contribute zeros.
+      float* dst = row.data();
       for (int ky = 0; ky < g.kh; ++ky) {
         const int ny = oy + g.pad_top - ky;
-        if (ny < 0 || ny % g.stride_h != 0 || ny / g.stride_h >= g.in_h) continue;
-        for (int kx = 0; kx < g.kw; ++kx) {
+        const bool row_hit = ny >= 0 && ny % g.stride_h == 0 && ny / g.stride_h < g.in_h;
+        for (int kx = 0; kx < g.kw; ++kx, dst += g.in_c) {
           const int nx = ox + g.pad_left - kx;
-          if (nx < 0 || nx % g.stride_w != 0 || nx / g.stride_w >= g.in_w) continue;
-          const float* src = in + ((b * g.in_h + ny / g.stride_h) * g.in_w + nx / g.stride_w) * g.in_c;
-          const float* w = wt.data() + (static_cast<int64_t>(ky) * g.kw + kx) * g.in_c * g.out_c;
-          for (int ic = 0; ic < g.in_c; ++ic)
-            axpy(acc.data(), src[ic], w + static_cast<int64_t>(ic) * g.out_c, g.out_c);
+          if (!row_hit || nx < 0 || nx % g.stride_w != 0 || nx / g.stride_w >= g.in_w) {
+            std::fill(dst, dst + g.in_c, 0.0f);
+          } else {
+            const float* src = in + ((b * g.in_h + ny / g.stride_h) * g.in_w + nx / g.stride_w) * g.in_c;
+            std::copy(src, src + g.in_c, dst);
+          }
         }
       }
+      row_times(row.data(), k, wt.data(), g.out_c, acc.data());
       for (int o = 0; o < g.out_c; ++o) out[p * g.out_c + o] = Finish(acc[o], bias, o, clamp);
     }
   });
