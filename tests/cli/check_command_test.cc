@@ -44,6 +44,19 @@ TEST(CheckCommand, CleanModelWithTheRealWebGpuDelegate) {
   EXPECT_NE(text.out.find("predicted: 164 of 164 nodes on GPU"), std::string::npos) << text.out;
 }
 
+TEST(CheckCommand, EveryFixtureEndsWithAVerdict) {
+  for (const std::string& model : testing::FixtureModels()) {
+    SCOPED_TRACE(model);
+    auto r = RunGpuclean("check --no-probe --json " + ShellQuote(model));
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const std::string verdict = j["verdict"];
+    EXPECT_TRUE(verdict == "gpu-clean" || verdict == "fixable" || verdict == "needs-split") << verdict;
+    EXPECT_EQ(r.exit_code == 0, verdict == "gpu-clean");
+    EXPECT_FALSE(j["verdict_line"].get<std::string>().empty());
+  }
+}
+
 TEST(CheckCommand, DefaultModelAndErrors) {
   // Run from the source folder, where tools/setup.sh put the default model.
   auto r = testing::RunCommand("cd " + ShellQuote(testing::SourceDir()) + " && " + ShellQuote(GPUCLEAN_BINARY) +
