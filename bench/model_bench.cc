@@ -2,7 +2,8 @@
 // (compat build, one thread) on the same input files, in the same
 // invocation. Prints median ms, the ratio, peak RSS of each process, and the
 // achieved GFLOP/s of the model's largest conv/matmul layers against an
-// sgemm peak measured here too.
+// sgemm peak measured here too; and the cost of the fp16 emulation modes
+// against fp32 on the same inputs.
 //
 // usage: gpuclean_model_bench [--repeat N] [MODEL.tflite...]
 #include <fmt/format.h>
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
   fmt::print("sgemm peak (OpenBLAS, 1 thread, 1024^3, measured now): {:.1f} GFLOP/s\n\n", peak_gflops);
   fmt::print("{:<40} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}\n", "model", "ours 1t", "ours 2t", "litert", "ratio",
              "RSS ours", "RSS lrt");
-  std::vector<std::string> layer_lines;
+  std::vector<std::string> layer_lines, fp16_lines;
   int slower = 0;
   for (const std::string& path : models) {
     const std::string stem = fs::path(path).stem().string();
@@ -157,6 +158,17 @@ int main(int argc, char** argv) {
     if (ms1 >= lrt) ++slower;
     fmt::print("{:<40} {:>7.2f}ms {:>7.2f}ms {:>7.2f}ms {:>6.2f}x {:>7.1f}MB {:>7.1f}MB\n", stem, ms1, ms2, lrt, ms1 / lrt,
                ours1["peak_rss_bytes"].get<double>() / 1e6, theirs["peak_rss_bytes"].get<double>() / 1e6);
+    // The fp16 emulation's cost against fp32 on the same inputs.
+    double mode_ms[2];
+    const char* modes[2] = {"fp16-storage", "fp16-compute"};
+    for (int m = 0; m < 2; ++m) {
+      const std::string out = (dir / modes[m]).string();
+      mode_ms[m] = RunAndReadMeta(fmt::format("{} run {}{} --repeat {} --threads 1 --precision {} --out {}",
+                                              Quote(gpuclean), Quote(path), input_flags, repeat, modes[m], Quote(out)),
+                                  out)["run_ms"];
+    }
+    fp16_lines.push_back(fmt::format("{:<40} {:>7.2f}ms {:>7.2f}ms {:>6.2f}x {:>7.2f}ms {:>6.2f}x", stem, ms1,
+                                     mode_ms[0], mode_ms[0] / ms1, mode_ms[1], mode_ms[1] / ms1));
     for (const Layer& l : ProfileLayers(path, inputs, repeat)) {
       const double gflops = l.flops / (l.ms * 1e6);
       layer_lines.push_back(fmt::format("{:<40} op {:>3} {:<20} {:>8.1f} MFLOP {:>7.3f}ms {:>6.1f} GFLOP/s ({:>3.0f}% of sgemm peak)",
@@ -165,6 +177,9 @@ int main(int argc, char** argv) {
   }
   fmt::print("\nratio = ours at 1 thread / LiteRT.js wasm (compat, 1 thread); medians of {} runs after a warm-up run\n",
              repeat - 1);
+  fmt::print("\nfp16 emulation cost (1 thread, same inputs):\n{:<40} {:>9} {:>9} {:>7} {:>9} {:>7}\n", "model", "fp32",
+             "fp16-st", "x fp32", "fp16-cmp", "x fp32");
+  for (const auto& line : fp16_lines) fmt::print("{}\n", line);
   fmt::print("\nlargest conv/matmul layers (1 thread):\n");
   for (const auto& line : layer_lines) fmt::print("{}\n", line);
   fmt::print("\n{} of {} models slower than LiteRT.js at 1 thread\n", slower, models.size());
