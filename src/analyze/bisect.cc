@@ -346,8 +346,12 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
     return;
   }
   report.cause = Cause::kPrecisionLoss;
-  report.why = fmt::format("correlation falls to {:.6f} (threshold {}) at this op with inputs at {:.6f}",
-                           m.correlation, min_correlation, input_correlation);
+  report.why = std::isnan(m.correlation)
+                   ? fmt::format("relative error {:.3g} at this op (too few distinct values for a correlation) "
+                                 "with inputs at correlation {:.6f}",
+                                 m.relative_error, input_correlation)
+                   : fmt::format("correlation falls to {:.6f} (threshold {}) at this op with inputs at {:.6f}",
+                                 m.correlation, min_correlation, input_correlation);
   SetFix(report, "split-graph", kHybridFix);
 }
 

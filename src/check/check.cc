@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <random>
 
@@ -21,6 +21,10 @@ namespace fs = std::filesystem;
 // Passes that cut the graph or move work to the host: the model cannot run
 // whole on the GPU after any in-graph rewrite.
 bool NeedsSplit(const std::string& pass) { return pass == "split-graph" || pass == "gather-to-host"; }
+
+// Graph outputs "hold" in fp16-compute at this correlation and relative error.
+constexpr double kOutputsHold = 0.999;
+constexpr double kOutputDrift = 0.1;
 
 bool Matters(const lint::Finding& f) { return f.severity != lint::Severity::kInfo; }
 
@@ -87,7 +91,14 @@ void Decide(CheckReport& r) {
       ++issues;
       add(f.fix_pass);
     }
-  if (r.bisect.first_break) {
+  // A break with no mechanism behind it (precision-loss) whose graph outputs
+  // still hold is drift to note, not a reason to move work off the GPU.
+  bool drift_only = r.bisect.first_break && r.bisect.cause == analyze::Cause::kPrecisionLoss;
+  for (const analyze::Metrics& m : r.bisect.outputs)
+    if (m.nonfinite_got > m.nonfinite_ref || (!std::isnan(m.correlation) && m.correlation < kOutputsHold) ||
+        !(m.relative_error <= kOutputDrift))
+      drift_only = false;
+  if (r.bisect.first_break && !drift_only) {
     ++issues;
     add(r.bisect.fix_pass);
   }
@@ -102,6 +113,11 @@ void Decide(CheckReport& r) {
   } else {
     r.verdict = Verdict::kFixable;
     r.verdict_line = fmt::format("fixable with these passes: {}", fmt::join(passes, ", "));
+  }
+  if (drift_only) {
+    const analyze::TensorDivergence& d = r.bisect.tensors[*r.bisect.first_break];
+    r.verdict_line += fmt::format("; note: fp16 drift at op {} ({}), outputs within {:.0f}%", d.op_index, d.op_name,
+                                  100 * kOutputDrift);
   }
   // The real delegate's numbers outrank the emulation.
   double worst = 1;
