@@ -2,7 +2,7 @@
 # Sets up a fresh Debian machine for gpuclean and builds it:
 #   1. Debian packages (compiler, CMake, flatbuffers, CLI11, json, fmt, gtest,
 #      clang for the fuzzer, Node.js for the LiteRT.js oracle, Chromium for
-#      the LiteRT.js WebGPU probe);
+#      the LiteRT.js WebGPU probe, pybind11/numpy/pytest for the Python module);
 #   2. the pinned npm packages and the fixture models (tools/fetch_models.sh);
 #   3. a Release build in build/.
 # Idempotent: reruns skip what is already there. Run as root or with sudo.
@@ -15,6 +15,7 @@ APT_PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libfp16-dev libopenblas-dev
   clang libclang-rt-14-dev
+  python3-dev python3-numpy python3-pytest pybind11-dev python3-pybind11
   nodejs npm
   chromium
 )
