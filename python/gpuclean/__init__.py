@@ -1,0 +1,32 @@
+"""gpuclean from Python: load, run, lint, bisect and compare .tflite models.
+
+Everything here is the C++ library (the extension module ``_gpuclean``); this
+package only re-exports it. See docs/python.md.
+"""
+from ._gpuclean import (  # noqa: F401
+    DEFAULT_TARGET,
+    GpucleanError,
+    IoError,
+    Model,
+    ModelError,
+    UnsupportedError,
+    UsageError,
+    bisect,
+    compare,
+    lint,
+    load,
+)
+
+__all__ = [
+    "DEFAULT_TARGET",
+    "GpucleanError",
+    "IoError",
+    "Model",
+    "ModelError",
+    "UnsupportedError",
+    "UsageError",
+    "bisect",
+    "compare",
+    "lint",
+    "load",
+]
