@@ -41,7 +41,7 @@ def test_model_description_matches_inspect():
     assert [t["name"] for t in model.inputs] == [t["name"] for t in summary["inputs"]]
     assert [t["name"] for t in model.outputs] == [t["name"] for t in summary["outputs"]]
     assert model.inputs[0]["dtype"] == "float32" and model.inputs[0]["shape"] == (1, 256, 256, 3)
-    assert len(model.ops) == summary["op_count"] if "op_count" in summary else len(model.ops) > 0
+    assert len(model.ops) == summary["op_count"]
     first = model.ops[0]
     assert first["index"] == 0 and isinstance(first["op"], str) and first["outputs"]
 

@@ -38,7 +38,7 @@ def test_bisect_takes_inputs_like_run():
     model = gpuclean.load(str(model_path("selfie_segmentation.tflite")))
     inputs = [np.zeros((1, 256, 256, 3), np.float32)]
     report = gpuclean.bisect(model, inputs, b="fp16-storage")
-    assert report["b"] == "fp16-storage" if "b" in report else True
+    assert report["a"] == "fp32" and report["b"] == "fp16-storage"
     with pytest.raises(gpuclean.ModelError):
         gpuclean.bisect(model, [np.zeros((2, 2), np.float32)])
 
