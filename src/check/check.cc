@@ -256,7 +256,9 @@ std::string RenderText(const CheckReport& r) {
   }
 
   s += "\nverdict: " + r.verdict_line + "\n";
-  if (!r.fix_command.empty()) s += "suggested: " + r.fix_command + "\n";
+  // `gpuclean fix` (the rewrite passes) is not built yet; the line names the
+  // passes it will apply, so the user knows what to change by hand today.
+  if (!r.fix_command.empty()) s += "suggested (gpuclean fix is not in this build yet): " + r.fix_command + "\n";
   return s;
 }
 
