@@ -7,30 +7,16 @@
 
 #include "gpuclean/compare.h"
 #include "gpuclean/error.h"
+#include "support/arrays.h"
 #include "support/test_support.h"
 
 namespace gpuclean::analyze {
 namespace {
 
+using gpuclean::testing::F32;
+using gpuclean::testing::I32;
+
 using gpuclean::testing::TempDir;
-
-npy::Array F32(std::vector<int64_t> shape, const std::vector<float>& v) {
-  npy::Array a;
-  a.dtype = tfl::TensorType_FLOAT32;
-  a.shape = std::move(shape);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
-
-npy::Array I32(std::vector<int64_t> shape, const std::vector<int32_t>& v) {
-  npy::Array a;
-  a.dtype = tfl::TensorType_INT32;
-  a.shape = std::move(shape);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

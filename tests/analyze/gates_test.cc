@@ -6,27 +6,13 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/gates.h"
+#include "support/arrays.h"
 
 namespace gpuclean::analyze {
 namespace {
 
-npy::Array F32(std::vector<int64_t> shape, const std::vector<float>& v) {
-  npy::Array a;
-  a.dtype = tfl::TensorType_FLOAT32;
-  a.shape = std::move(shape);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
-
-npy::Array I32(std::vector<int64_t> shape, const std::vector<int32_t>& v) {
-  npy::Array a;
-  a.dtype = tfl::TensorType_INT32;
-  a.shape = std::move(shape);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
+using gpuclean::testing::F32;
+using gpuclean::testing::I32;
 
 ErrorKind KindOf(const std::function<void()>& f) {
   try {

@@ -6,18 +6,13 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/metrics.h"
+#include "support/arrays.h"
+#include "support/test_support.h"
 
 namespace gpuclean::analyze {
 namespace {
 
-npy::Array F32(std::vector<int64_t> shape, const std::vector<float>& v) {
-  npy::Array a;
-  a.dtype = tfl::TensorType_FLOAT32;
-  a.shape = std::move(shape);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
+using gpuclean::testing::F32;
 
 TEST(Metrics, HandComputedValues) {
   const Metrics m = Compare(F32({4}, {1, 2, 3, 4}), F32({4}, {1, 2, 3, 5}));

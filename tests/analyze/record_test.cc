@@ -8,24 +8,18 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/record.h"
+#include "support/arrays.h"
 #include "support/test_support.h"
 
 namespace gpuclean::analyze {
 namespace {
 
+using gpuclean::testing::F32;
+
 using gpuclean::testing::TempDir;
 
 constexpr const char* kHeader = "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
 constexpr const char* kRule = "|---|---|---|---|---|---|---|";
-
-npy::Array F32(std::vector<int64_t> shape, const std::vector<float>& v) {
-  npy::Array a;
-  a.dtype = tfl::TensorType_FLOAT32;
-  a.shape = std::move(shape);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 std::string ReadText(const std::string& path) {

@@ -9,23 +9,17 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuclean/npy.h"
+#include "support/arrays.h"
 #include "support/test_support.h"
 
 namespace gpuclean {
 namespace {
 
+using gpuclean::testing::F32;
+
 using testing::RunGpuclean;
 using testing::ShellQuote;
 using testing::TempDir;
-
-npy::Array F32(std::vector<int64_t> shape, const std::vector<float>& v) {
-  npy::Array a;
-  a.dtype = tfl::TensorType_FLOAT32;
-  a.shape = std::move(shape);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 std::string ReadText(const std::string& path) {

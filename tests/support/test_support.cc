@@ -1,4 +1,7 @@
 #include "support/test_support.h"
+#include "support/arrays.h"
+
+#include <cstring>
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -126,6 +129,25 @@ std::vector<npy::Array> MakeInputs(const std::string& model_path, uint32_t seed)
     inputs.push_back(std::move(a));
   }
   return inputs;
+}
+
+namespace {
+template <typename T>
+npy::Array ArrayOf(ir::DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
+  npy::Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.data.resize(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
+  return a;
+}
+}  // namespace
+
+npy::Array F32(std::vector<int64_t> shape, const std::vector<float>& values) {
+  return ArrayOf(tfl::TensorType_FLOAT32, std::move(shape), values);
+}
+npy::Array I32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
+  return ArrayOf(tfl::TensorType_INT32, std::move(shape), values);
 }
 
 }  // namespace gpuclean::testing
