@@ -63,6 +63,14 @@ using Paddings = std::vector<std::array<int32_t, 2>>;
 class GraphBuilder {
  public:
   explicit GraphBuilder(std::string graph_name = "main");
+  // Continues an existing graph (rewrite passes): typed methods append ops to
+  // it; new tensors are named "<name_prefix><op>_<n>" so they cannot collide
+  // with the graph's own names. Release() hands the graph back unvalidated.
+  static GraphBuilder Extend(ir::Subgraph graph, std::string name_prefix);
+  ir::Subgraph Release();
+  // Direct access for edits the typed methods do not cover (new constant
+  // values, options of an existing op).
+  ir::Subgraph& mutable_graph() { return graph_; }
 
   // ---------------------------------------------------------- tensors
   int Input(std::string name, DType dtype, Shape shape);
@@ -242,6 +250,7 @@ class GraphBuilder {
   void CheckTensor(int tensor, const char* what) const;
 
   ir::Subgraph graph_;
+  std::string name_prefix_;
 };
 
 // A graph with one runtime float32 input per shape, the ops `make_op` adds

@@ -61,6 +61,20 @@ std::string LowerCase(std::string s) {
 
 GraphBuilder::GraphBuilder(std::string graph_name) { graph_.name = std::move(graph_name); }
 
+GraphBuilder GraphBuilder::Extend(ir::Subgraph graph, std::string name_prefix) {
+  GraphBuilder b(graph.name);
+  b.graph_ = std::move(graph);
+  b.name_prefix_ = std::move(name_prefix);
+  return b;
+}
+
+ir::Subgraph GraphBuilder::Release() {
+  ir::Subgraph out = std::move(graph_);
+  graph_ = ir::Subgraph();
+  graph_.name = out.name;
+  return out;
+}
+
 // ---------------------------------------------------------------- tensors
 
 int GraphBuilder::Input(std::string name, DType dtype, Shape shape) {
@@ -186,7 +200,7 @@ void GraphBuilder::CheckTensor(int tensor, const char* what) const {
 // ---------------------------------------------------------------- ops
 
 std::string GraphBuilder::NextOpName(const std::string& op_name) const {
-  return fmt::format("{}_{}", LowerCase(op_name), graph_.ops.size());
+  return fmt::format("{}{}_{}", name_prefix_, LowerCase(op_name), graph_.ops.size());
 }
 
 std::vector<int> GraphBuilder::Op(tfl::BuiltinOperator code, std::vector<int> inputs,

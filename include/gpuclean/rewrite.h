@@ -1,0 +1,147 @@
+#pragma once
+// Graph rewrites (`gpuclean fix`, docs/rewrite.md). A pass finds a pattern
+// in the main subgraph, checks its precondition at each match, rewrites the
+// matches, and declares how close the result is to the original:
+//
+//   exact   mathematically identical; in float arithmetic the outputs agree
+//           to max |a - b| <= kExactTolerance * max(1, max |a|)
+//   approx  a different function within a stated relative bound
+//
+// Fix() never trusts the declaration: it runs the graph before and after
+// every pass on seeded inputs in the interpreter and refuses the result when
+// a pass exceeds its bound.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuclean/ir.h"
+#include "gpuclean/lint.h"
+#include "gpuclean/npy.h"
+
+namespace gpuclean::rewrite {
+
+enum class Exactness { kExact, kApprox };
+std::string_view ExactnessName(Exactness exactness);  // "exact" | "approx"
+
+inline constexpr double kExactTolerance = 1e-5;
+
+// Choices a pass offers; the defaults are what `gpuclean fix` does.
+struct PassOptions {
+  // gelu-tanh: x * sigmoid(1.702 x) instead of the tanh form.
+  bool gelu_sigmoid = false;
+  // host-fed-constants: constants with at least this many elements feeding
+  // compute ops become graph inputs.
+  int64_t host_fed_min_elements = 65536;
+};
+
+// One place a pass rewrote.
+struct Site {
+  int node = -1;    // op index in the graph the pass was given
+  std::string op;   // that op's name ("TRANSPOSE_CONV")
+  std::string what; // one line: what replaced it
+};
+
+// A graph input a pass added whose value the host must feed: a baked
+// constant moved out of the file, or the `one` of add-output-alias. `fix`
+// writes each beside the model as <OUT stem>.<name>.npy.
+struct HostInput {
+  std::string name;  // the new graph input's tensor name
+  npy::Array value;
+};
+
+struct PassResult {
+  std::vector<Site> sites;  // empty: nothing matched (the model is unchanged)
+  std::vector<HostInput> host_inputs;
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // An id of lint::PassCatalog() ("gelu-tanh").
+  virtual std::string_view id() const = 0;
+  virtual Exactness exactness() const = 0;
+  // Relative bound on max |original - rewritten| (times max(1, max|original|))
+  // that Fix() enforces; kExactTolerance for exact passes.
+  virtual double bound() const { return kExactTolerance; }
+  // One line: the precondition and, for approx passes, where the bound comes from.
+  virtual std::string_view contract() const = 0;
+  // Opt-in passes run only when named in --passes, never from lint's hints
+  // (they change the model's interface, e.g. add inputs).
+  virtual bool opt_in() const { return false; }
+  // Rewrites every match in model.main(). Leaves a valid model (Validate()
+  // passes) with the same outputs in the same order; may add graph inputs
+  // only as HostInputs.
+  virtual PassResult Apply(ir::Model& model, const PassOptions& options) const = 0;
+};
+
+// Every pass, in the order Fix() applies them.
+const std::vector<const Pass*>& Registry();
+const Pass* FindPass(std::string_view id);  // nullptr when not implemented
+
+// ------------------------------------------------------------------ fix
+
+struct FixOptions {
+  std::string target = lint::kDefaultTarget;
+  std::string data_dir;  // holds compat/; empty: lint::DefaultDataDir()
+  // Empty: every implemented, not opt-in pass that a lint finding names.
+  std::vector<std::string> passes;
+  PassOptions pass_options;
+  uint32_t seed = 0;
+};
+
+// The numeric proof of one pass (or of the whole fix) on one output.
+struct OutputDelta {
+  std::string output;       // output tensor name
+  double max_abs_diff = 0;  // over elements where the original is not NaN
+  double max_abs_ref = 0;
+  double allowed = 0;       // bound * max(1, max_abs_ref)
+};
+
+struct PassOutcome {
+  std::string id;
+  Exactness exactness = Exactness::kExact;
+  double bound = kExactTolerance;
+  std::vector<Site> sites;
+  std::vector<OutputDelta> deltas;  // worst over the input sets, per output
+  bool proven = false;              // applied and within bound (false when no site)
+  std::string failure;              // one line when not proven and sites exist
+};
+
+struct FixResult {
+  ir::Model model;  // the rewritten model (write it only when ok)
+  std::vector<HostInput> host_inputs;
+  lint::Report before, after;
+  std::vector<PassOutcome> passes;  // in the order applied
+  // Passes lint suggested that Fix() cannot apply (not implemented, opt-in,
+  // or manual work such as split-graph), with why.
+  std::vector<std::string> not_applied;
+  std::vector<OutputDelta> total;  // original vs final model
+  bool ok = false;
+  std::string failure;  // one line when !ok
+  int changed_sites() const;
+};
+
+// Applies and proves. Throws Error(kUsage) for an unknown pass id and
+// Error(kUnsupported) when the interpreter cannot run the model.
+FixResult Fix(const ir::Model& model, const FixOptions& options);
+
+nlohmann::json ToJson(const FixResult& result);
+std::string RenderText(const FixResult& result, const lint::Matrix& matrix);
+
+// The input sets every proof runs on: graph inputs by name, values from
+// exec::GenerateInput(seed) (uniform [0,1)) and, for float inputs, a second
+// set uniform in [-4, 4) from seed + 1, so sign-dependent patterns are
+// exercised. Host inputs are fed their values.
+std::vector<std::vector<npy::Array>> ProofInputs(const ir::Subgraph& graph, uint32_t seed,
+                                                 const std::vector<HostInput>& host_inputs);
+
+// max |a - b| per output over elements where `a` is not NaN; an element where
+// `a` is finite and `b` is not counts as infinite.
+std::vector<OutputDelta> Deltas(const ir::Subgraph& graph, const std::vector<npy::Array>& a,
+                                const std::vector<npy::Array>& b, double bound);
+
+}  // namespace gpuclean::rewrite

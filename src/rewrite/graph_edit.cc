@@ -1,0 +1,227 @@
+#include "rewrite/graph_edit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/shapes.h"
+
+namespace gpuclean::rewrite {
+
+GraphEdit::GraphEdit(ir::Model& model, const std::string& pass_id)
+    : model_(model),
+      prefix_(pass_id + "/"),
+      builder_(builder::GraphBuilder::Extend(std::move(model.main()), pass_id + "/")) {}
+
+GraphEdit::~GraphEdit() {
+  // A pass that threw mid-edit still hands the graph back so the caller's
+  // model is whole (Fix() discards it anyway).
+  if (!committed_) model_.main() = builder_.Release();
+}
+
+void GraphEdit::Replace(int node, std::vector<int> replacements) {
+  const ir::Op& op = graph().ops.at(node);
+  if (replacements.size() != op.outputs.size())
+    ThrowInternal(fmt::format("{}: op {} ({}) has {} outputs, {} replacements", prefix_, node, op.name(),
+                              op.outputs.size(), replacements.size()));
+  replaced_.emplace_back(node, std::move(replacements));
+}
+
+void GraphEdit::Remove(int node) { removed_.push_back(node); }
+
+int GraphEdit::ConstF32(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values) {
+  return builder_.ConstF32(prefix_ + name, std::move(shape), values);
+}
+
+int GraphEdit::Input(const std::string& name, ir::DType dtype, std::vector<int32_t> shape) {
+  const int t = builder_.Input(prefix_ + name, dtype, std::move(shape));
+  for (ir::SignatureDef& sig : model_.signatures)
+    if (sig.subgraph == 0) sig.inputs.push_back({prefix_ + name, t});
+  return t;
+}
+
+namespace {
+
+// Ops with effects beyond their outputs are never dropped as dead.
+bool HasSideEffects(const ir::Op& op) {
+  switch (op.code) {
+    case tfl::BuiltinOperator_VAR_HANDLE:
+    case tfl::BuiltinOperator_ASSIGN_VARIABLE:
+    case tfl::BuiltinOperator_READ_VARIABLE:
+    case tfl::BuiltinOperator_CALL_ONCE:
+    case tfl::BuiltinOperator_CUSTOM:
+      return true;
+    default:
+      return !op.mutating_variable_inputs.empty();
+  }
+}
+
+void RemoveDeadOps(ir::Subgraph& g) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    const auto consumers = g.Consumers();
+    for (int i = static_cast<int>(g.ops.size()) - 1; i >= 0; --i) {
+      const ir::Op& op = g.ops[i];
+      if (HasSideEffects(op)) continue;
+      const bool dead = std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) {
+        return t < 0 || (consumers[t].empty() && !g.IsGraphOutput(t));
+      });
+      if (dead) {
+        g.RemoveOp(i);
+        changed = true;
+        break;  // consumers are stale now
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void GraphEdit::Commit() {
+  ir::Subgraph g = builder_.Release();
+  committed_ = true;
+  if (replaced_.empty() && removed_.empty()) {
+    model_.main() = std::move(g);
+    return;
+  }
+  std::set<int> drop(removed_.begin(), removed_.end());
+  for (const auto& [node, replacements] : replaced_) {
+    drop.insert(node);
+    const std::vector<int32_t> outputs = g.ops[node].outputs;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const int old_tensor = outputs[k], rep = replacements[k];
+      if (old_tensor < 0 || rep == old_tensor) continue;
+      const ir::Tensor &o = g.tensors.at(old_tensor), &r = g.tensors.at(rep);
+      if (o.dtype != r.dtype || o.shape != r.shape)
+        ThrowInternal(fmt::format("{}: replacement {} {} {} does not match {} {} {}", prefix_, r.name,
+                                  ir::DTypeName(r.dtype), ir::FormatShape(r.shape), o.name, ir::DTypeName(o.dtype),
+                                  ir::FormatShape(o.shape)));
+      const int producer = g.Producer(rep);
+      const bool movable = producer >= 0 && !drop.count(producer) && !g.IsGraphOutput(rep) && !g.IsGraphInput(rep);
+      // Detach the old op's output first so the tensor keeps one producer.
+      g.ops[node].outputs[k] = -1;
+      if (movable) {
+        // The replacement's producer writes the old tensor: its name, graph
+        // output slot and signature entry stay as they were.
+        for (int32_t& out : g.ops[producer].outputs)
+          if (out == rep) out = old_tensor;
+        g.RewireConsumers(rep, old_tensor);
+      } else {
+        g.RewireConsumers(old_tensor, rep);
+      }
+    }
+  }
+  for (auto it = drop.rbegin(); it != drop.rend(); ++it) g.RemoveOp(*it);
+  RemoveDeadOps(g);
+  g.SortOps();
+  model_.main() = std::move(g);
+  model_.RemoveDeadTensors(0);
+  try {
+    model_.Validate();
+  } catch (const Error& e) {
+    ThrowInternal(fmt::format("{}: the rewritten graph is invalid: {}", prefix_, e.what()));
+  }
+}
+
+int SoleConsumer(const ir::Subgraph& graph, int tensor) {
+  if (graph.IsGraphOutput(tensor)) return -1;
+  int found = -1;
+  for (size_t i = 0; i < graph.ops.size(); ++i)
+    for (int in : graph.ops[i].inputs)
+      if (in == tensor) {
+        if (found >= 0 && found != static_cast<int>(i)) return -1;
+        found = static_cast<int>(i);
+      }
+  return found;
+}
+
+std::vector<float> ConstFloats(const ir::Subgraph& graph, int tensor) {
+  if (tensor < 0) return {};
+  const ir::Tensor& t = graph.tensors.at(tensor);
+  if (!t.is_const() || t.sparsity || !t.quant.empty()) return {};
+  std::vector<float> out;
+  if (t.dtype == tfl::TensorType_FLOAT32) {
+    out.resize(t.data->size() / 4);
+    std::memcpy(out.data(), t.data->data(), out.size() * 4);
+  } else if (t.dtype == tfl::TensorType_FLOAT16) {
+    for (uint16_t h : t.data->as<uint16_t>()) {
+      // binary16 -> float via the exponent rebias; subnormals scaled exactly.
+      const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+      float v;
+      if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
+      else if (exp == 31) v = man ? NAN : INFINITY;
+      else v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
+      out.push_back(sign ? -v : v);
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> ConstInts(const ir::Subgraph& graph, int tensor) {
+  if (tensor < 0) return {};
+  const ir::Tensor& t = graph.tensors.at(tensor);
+  if (!t.is_const()) return {};
+  std::vector<int64_t> out;
+  if (t.dtype == tfl::TensorType_INT32)
+    for (int32_t v : t.data->as<int32_t>()) out.push_back(v);
+  else if (t.dtype == tfl::TensorType_INT64)
+    for (int64_t v : t.data->as<int64_t>()) out.push_back(v);
+  return out;
+}
+
+std::optional<float> ConstScalar(const ir::Subgraph& graph, int tensor) {
+  const std::vector<float> v = ConstFloats(graph, tensor);
+  if (v.size() != 1) return std::nullopt;
+  return v[0];
+}
+
+bool IsConstantValued(const ir::Subgraph& graph, int tensor) {
+  if (tensor < 0) return false;
+  if (graph.tensors.at(tensor).is_const()) return true;
+  const int producer = graph.Producer(tensor);
+  if (producer < 0 || HasSideEffects(graph.ops[producer])) return false;
+  for (int in : graph.ops[producer].inputs)
+    if (in >= 0 && !IsConstantValued(graph, in)) return false;
+  return true;
+}
+
+npy::Array EvaluateConstant(const ir::Subgraph& graph, int tensor) {
+  if (!IsConstantValued(graph, tensor))
+    ThrowUnsupported(fmt::format("tensor '{}' is not computed from constants only", graph.tensors.at(tensor).name));
+  auto model = std::make_shared<ir::Model>();
+  ir::Subgraph& g = model->subgraphs.emplace_back();
+  g.tensors = graph.tensors;
+  std::set<int> needed;
+  std::vector<int> stack = {tensor};
+  while (!stack.empty()) {
+    const int t = stack.back();
+    stack.pop_back();
+    const int p = graph.Producer(t);
+    if (p < 0 || !needed.insert(p).second) continue;
+    for (int in : graph.ops[p].inputs)
+      if (in >= 0) stack.push_back(in);
+  }
+  for (int p : needed) g.ops.push_back(graph.ops[p]);
+  g.SortOps();
+  if (g.ops.empty()) {
+    // A stored constant: copy it out (densify first if it is sparse).
+    const ir::Tensor& t = graph.tensors[tensor];
+    if (t.sparsity) ThrowUnsupported(fmt::format("tensor '{}' is sparse", t.name));
+    npy::Array a;
+    a.dtype = t.dtype;
+    a.shape.assign(t.shape.begin(), t.shape.end());
+    a.data.assign(t.data->data(), t.data->data() + t.data->size());
+    return a;
+  }
+  g.outputs = {tensor};
+  model->RemoveDeadTensors(0);
+  exec::Interpreter interpreter(model);
+  interpreter.Invoke();
+  return interpreter.Output(0);
+}
+
+}  // namespace gpuclean::rewrite

@@ -1,0 +1,92 @@
+#pragma once
+// What every pass test proves (docs/rewrite.md): the pass matches, the
+// rewritten graph gives the original's outputs within the pass's bound on
+// our interpreter AND on LiteRT.js, and the lint finding it addresses is gone.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpuclean/format.h"
+#include "gpuclean/lint.h"
+#include "gpuclean/rewrite.h"
+#include "support/conformance.h"
+#include "support/test_support.h"
+
+namespace gpuclean::testing {
+
+struct PassProof {
+  ir::Model rewritten;
+  rewrite::PassResult result;
+};
+
+// Inputs of the rewritten graph: the original's, then each host input's value.
+inline std::vector<npy::Array> WithHostInputs(std::vector<npy::Array> inputs, const rewrite::PassResult& result) {
+  for (const rewrite::HostInput& h : result.host_inputs) inputs.push_back(h.value);
+  return inputs;
+}
+
+inline void ExpectWithinBound(const std::vector<npy::Array>& ref, const std::vector<npy::Array>& got, double bound,
+                              const std::string& where) {
+  ASSERT_EQ(ref.size(), got.size()) << where;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    ASSERT_EQ(ref[i].shape, got[i].shape) << where << " output " << i;
+    const Agreement a = Compare(ref[i], got[i]);
+    EXPECT_LE(a.max_abs_diff, bound * std::max(1.0, a.max_abs_ref))
+        << where << " output " << i << ": max |ref| " << a.max_abs_ref << ", correlation " << a.correlation;
+  }
+}
+
+// Applies pass `id` once and proves it on `inputs` (the original graph's
+// inputs, in order). `min_sites`: how many matches the graph holds.
+inline PassProof ExpectPassProven(const std::string& id, const ir::Model& model, const std::vector<npy::Array>& inputs,
+                                  size_t min_sites = 1, const rewrite::PassOptions& options = {}) {
+  const rewrite::Pass* pass = rewrite::FindPass(id);
+  EXPECT_NE(pass, nullptr) << "no pass " << id;
+  if (!pass) return {};
+  PassProof proof{model, {}};
+  proof.result = pass->Apply(proof.rewritten, options);
+  EXPECT_GE(proof.result.sites.size(), min_sites) << id << " matched too little";
+  proof.rewritten.Validate();
+  const double bound = pass->bound();
+  const std::vector<npy::Array> rewritten_inputs = WithHostInputs(inputs, proof.result);
+
+  ExpectWithinBound(RunOurs(model, inputs), RunOurs(proof.rewritten, rewritten_inputs), bound,
+                    id + " on gpuclean's interpreter");
+
+  TempDir dir;
+  const std::string before = dir.file("before.tflite"), after = dir.file("after.tflite");
+  format::WriteModel(model, before);
+  format::WriteModel(proof.rewritten, after);
+  try {
+    ExpectWithinBound(RunLiteRt(before, inputs), RunLiteRt(after, rewritten_inputs), bound, id + " on LiteRT.js");
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << id << ": LiteRT.js: " << e.what();
+  }
+  return proof;
+}
+
+// Findings of rule `rule` in a lint of `model` against `target`.
+inline int CountFindings(const ir::Model& model, const std::string& rule,
+                         const std::string& target = lint::kDefaultTarget) {
+  const lint::Matrix matrix = lint::LoadMatrix(SourceDir() + "/data/compat", target);
+  const lint::Report report = lint::Lint(model, matrix);
+  int n = 0;
+  for (const lint::Finding& f : report.findings) n += f.rule == rule;
+  return n;
+}
+
+inline void ExpectFindingGone(const ir::Model& before, const ir::Model& after, const std::string& rule,
+                              const std::string& target = lint::kDefaultTarget) {
+  EXPECT_GT(CountFindings(before, rule, target), 0) << "the original graph should trigger " << rule;
+  EXPECT_EQ(CountFindings(after, rule, target), 0) << "the rewritten graph still triggers " << rule;
+}
+
+// The number of ops with this code in the main subgraph.
+inline int CountOps(const ir::Model& model, tfl::BuiltinOperator code) {
+  int n = 0;
+  for (const ir::Op& op : model.main().ops) n += op.code == code;
+  return n;
+}
+
+}  // namespace gpuclean::testing
