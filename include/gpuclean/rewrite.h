@@ -129,6 +129,11 @@ struct FixResult {
 // Error(kUnsupported) when the interpreter cannot run the model.
 FixResult Fix(const ir::Model& model, const FixOptions& options);
 
+// Writes result.model to `path` atomically, and each host input beside it as
+// <path minus .tflite>.<input name, '/' -> '_'>.npy. Refuses to overwrite the
+// model's source file unless `in_place`. Returns the files written.
+std::vector<std::string> WriteResult(const FixResult& result, const std::string& path, bool in_place);
+
 nlohmann::json ToJson(const FixResult& result);
 std::string RenderText(const FixResult& result, const lint::Matrix& matrix);
 

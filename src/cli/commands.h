@@ -36,5 +36,7 @@ void AddCompare(CLI::App& app, Handler& handler);
 void AddRecord(CLI::App& app, Handler& handler);
 void AddBench(CLI::App& app, Handler& handler);
 void AddSynth(CLI::App& app, Handler& handler);
+void AddFix(CLI::App& app, Handler& handler);
+void AddSplit(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddMatrix(app, handler);
   gpuclean::cli::AddBisect(app, handler);
   gpuclean::cli::AddCheck(app, handler);
+  gpuclean::cli::AddFix(app, handler);
+  gpuclean::cli::AddSplit(app, handler);
   gpuclean::cli::AddCompare(app, handler);
   gpuclean::cli::AddRecord(app, handler);
   gpuclean::cli::AddBench(app, handler);

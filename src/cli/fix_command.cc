@@ -1,0 +1,79 @@
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "gpuclean/format.h"
+#include "gpuclean/rewrite.h"
+
+namespace gpuclean::cli {
+
+namespace {
+
+std::vector<std::string> SplitCommas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    std::stringstream in(item);
+    for (std::string part; std::getline(in, part, ',');)
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace
+
+void AddFix(CLI::App& app, Handler& handler) {
+  auto* cmd = app.add_subcommand(
+      "fix", "Apply graph rewrites that lint suggests (or --passes), prove each on seeded inputs, then write");
+  struct Args {
+    std::string model, output, format = "text";
+    std::vector<std::string> passes;
+    rewrite::FixOptions options;
+    bool dry_run = false, in_place = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("MODEL", args->model, "the .tflite file")->required();
+  cmd->add_option("-o,--output", args->output, "where to write the rewritten model");
+  cmd->add_option("--target", args->options.target, "compatibility target whose findings choose the passes")
+      ->capture_default_str();
+  cmd->add_option("--passes", args->passes,
+                  "comma-separated pass ids instead of lint's choice; 'auto' adds lint's choice (docs/rewrite.md)");
+  cmd->add_flag("--dry-run", args->dry_run, "apply and prove, write nothing");
+  cmd->add_flag("--in-place", args->in_place, "overwrite MODEL (atomically) with the proven result");
+  cmd->add_option("--seed", args->options.seed, "seed of the proof inputs")->capture_default_str();
+  cmd->add_flag("--gelu-sigmoid", args->options.pass_options.gelu_sigmoid,
+                "gelu-tanh: use x*sigmoid(1.702x) instead of the tanh form");
+  cmd->add_option("--host-min-elements", args->options.pass_options.host_fed_min_elements,
+                  "host-fed-constants: smallest constant to move out of the file")
+      ->capture_default_str();
+  cmd->add_option("--format", args->format, "text|json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->callback([args, &handler] {
+    handler = [args] {
+      if (args->in_place && !args->output.empty())
+        throw Error(ErrorKind::kUsage, "give either -o OUT or --in-place, not both");
+      if (!args->dry_run && !args->in_place && args->output.empty())
+        throw Error(ErrorKind::kUsage, "fix needs -o OUT (or --dry-run, or --in-place)");
+      args->options.passes = SplitCommas(args->passes);
+      const ir::Model model = format::ReadModel(args->model);
+      const rewrite::FixResult result = rewrite::Fix(model, args->options);
+      std::vector<std::string> written;
+      if (result.ok && !args->dry_run)
+        written = rewrite::WriteResult(result, args->in_place ? args->model : args->output, args->in_place);
+      if (args->format == "json") {
+        nlohmann::json j = rewrite::ToJson(result);
+        j["model"] = args->model;
+        j["written"] = written;
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      } else {
+        const std::string data_dir = lint::DefaultDataDir();
+        const lint::Matrix matrix = lint::LoadMatrix(data_dir + "/compat", args->options.target);
+        std::cout << "fix " << args->model << "\n" << rewrite::RenderText(result, matrix);
+        if (!result.ok) std::cout << "nothing written\n";
+        else if (args->dry_run) std::cout << "proof passed (dry run: nothing written)\n";
+        for (const std::string& f : written) std::cout << "wrote " << f << "\n";
+      }
+      return result.ok ? 0 : 1;
+    };
+  });
+}
+
+}  // namespace gpuclean::cli

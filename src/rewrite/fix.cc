@@ -1,0 +1,294 @@
+// Fix(): choose passes, apply them one at a time, and prove each on the
+// interpreter before the next one runs, so a failed proof names the pass
+// that broke the numbers and by how much.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/format.h"
+#include "gpuclean/io.h"
+#include "gpuclean/rewrite.h"
+
+namespace gpuclean::rewrite {
+namespace {
+
+std::string ImplementedList() {
+  std::string out;
+  for (const Pass* p : Registry()) out += (out.empty() ? "" : ", ") + std::string(p->id());
+  return out;
+}
+
+// Lint's suggestions that Fix() turns into passes; the rest is explained.
+std::vector<const Pass*> PassesFromFindings(const lint::Report& report, std::vector<std::string>& not_applied) {
+  std::set<std::string> wanted, explained;
+  for (const lint::Finding& f : report.findings) {
+    if (f.fix_pass.empty() || wanted.count(f.fix_pass) || explained.count(f.fix_pass)) continue;
+    const Pass* pass = FindPass(f.fix_pass);
+    const std::string where = f.node >= 0 ? fmt::format("node {} {}", f.node, f.op) : std::string("whole graph");
+    if (pass && !pass->opt_in()) {
+      wanted.insert(f.fix_pass);
+    } else {
+      explained.insert(f.fix_pass);
+      if (pass)
+        not_applied.push_back(fmt::format("{} ({}): opt-in, it changes the model's inputs; add --passes {}", f.fix_pass,
+                                          where, f.fix_pass));
+      else if (f.fix_pass == "split-graph" || f.fix_pass == "gather-to-host")
+        not_applied.push_back(fmt::format("{} ({}): a manual cut; use gpuclean split", f.fix_pass, where));
+      else
+        not_applied.push_back(fmt::format("{} ({}): no automatic rewrite yet; {}", f.fix_pass, where, f.fix));
+    }
+  }
+  std::vector<const Pass*> out;
+  for (const Pass* p : Registry())
+    if (wanted.count(std::string(p->id()))) out.push_back(p);
+  return out;
+}
+
+std::vector<const Pass*> ChoosePasses(const std::vector<std::string>& ids, const lint::Report& report,
+                                      std::vector<std::string>& not_applied) {
+  if (ids.empty()) return PassesFromFindings(report, not_applied);
+  std::set<std::string> chosen;
+  for (const std::string& id : ids) {
+    if (id == "auto") {
+      for (const Pass* p : PassesFromFindings(report, not_applied)) chosen.insert(std::string(p->id()));
+      continue;
+    }
+    if (FindPass(id)) {
+      chosen.insert(id);
+    } else if (lint::FindPass(id)) {
+      throw Error(ErrorKind::kUsage, fmt::format("pass '{}' is not an automatic rewrite{}; implemented: {}", id,
+                                                 id == "split-graph" ? " (use gpuclean split)" : "",
+                                                 ImplementedList()));
+    } else {
+      throw Error(ErrorKind::kUsage, fmt::format("unknown pass '{}'; implemented: {}", id, ImplementedList()));
+    }
+  }
+  // Registry order, whatever order they were named in.
+  std::vector<const Pass*> out;
+  for (const Pass* p : Registry())
+    if (chosen.count(std::string(p->id()))) out.push_back(p);
+  return out;
+}
+
+// Values for every graph input of `graph`, from the proof set (by name).
+std::vector<npy::Array> InputsFor(const ir::Subgraph& graph, const std::map<std::string, npy::Array>& by_name) {
+  std::vector<npy::Array> out;
+  for (int t : graph.inputs) {
+    auto it = by_name.find(graph.tensors[t].name);
+    if (it == by_name.end())
+      ThrowInternal(fmt::format("graph input '{}' has no proof value (a pass renamed an input)", graph.tensors[t].name));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<npy::Array> Run(const ir::Model& model, const std::vector<npy::Array>& inputs) {
+  exec::Interpreter interpreter(std::make_shared<const ir::Model>(model));
+  for (size_t i = 0; i < inputs.size(); ++i) interpreter.SetInput(static_cast<int>(i), inputs[i]);
+  interpreter.Invoke();
+  std::vector<npy::Array> out;
+  for (int i = 0; i < interpreter.num_outputs(); ++i) out.push_back(interpreter.Output(i));
+  return out;
+}
+
+double Value(const npy::Array& a, int64_t i) {
+  switch (a.dtype) {
+    case tfl::TensorType_FLOAT32: return a.as<float>()[i];
+    case tfl::TensorType_INT32: return a.as<int32_t>()[i];
+    case tfl::TensorType_INT64: return static_cast<double>(a.as<int64_t>()[i]);
+    case tfl::TensorType_INT8: return a.as<int8_t>()[i];
+    case tfl::TensorType_UINT8:
+    case tfl::TensorType_BOOL: return a.as<uint8_t>()[i];
+    case tfl::TensorType_INT16: return a.as<int16_t>()[i];
+    default: ThrowUnsupported(fmt::format("cannot compare {} outputs", ir::DTypeName(a.dtype)));
+  }
+}
+
+// Worst of two deltas for the same output.
+void Merge(std::vector<OutputDelta>& worst, const std::vector<OutputDelta>& next) {
+  if (worst.empty()) {
+    worst = next;
+    return;
+  }
+  for (size_t i = 0; i < worst.size(); ++i) {
+    const double excess_w = worst[i].max_abs_diff / worst[i].allowed, excess_n = next[i].max_abs_diff / next[i].allowed;
+    if (excess_n > excess_w || std::isnan(excess_n)) worst[i] = next[i];
+  }
+}
+
+int ErrorCount(const lint::Report& r) { return r.count(lint::Severity::kError); }
+
+}  // namespace
+
+int FixResult::changed_sites() const {
+  int n = 0;
+  for (const PassOutcome& p : passes) n += static_cast<int>(p.sites.size());
+  return n;
+}
+
+std::vector<std::vector<npy::Array>> ProofInputs(const ir::Subgraph& graph, uint32_t seed,
+                                                 const std::vector<HostInput>& host_inputs) {
+  std::vector<std::vector<npy::Array>> sets(2);
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const ir::Tensor& t = graph.tensors[graph.inputs[i]];
+    auto host = std::find_if(host_inputs.begin(), host_inputs.end(), [&](const HostInput& h) { return h.name == t.name; });
+    if (host != host_inputs.end()) {
+      sets[0].push_back(host->value);
+      sets[1].push_back(host->value);
+      continue;
+    }
+    const int index = static_cast<int>(i);
+    sets[0].push_back(exec::GenerateInput(t, seed, index));
+    npy::Array wide = exec::GenerateInput(t, seed + 1, index);
+    if (wide.dtype == tfl::TensorType_FLOAT32)
+      for (int64_t k = 0; k < wide.num_elements(); ++k) wide.as<float>()[k] = wide.as<float>()[k] * 8.0f - 4.0f;
+    sets[1].push_back(std::move(wide));
+  }
+  return sets;
+}
+
+std::vector<OutputDelta> Deltas(const ir::Subgraph& graph, const std::vector<npy::Array>& a,
+                                const std::vector<npy::Array>& b, double bound) {
+  if (a.size() != b.size())
+    ThrowInternal(fmt::format("the rewritten graph has {} outputs, the original {}", b.size(), a.size()));
+  std::vector<OutputDelta> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    OutputDelta d;
+    d.output = i < graph.outputs.size() ? graph.tensors[graph.outputs[i]].name : fmt::format("output {}", i);
+    if (a[i].shape != b[i].shape || a[i].num_elements() != b[i].num_elements()) {
+      d.max_abs_diff = INFINITY;
+    } else {
+      for (int64_t k = 0; k < a[i].num_elements(); ++k) {
+        const double x = Value(a[i], k), y = Value(b[i], k);
+        if (std::isnan(x) || (std::isinf(x) && x == y)) continue;  // undefined in the original, or the same infinity
+        d.max_abs_ref = std::max(d.max_abs_ref, std::fabs(x));
+        const double diff = std::isfinite(y) ? std::fabs(x - y) : INFINITY;
+        d.max_abs_diff = std::max(d.max_abs_diff, diff);
+      }
+    }
+    d.allowed = bound * std::max(1.0, d.max_abs_ref);
+    out.push_back(d);
+  }
+  return out;
+}
+
+FixResult Fix(const ir::Model& model, const FixOptions& options) {
+  const std::string data_dir = options.data_dir.empty() ? lint::DefaultDataDir() : options.data_dir;
+  const lint::Matrix matrix = lint::LoadMatrix((std::filesystem::path(data_dir) / "compat").string(), options.target);
+  FixResult result;
+  result.before = lint::Lint(model, matrix);
+  const std::vector<const Pass*> chosen = ChoosePasses(options.passes, result.before, result.not_applied);
+
+  // Proof inputs, by graph input name, for every input set.
+  std::vector<std::map<std::string, npy::Array>> sets;
+  for (auto& set : ProofInputs(model.main(), options.seed, {})) {
+    std::map<std::string, npy::Array> by_name;
+    for (size_t i = 0; i < set.size(); ++i) by_name[model.main().tensors[model.main().inputs[i]].name] = set[i];
+    sets.push_back(std::move(by_name));
+  }
+  std::vector<std::vector<npy::Array>> reference, current_outputs;
+  for (const auto& set : sets) reference.push_back(Run(model, InputsFor(model.main(), set)));
+  current_outputs = reference;
+
+  ir::Model current = model;
+  double total_bound = 0;
+  for (const Pass* pass : chosen) {
+    PassOutcome outcome;
+    outcome.id = std::string(pass->id());
+    outcome.exactness = pass->exactness();
+    outcome.bound = pass->bound();
+    ir::Model candidate = current;
+    PassResult applied;
+    try {
+      applied = pass->Apply(candidate, options.pass_options);
+    } catch (const Error& e) {
+      outcome.failure = fmt::format("pass {} failed: {}", outcome.id, e.what());
+      result.failure = outcome.failure;
+      result.passes.push_back(std::move(outcome));
+      result.model = std::move(current);
+      return result;
+    }
+    outcome.sites = applied.sites;
+    if (applied.sites.empty()) {
+      result.passes.push_back(std::move(outcome));
+      continue;
+    }
+    for (const HostInput& h : applied.host_inputs)
+      for (auto& set : sets) set[h.name] = h.value;
+    std::vector<std::vector<npy::Array>> outputs;
+    for (size_t s = 0; s < sets.size(); ++s) {
+      outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s])));
+      Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
+    }
+    for (const OutputDelta& d : outcome.deltas)
+      if (!(d.max_abs_diff <= d.allowed)) {
+        outcome.failure = fmt::format(
+            "pass {} is not proven: output '{}' moved by max |diff| {:.3g}, allowed {:.3g} ({} bound {:.3g} x max(1, "
+            "max |ref| {:.3g}))",
+            outcome.id, d.output, d.max_abs_diff, d.allowed, ExactnessName(outcome.exactness), outcome.bound,
+            d.max_abs_ref);
+        break;
+      }
+    if (!outcome.failure.empty()) {
+      result.failure = outcome.failure;
+      result.passes.push_back(std::move(outcome));
+      result.model = std::move(current);
+      return result;
+    }
+    outcome.proven = true;
+    total_bound += outcome.bound;
+    current = std::move(candidate);
+    current_outputs = std::move(outputs);
+    result.host_inputs.insert(result.host_inputs.end(), applied.host_inputs.begin(), applied.host_inputs.end());
+    result.passes.push_back(std::move(outcome));
+  }
+
+  for (size_t s = 0; s < sets.size(); ++s)
+    Merge(result.total, Deltas(model.main(), reference[s], current_outputs[s], std::max(total_bound, kExactTolerance)));
+  result.after = lint::Lint(current, matrix);
+  result.model = std::move(current);
+
+  // The chain must not introduce an error lint did not report before.
+  std::set<std::string> known;
+  for (const lint::Finding& f : result.before.findings) known.insert(f.rule);
+  for (const lint::Finding& f : result.after.findings)
+    if (f.severity == lint::Severity::kError && !known.count(f.rule)) {
+      result.failure = fmt::format("the rewritten graph has a new lint error: {} at node {} ({}): {}", f.rule, f.node,
+                                   f.op, f.why);
+      return result;
+    }
+  if (ErrorCount(result.after) > ErrorCount(result.before)) {
+    result.failure = fmt::format("the rewritten graph has more lint errors ({}) than the original ({})",
+                                 ErrorCount(result.after), ErrorCount(result.before));
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+std::vector<std::string> WriteResult(const FixResult& result, const std::string& path, bool in_place) {
+  if (!result.ok) ThrowInternal("refusing to write a rewrite whose proof failed");
+  std::vector<std::string> written;
+  if (in_place) WriteFileAtomically(path, format::Serialize(result.model));
+  else format::WriteModel(result.model, path);
+  written.push_back(path);
+  std::filesystem::path stem(path);
+  if (stem.extension() == ".tflite") stem.replace_extension();
+  for (const HostInput& h : result.host_inputs) {
+    std::string name = h.name;
+    std::replace_if(name.begin(), name.end(), [](char c) { return c == '/' || c == ':' || c == ' '; }, '_');
+    const std::string file = stem.string() + "." + name + ".npy";
+    npy::Write(file, h.value);
+    written.push_back(file);
+  }
+  return written;
+}
+
+}  // namespace gpuclean::rewrite

@@ -1,0 +1,265 @@
+#include "gpuclean/split.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/format.h"
+#include "gpuclean/io.h"
+#include "gpuclean/shapes.h"
+
+namespace gpuclean::split {
+namespace {
+
+// Tensors whose value follows from constants alone (DENSIFY of sparse
+// weights, DEQUANTIZE of fp16 weights, shape arithmetic).
+std::vector<bool> ConstantValued(const ir::Subgraph& g, const std::vector<int>& order) {
+  std::vector<bool> constant(g.tensors.size(), false);
+  for (size_t t = 0; t < g.tensors.size(); ++t) constant[t] = g.tensors[t].is_const();
+  for (int i : order) {
+    const ir::Op& op = g.ops[i];
+    if (op.code == tfl::BuiltinOperator_CUSTOM || op.inputs.empty()) continue;
+    const bool all = std::all_of(op.inputs.begin(), op.inputs.end(), [&](int in) { return in < 0 || constant[in]; });
+    if (all)
+      for (int out : op.outputs)
+        if (out >= 0) constant[out] = true;
+  }
+  return constant;
+}
+
+int FindTensor(const ir::Subgraph& g, const std::string& name) {
+  int found = -1;
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (g.tensors[t].name == name) {
+      if (g.Producer(static_cast<int>(t)) >= 0) return static_cast<int>(t);
+      found = static_cast<int>(t);
+    }
+  return found;
+}
+
+}  // namespace
+
+std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at) {
+  const ir::Subgraph& g = model.main();
+  if (at.empty()) throw Error(ErrorKind::kUsage, "split needs at least one tensor to cut at (--at T1[,T2...])");
+  const std::vector<int> order = g.TopologicalOrder();
+  std::vector<int> position(g.ops.size());
+  for (size_t k = 0; k < order.size(); ++k) position[order[k]] = static_cast<int>(k);
+  const std::vector<bool> constant = ConstantValued(g, order);
+
+  std::vector<int> cuts;
+  for (const std::string& name : at) {
+    const int t = FindTensor(g, name);
+    if (t < 0) throw Error(ErrorKind::kUsage, fmt::format("no tensor named '{}' in the graph (gpuclean inspect --json lists every tensor)", name));
+    if (g.Producer(t) < 0 || constant[t])
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("'{}' is a {}, not computed at run time; cut at a tensor an op computes from the inputs",
+                              name, g.IsGraphInput(t) ? "graph input" : "constant"));
+    if (std::find(cuts.begin(), cuts.end(), t) != cuts.end())
+      throw Error(ErrorKind::kUsage, fmt::format("'{}' is named twice", name));
+    cuts.push_back(t);
+  }
+  std::sort(cuts.begin(), cuts.end(), [&](int a, int b) { return position[g.Producer(a)] < position[g.Producer(b)]; });
+
+  // Stage of each runtime op and the stage from which each tensor is available.
+  std::vector<int> stage(g.ops.size(), -1), available(g.tensors.size(), 0);
+  for (int i : order) {
+    const ir::Op& op = g.ops[i];
+    if (std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) { return t < 0 || constant[t]; })) continue;
+    int s = 0;
+    for (int in : op.inputs)
+      if (in >= 0 && !constant[in]) s = std::max(s, available[in]);
+    stage[i] = s;
+    for (int out : op.outputs) {
+      if (out < 0) continue;
+      available[out] = s;
+      const auto cut = std::find(cuts.begin(), cuts.end(), out);
+      if (cut != cuts.end()) available[out] = std::max(s + 1, static_cast<int>(cut - cuts.begin()) + 1);
+    }
+  }
+  const int num_parts = static_cast<int>(cuts.size()) + 1;
+  for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) stage[i] = std::min(stage[i], num_parts - 1);
+
+  // Which part produces each runtime tensor (-1: graph input / constant).
+  std::vector<int> produced_in(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (stage[i] >= 0)
+      for (int out : g.ops[i].outputs)
+        if (out >= 0) produced_in[out] = stage[i];
+
+  std::vector<Part> parts(num_parts);
+  for (int p = 0; p < num_parts; ++p) {
+    std::set<int> ops;
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      if (stage[i] == p) ops.insert(static_cast<int>(i));
+    if (ops.empty())
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("the cut leaves part {} without ops (cut tensors: {}); choose tensors further apart", p + 1,
+                              fmt::join(at, ", ")));
+    parts[p].ops = static_cast<int>(ops.size());
+    // Constant-valued producers of anything these ops read come along.
+    std::vector<int> stack;
+    for (int i : ops) stack.insert(stack.end(), g.ops[i].inputs.begin(), g.ops[i].inputs.end());
+    while (!stack.empty()) {
+      const int t = stack.back();
+      stack.pop_back();
+      if (t < 0 || !constant[t]) continue;
+      const int producer = g.Producer(t);
+      if (producer >= 0 && ops.insert(producer).second)
+        stack.insert(stack.end(), g.ops[producer].inputs.begin(), g.ops[producer].inputs.end());
+    }
+    std::vector<int> inputs, outputs;
+    for (int t : g.inputs)
+      for (int i : ops)
+        if (std::count(g.ops[i].inputs.begin(), g.ops[i].inputs.end(), t)) {
+          inputs.push_back(t);
+          break;
+        }
+    std::set<int> crossing_in;
+    for (int i : ops)
+      for (int in : g.ops[i].inputs)
+        if (in >= 0 && !constant[in] && produced_in[in] >= 0 && produced_in[in] != p) crossing_in.insert(in);
+    inputs.insert(inputs.end(), crossing_in.begin(), crossing_in.end());
+    for (int t : g.outputs)
+      if (produced_in[t] == p && std::find(outputs.begin(), outputs.end(), t) == outputs.end()) outputs.push_back(t);
+    std::set<int> crossing_out;
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      if (stage[i] > p)
+        for (int in : g.ops[i].inputs)
+          if (in >= 0 && produced_in[in] == p && !g.IsGraphOutput(in)) crossing_out.insert(in);
+    outputs.insert(outputs.end(), crossing_out.begin(), crossing_out.end());
+
+    ir::Model m;
+    m.version = model.version;
+    m.description = fmt::format("gpuclean split: part {} of {}{}", p + 1, num_parts,
+                                model.source.empty() ? "" : " of " + model.source);
+    m.subgraphs = model.subgraphs;  // control-flow ops keep their subgraph indices
+    ir::Subgraph& sg = m.main();
+    sg.ops.clear();
+    for (int i : order)
+      if (ops.count(i)) sg.ops.push_back(g.ops[i]);
+    sg.inputs = inputs;
+    sg.outputs = outputs;
+    for (int t : inputs) {
+      parts[p].inputs.push_back(g.tensors[t].name);
+      parts[p].input_from.push_back(produced_in[t]);
+      // A cut tensor becomes a graph input: no buffer, just its shape.
+      sg.tensors[t].data.reset();
+    }
+    for (int t : outputs) parts[p].outputs.push_back(g.tensors[t].name);
+    m.RemoveDeadTensors(0);
+    m.Validate();
+    parts[p].model = std::move(m);
+  }
+  return parts;
+}
+
+Proof ProveChain(const ir::Model& model, const std::vector<Part>& parts, uint32_t seed) {
+  const ir::Subgraph& g = model.main();
+  std::map<std::string, npy::Array> values;
+  std::vector<npy::Array> inputs;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    inputs.push_back(exec::GenerateInput(g.tensors[g.inputs[i]], seed, static_cast<int>(i)));
+    values[g.tensors[g.inputs[i]].name] = inputs.back();
+  }
+  exec::Interpreter monolith(std::make_shared<const ir::Model>(model));
+  for (size_t i = 0; i < inputs.size(); ++i) monolith.SetInput(static_cast<int>(i), inputs[i]);
+  monolith.Invoke();
+
+  for (size_t p = 0; p < parts.size(); ++p) {
+    exec::Interpreter part(std::make_shared<const ir::Model>(parts[p].model));
+    for (size_t i = 0; i < parts[p].inputs.size(); ++i) {
+      auto it = values.find(parts[p].inputs[i]);
+      if (it == values.end())
+        ThrowInternal(fmt::format("part {} input '{}' has no value", p + 1, parts[p].inputs[i]));
+      part.SetInput(static_cast<int>(i), it->second);
+    }
+    part.Invoke();
+    for (size_t o = 0; o < parts[p].outputs.size(); ++o) values[parts[p].outputs[o]] = part.Output(static_cast<int>(o));
+  }
+
+  Proof proof;
+  for (int i = 0; i < monolith.num_outputs(); ++i) {
+    ++proof.outputs;
+    const std::string& name = g.tensors[g.outputs[i]].name;
+    const npy::Array want = monolith.Output(i);
+    auto it = values.find(name);
+    if (it == values.end()) {
+      proof.bit_exact = false;
+      proof.mismatches.push_back(fmt::format("output '{}' is not produced by any part", name));
+    } else if (it->second.dtype != want.dtype || it->second.shape != want.shape || it->second.data != want.data) {
+      proof.bit_exact = false;
+      size_t differing = 0;
+      for (size_t b = 0; b < std::min(want.data.size(), it->second.data.size()); ++b)
+        differing += want.data[b] != it->second.data[b];
+      proof.mismatches.push_back(fmt::format("output '{}' differs from the monolith ({} of {} bytes)", name, differing,
+                                             want.data.size()));
+    }
+  }
+  return proof;
+}
+
+std::vector<std::string> WriteParts(const std::vector<Part>& parts, const std::string& prefix,
+                                    const nlohmann::json& chain) {
+  std::vector<std::string> files;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    files.push_back(fmt::format("{}.part{}.tflite", prefix, p + 1));
+    format::WriteModel(parts[p].model, files.back());
+  }
+  WriteFileAtomically(prefix + ".chain.json", chain.dump(2) + "\n");
+  return files;
+}
+
+nlohmann::json ChainJson(const ir::Model& model, const std::vector<Part>& parts, const std::vector<std::string>& files,
+                         const Proof& proof) {
+  nlohmann::json j;
+  j["source"] = model.source;
+  j["bit_exact"] = proof.bit_exact;
+  j["mismatches"] = proof.mismatches;
+  j["parts"] = nlohmann::json::array();
+  for (size_t p = 0; p < parts.size(); ++p) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (size_t i = 0; i < parts[p].inputs.size(); ++i)
+      inputs.push_back({{"name", parts[p].inputs[i]},
+                        {"from", parts[p].input_from[i] < 0 ? nlohmann::json("input")
+                                                             : nlohmann::json(parts[p].input_from[i] + 1)}});
+    j["parts"].push_back({{"file", p < files.size() ? files[p] : ""},
+                          {"ops", parts[p].ops},
+                          {"inputs", inputs},
+                          {"outputs", parts[p].outputs}});
+  }
+  return j;
+}
+
+std::string DescribeChain(const ir::Model& model, const std::vector<Part>& parts,
+                          const std::vector<std::string>& files) {
+  const ir::Subgraph& g = model.main();
+  std::set<std::string> graph_outputs;
+  for (int t : g.outputs) graph_outputs.insert(g.tensors[t].name);
+  std::string out;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const Part& part = parts[p];
+    const ir::Subgraph& sg = part.model.main();
+    out += fmt::format("part {}: {} ({} ops)\n", p + 1, p < files.size() ? files[p] : "(not written)", part.ops);
+    for (size_t i = 0; i < part.inputs.size(); ++i) {
+      const ir::Tensor& t = sg.tensors[sg.inputs[i]];
+      out += fmt::format("  in  {} {} {}  <- {}\n", t.name, ir::DTypeName(t.dtype), ir::FormatShape(t.shape),
+                         part.input_from[i] < 0 ? std::string("model input")
+                                                : fmt::format("part {} output", part.input_from[i] + 1));
+    }
+    for (size_t o = 0; o < part.outputs.size(); ++o) {
+      const ir::Tensor& t = sg.tensors[sg.outputs[o]];
+      out += fmt::format("  out {} {} {}{}\n", t.name, ir::DTypeName(t.dtype), ir::FormatShape(t.shape),
+                         graph_outputs.count(t.name) ? "  -> model output" : "");
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuclean::split
