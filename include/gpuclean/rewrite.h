@@ -91,6 +91,9 @@ struct FixOptions {
   std::vector<std::string> passes;
   PassOptions pass_options;
   uint32_t seed = 0;
+  // Passes outside the registry (an embedder's own), applied and proven
+  // after the chosen ones.
+  std::vector<const Pass*> extra_passes;
 };
 
 // The numeric proof of one pass (or of the whole fix) on one output.

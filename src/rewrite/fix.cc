@@ -184,7 +184,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   const lint::Matrix matrix = lint::LoadMatrix((std::filesystem::path(data_dir) / "compat").string(), options.target);
   FixResult result;
   result.before = lint::Lint(model, matrix);
-  const std::vector<const Pass*> chosen = ChoosePasses(options.passes, result.before, result.not_applied);
+  std::vector<const Pass*> chosen = ChoosePasses(options.passes, result.before, result.not_applied);
+  chosen.insert(chosen.end(), options.extra_passes.begin(), options.extra_passes.end());
 
   // Proof inputs, by graph input name, for every input set.
   std::vector<std::map<std::string, npy::Array>> sets;

@@ -1,0 +1,173 @@
+// Fix(): pass choice from lint, the per-pass proof, refusal of unproven
+// rewrites, and the fixture models (every implemented pass applied to each
+// must stay within bounds on our interpreter and on LiteRT.js).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gpuclean/builder.h"
+#include "gpuclean/error.h"
+#include "gpuclean/format.h"
+#include "gpuclean/rewrite.h"
+#include "rewrite/graph_edit.h"
+#include "support/conformance.h"
+#include "support/test_support.h"
+
+namespace gpuclean::rewrite {
+namespace {
+
+using builder::GraphBuilder;
+constexpr auto F32 = tfl::TensorType_FLOAT32;
+
+ir::Model ReluModel() {
+  GraphBuilder b;
+  int x = b.Input("x", F32, {1, 8});
+  b.Output(b.Mul(b.Relu(x), x));
+  return b.Finish();
+}
+
+// A deliberately wrong pass that claims to be exact: RELU -> TANH.
+class WrongPass final : public Pass {
+ public:
+  std::string_view id() const override { return "test-wrong"; }
+  Exactness exactness() const override { return Exactness::kExact; }
+  std::string_view contract() const override { return "none: a broken pass for tests"; }
+  PassResult Apply(ir::Model& model, const PassOptions&) const override {
+    PassResult result;
+    GraphEdit edit(model, "test-wrong");
+    for (size_t i = 0; i < edit.graph().ops.size(); ++i)
+      if (edit.graph().ops[i].code == tfl::BuiltinOperator_RELU) {
+        const int x = edit.graph().ops[i].inputs[0];
+        edit.Replace(static_cast<int>(i), {edit.b().Tanh(x)});
+        result.sites.push_back({static_cast<int>(i), "RELU", "tanh"});
+      }
+    edit.Commit();
+    return result;
+  }
+};
+
+TEST(Fix, RefusesAPassWhoseNumbersMoveAndNamesIt) {
+  const WrongPass wrong;
+  FixOptions options;
+  options.passes = {"auto"};
+  options.extra_passes = {&wrong};
+  const FixResult result = Fix(ReluModel(), options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.failure.find("pass test-wrong is not proven"), std::string::npos) << result.failure;
+  ASSERT_FALSE(result.passes.empty());
+  EXPECT_FALSE(result.passes.back().proven);
+  EXPECT_GT(result.passes.back().deltas.at(0).max_abs_diff, 0.01);
+  EXPECT_THROW(WriteResult(result, testing::TempDir().file("x.tflite"), false), Error);
+}
+
+TEST(Fix, NothingToDoIsOkAndLeavesTheGraph) {
+  const ir::Model model = ReluModel();
+  const FixResult result = Fix(model, {});
+  EXPECT_TRUE(result.ok) << result.failure;
+  EXPECT_EQ(result.changed_sites(), 0);
+  EXPECT_EQ(result.model.main().ops.size(), model.main().ops.size());
+}
+
+TEST(Fix, UnknownOrManualPassIdsAreUsageErrors) {
+  FixOptions options;
+  options.passes = {"no-such-pass"};
+  try {
+    Fix(ReluModel(), options);
+    FAIL() << "expected a usage error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_NE(std::string(e.what()).find("implemented: densify-offline"), std::string::npos) << e.what();
+  }
+  options.passes = {"split-graph"};
+  EXPECT_THROW(Fix(ReluModel(), options), Error);
+}
+
+TEST(Fix, ProofInputsCoverBothSignsForFloats) {
+  const ir::Model model = ReluModel();
+  const auto sets = ProofInputs(model.main(), 3, {});
+  ASSERT_EQ(sets.size(), 2u);
+  const float* narrow = sets[0][0].as<float>();
+  const float* wide = sets[1][0].as<float>();
+  float lo = 0, hi = 0;
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_GE(narrow[i], 0.0f);
+    EXPECT_LT(narrow[i], 1.0f);
+    lo = std::min(lo, wide[i]), hi = std::max(hi, wide[i]);
+  }
+  EXPECT_LT(lo, 0.0f);
+  EXPECT_GT(hi, 1.0f);
+}
+
+TEST(Fix, DeltasIgnoreWhereTheOriginalIsNan) {
+  npy::Array a{tfl::TensorType_FLOAT32, {3}, std::vector<uint8_t>(12)};
+  npy::Array b = a;
+  a.as<float>()[0] = NAN, a.as<float>()[1] = 2.0f, a.as<float>()[2] = 1.0f;
+  b.as<float>()[0] = 5.0f, b.as<float>()[1] = 2.5f, b.as<float>()[2] = INFINITY;
+  const ir::Model model = ReluModel();
+  const auto d = Deltas(model.main(), {a}, {b}, 1e-5);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_TRUE(std::isinf(d[0].max_abs_diff)) << "finite original, infinite rewrite must fail";
+  b.as<float>()[2] = 1.0f;
+  EXPECT_DOUBLE_EQ(Deltas(model.main(), {a}, {b}, 1e-5)[0].max_abs_diff, 0.5);
+}
+
+// Every implemented automatic pass on every fixture model: whatever matches
+// must prove, and the result must agree with LiteRT.js running the original.
+TEST(Fix, EveryPassOnEveryFixtureModelStaysWithinBounds) {
+  std::vector<std::string> all;
+  for (const Pass* p : Registry())
+    if (!p->opt_in()) all.push_back(std::string(p->id()));
+  for (const std::string& path : testing::FixtureModels()) {
+    SCOPED_TRACE(path);
+    const ir::Model model = format::ReadModel(path);
+    FixOptions options;
+    options.passes = all;
+    const FixResult result = Fix(model, options);
+    ASSERT_TRUE(result.ok) << result.failure;
+    for (const OutputDelta& d : result.total) EXPECT_LE(d.max_abs_diff, d.allowed) << d.output;
+    if (result.changed_sites() == 0) continue;
+    std::cout << std::filesystem::path(path).filename().string() << ": " << result.changed_sites()
+              << " site(s) rewritten\n";
+    testing::TempDir dir;
+    const std::string fixed = dir.file("fixed.tflite");
+    WriteResult(result, fixed, false);
+    const std::vector<npy::Array> inputs = testing::MakeInputs(path);
+    const std::vector<npy::Array> theirs = testing::RunLiteRt(fixed, inputs);
+    const std::vector<npy::Array> ours = testing::RunOurs(model, inputs);
+    ASSERT_EQ(theirs.size(), ours.size());
+    for (size_t i = 0; i < ours.size(); ++i) {
+      const testing::Agreement a = testing::Compare(ours[i], theirs[i]);
+      EXPECT_LE(a.max_abs_diff, 1e-4 * std::max(1.0, a.max_abs_ref)) << "output " << i;
+    }
+  }
+}
+
+TEST(Fix, SparseFaceDetectorBecomesFullyDelegatedByPrediction) {
+  const ir::Model model = format::ReadModel(testing::FixtureModel("face_detection_full_range_sparse.tflite"));
+  const FixResult result = Fix(model, {});
+  ASSERT_TRUE(result.ok) << result.failure;
+  ASSERT_EQ(result.passes.size(), 1u);
+  EXPECT_EQ(result.passes[0].id, "densify-offline");
+  EXPECT_EQ(result.passes[0].sites.size(), 46u);
+  EXPECT_GT(result.before.count(lint::Severity::kError), 0);
+  EXPECT_EQ(result.after.count(lint::Severity::kError), 0);
+  const lint::SubgraphResidency& after = result.after.residency.at(0);
+  EXPECT_EQ(after.gpu_nodes, after.nodes);
+  EXPECT_EQ(after.partitions, 1);
+  for (const OutputDelta& d : result.total) EXPECT_EQ(d.max_abs_diff, 0) << d.output;
+}
+
+TEST(Fix, HostInputsAreWrittenBesideTheModel) {
+  FixResult result;
+  result.ok = true;
+  result.model = ReluModel();
+  result.host_inputs.push_back({"host-fed-constants/pos_embed", npy::Array{tfl::TensorType_FLOAT32, {2}, std::vector<uint8_t>(8)}});
+  testing::TempDir dir;
+  const auto files = WriteResult(result, dir.file("m.tflite"), false);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[1], dir.file("m.host-fed-constants_pos_embed.npy"));
+  EXPECT_EQ(npy::Read(files[1]).shape, (std::vector<int64_t>{2}));
+}
+
+}  // namespace
+}  // namespace gpuclean::rewrite
