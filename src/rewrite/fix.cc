@@ -194,9 +194,14 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     for (size_t i = 0; i < set.size(); ++i) by_name[model.main().tensors[model.main().inputs[i]].name] = set[i];
     sets.push_back(std::move(by_name));
   }
+  // The original runs only once a pass has changed something: a model the
+  // interpreter cannot run is still fine when there is nothing to prove.
   std::vector<std::vector<npy::Array>> reference, current_outputs;
-  for (const auto& set : sets) reference.push_back(Run(model, InputsFor(model.main(), set)));
-  current_outputs = reference;
+  auto ensure_reference = [&] {
+    if (!reference.empty()) return;
+    for (const auto& set : sets) reference.push_back(Run(model, InputsFor(model.main(), set)));
+    current_outputs = reference;
+  };
 
   ir::Model current = model;
   double total_bound = 0;
@@ -221,12 +226,23 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
       result.passes.push_back(std::move(outcome));
       continue;
     }
-    for (const HostInput& h : applied.host_inputs)
-      for (auto& set : sets) set[h.name] = h.value;
     std::vector<std::vector<npy::Array>> outputs;
-    for (size_t s = 0; s < sets.size(); ++s) {
-      outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s])));
-      Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
+    try {
+      ensure_reference();
+      for (const HostInput& h : applied.host_inputs)
+        for (auto& set : sets) set[h.name] = h.value;
+      for (size_t s = 0; s < sets.size(); ++s) {
+        outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s])));
+        Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
+      }
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kInternal) throw;
+      outcome.failure = fmt::format("pass {} cannot be proven: the interpreter cannot run the model: {}", outcome.id,
+                                    e.what());
+      result.failure = outcome.failure;
+      result.passes.push_back(std::move(outcome));
+      result.model = std::move(current);
+      return result;
     }
     for (const OutputDelta& d : outcome.deltas)
       if (!(d.max_abs_diff <= d.allowed)) {
@@ -251,7 +267,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     result.passes.push_back(std::move(outcome));
   }
 
-  for (size_t s = 0; s < sets.size(); ++s)
+  for (size_t s = 0; s < reference.size(); ++s)
     Merge(result.total, Deltas(model.main(), reference[s], current_outputs[s], std::max(total_bound, kExactTolerance)));
   result.after = lint::Lint(current, matrix);
   result.model = std::move(current);
