@@ -10,6 +10,7 @@
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
+#include "gpuclean/rewrite.h"
 #include "gpuclean/inspect.h"
 #include "gpuclean/run.h"
 
@@ -129,7 +130,8 @@ void Decide(CheckReport& r) {
   }
   std::vector<std::string> in_graph;
   for (const std::string& p : passes)
-    if (!NeedsSplit(p)) in_graph.push_back(p);
+    if (!NeedsSplit(p) && rewrite::FindPass(p)) in_graph.push_back(p);
+    else if (!NeedsSplit(p)) r.manual_passes.push_back(p);
   if (!in_graph.empty())
     r.fix_command = fmt::format("gpuclean fix {} -o {} --target {} --passes {}", r.model,
                                 fs::path(r.model).stem().string() + ".fixed.tflite", r.lint.target,
@@ -176,6 +178,21 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
   progress("[4/4] real WebGPU delegate (LiteRT.js in headless Chromium)");
   r.webgpu = ProbeWebGpu(model_path, model, options);
   Decide(r);
+  if (!r.fix_command.empty()) {
+    progress("gpuclean fix, dry run: apply and prove the suggested passes");
+    rewrite::FixOptions fix;
+    fix.target = options.target;
+    fix.seed = options.seed;
+    for (const std::string& p : r.passes)
+      if (rewrite::FindPass(p)) fix.passes.push_back(p);
+    const rewrite::FixResult result = rewrite::Fix(*model, fix);
+    if (!result.ok) {
+      r.fix_dry_run = "dry run failed: " + result.failure;
+    } else {
+      r.fix_dry_run = fmt::format("dry run: {} site(s) rewritten and proven", result.changed_sites());
+      if (!result.after.residency.empty()) r.fix_dry_run += "; after it, " + lint::PredictedLine(result.after.residency[0]);
+    }
+  }
   return r;
 }
 
@@ -186,6 +203,8 @@ nlohmann::json ToJson(const CheckReport& r) {
   j["verdict_line"] = r.verdict_line;
   j["passes"] = r.passes;
   j["fix_command"] = r.fix_command.empty() ? nlohmann::json() : nlohmann::json(r.fix_command);
+  j["fix_dry_run"] = r.fix_dry_run.empty() ? nlohmann::json() : nlohmann::json(r.fix_dry_run);
+  j["manual_passes"] = r.manual_passes;
   j["inspect"] = r.inspect;
   j["lint"] = lint::ToJson(r.lint, r.matrix);
   nlohmann::json bisect = analyze::ToJson(r.bisect);
@@ -256,9 +275,9 @@ std::string RenderText(const CheckReport& r) {
   }
 
   s += "\nverdict: " + r.verdict_line + "\n";
-  // `gpuclean fix` (the rewrite passes) is not built yet; the line names the
-  // passes it will apply, so the user knows what to change by hand today.
-  if (!r.fix_command.empty()) s += "suggested (gpuclean fix is not in this build yet): " + r.fix_command + "\n";
+  if (!r.fix_command.empty()) s += "fix: " + r.fix_command + "\n     " + r.fix_dry_run + "\n";
+  if (!r.manual_passes.empty())
+    s += fmt::format("by hand (no automatic rewrite yet): {}\n", fmt::join(r.manual_passes, ", "));
   return s;
 }
 

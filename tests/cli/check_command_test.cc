@@ -20,6 +20,10 @@ TEST(CheckCommand, SparseModelIsFixableByDensifyingOffline) {
   EXPECT_EQ(j["verdict"], "fixable");
   EXPECT_EQ(j["passes"], nlohmann::json({"densify-offline"}));
   EXPECT_NE(j["fix_command"].get<std::string>().find("--passes densify-offline"), std::string::npos);
+  // check tries the fix (dry run) and says what it would give.
+  const std::string dry = j["fix_dry_run"];
+  EXPECT_NE(dry.find("46 site(s) rewritten and proven"), std::string::npos) << dry;
+  EXPECT_NE(dry.find("342 of 342 nodes on GPU"), std::string::npos) << dry;
   EXPECT_EQ(j["webgpu"]["ran"], false);
   EXPECT_EQ(j["bisect"]["first_break"], nullptr);
   EXPECT_NE(r.err.find("[3/4] bisect"), std::string::npos) << "progress goes to stderr";

@@ -1,0 +1,75 @@
+// `gpuclean fix` end to end: writes a proven model, never the input unless
+// --in-place, nothing on --dry-run, one-line errors with exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "gpuclean/format.h"
+#include "support/test_support.h"
+
+namespace gpuclean {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunGpuclean;
+using testing::ShellQuote;
+
+const std::string& Sparse() {
+  static const std::string path = testing::FixtureModel("face_detection_full_range_sparse.tflite");
+  return path;
+}
+
+TEST(FixCommand, WritesTheProvenModelAndASummary) {
+  testing::TempDir dir;
+  const std::string out = dir.file("fixed.tflite");
+  auto r = RunGpuclean("fix " + ShellQuote(Sparse()) + " -o " + ShellQuote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("densify-offline"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("46 site(s): proven"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("after:  predicted: 342 of 342 nodes on GPU, 1 partition"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("wrote " + out), std::string::npos) << r.out;
+  const ir::Model fixed = format::ReadModel(out);
+  for (const ir::Op& op : fixed.main().ops) EXPECT_NE(op.code, tfl::BuiltinOperator_DENSIFY);
+}
+
+TEST(FixCommand, JsonDryRunWritesNothing) {
+  testing::TempDir dir;
+  auto r = RunGpuclean("fix --dry-run --format json " + ShellQuote(Sparse()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["changed_sites"], 46);
+  EXPECT_EQ(j["written"].size(), 0u);
+  EXPECT_EQ(j["lint_after"]["errors"], 0);
+  EXPECT_GT(j["lint_before"]["errors"].get<int>(), 0);
+}
+
+TEST(FixCommand, InPlaceReplacesOnlyWhenAsked) {
+  testing::TempDir dir;
+  const std::string copy = dir.file("model.tflite");
+  fs::copy_file(Sparse(), copy);
+  const auto size_before = fs::file_size(copy);
+  auto refused = RunGpuclean("fix " + ShellQuote(copy) + " -o " + ShellQuote(copy));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("refusing to overwrite the input model"), std::string::npos) << refused.err;
+  EXPECT_EQ(fs::file_size(copy), size_before);
+  auto in_place = RunGpuclean("fix --in-place " + ShellQuote(copy));
+  ASSERT_EQ(in_place.exit_code, 0) << in_place.err;
+  EXPECT_NE(fs::file_size(copy), size_before);
+  EXPECT_NO_THROW(format::ReadModel(copy));
+}
+
+TEST(FixCommand, BadUsageIsOneLineAndExitTwo) {
+  for (const std::string& args : std::vector<std::string>{"fix " + ShellQuote(Sparse()),  // no -o
+                                  "fix " + ShellQuote(Sparse()) + " --dry-run --passes nope",
+                                  "fix /nonexistent.tflite --dry-run"}) {
+    SCOPED_TRACE(args);
+    auto r = RunGpuclean(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace gpuclean
