@@ -33,6 +33,22 @@ TEST(FixCommand, WritesTheProvenModelAndASummary) {
   for (const ir::Op& op : fixed.main().ops) EXPECT_NE(op.code, tfl::BuiltinOperator_DENSIFY);
 }
 
+// The whole loop on a real model: the sparse face detector runs 159/388 ops
+// on the real WebGPU delegate and its outputs disagree with fp32 there; after
+// fix, check measures it fully delegated with outputs that hold.
+TEST(FixCommand, FixedSparseModelIsGpuCleanOnTheRealWebGpuDelegate) {
+  testing::TempDir dir;
+  const std::string out = dir.file("fixed.tflite");
+  ASSERT_EQ(RunGpuclean("fix " + ShellQuote(Sparse()) + " -o " + ShellQuote(out)).exit_code, 0);
+  auto r = RunGpuclean("check --json " + ShellQuote(out));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "gpu-clean") << j["verdict_line"];
+  ASSERT_EQ(j["webgpu"]["ran"], true) << j["webgpu"].dump();
+  EXPECT_EQ(j["webgpu"]["residency"]["gpu_ops"], 342);
+  for (const auto& m : j["webgpu"]["outputs_vs_fp32"]) EXPECT_GE(m["correlation"].get<double>(), 0.999);
+}
+
 TEST(FixCommand, JsonDryRunWritesNothing) {
   testing::TempDir dir;
   auto r = RunGpuclean("fix --dry-run --format json " + ShellQuote(Sparse()));
