@@ -9,8 +9,9 @@ const std::vector<PassInfo>& PassCatalog() {
   static const std::vector<PassInfo> catalog = {
       {"transpose-conv-zero-stuff", "TRANSPOSE_CONV -> nearest upsample x stride mask + flipped-kernel CONV_2D + crop (exact)"},
       {"padv2-to-pad0", "PADV2 with -inf/non-zero value after a ReLU -> PAD with 0, then VALID max-pool (exact)"},
-      {"split-to-slices", "SPLIT / SPLIT_V -> one STRIDED_SLICE per output (exact)"},
+      {"split-to-slices", "SPLIT / SPLIT_V -> one SLICE per output (exact)"},
       {"pack-to-reshape-concat", "PACK -> RESHAPE each input + CONCATENATION (exact)"},
+      {"strided-slice-to-avgpool", "stride-2 STRIDED_SLICE subsample of H/W -> AVERAGE_POOL_2D k=1 s=2 (exact)"},
       {"pow-to-exp-log", "POW(x, g) -> EXP(g * LOG(clamp(x))) (approx)"},
       {"relu0to1-to-relus", "RELU_0_TO_1(x) -> RELU(x) - RELU(x - 1) (exact)"},
       {"select-to-blend", "SELECT(m, v, x) -> x * (1 - m) + v * m with fp16-finite fill values"},
