@@ -11,22 +11,6 @@ std::string_view ExactnessName(Exactness exactness) { return exactness == Exactn
 const std::vector<const Pass*>& Registry() {
   static const std::vector<const Pass*> registry = {
       &passes::DensifyOffline(),
-      &passes::ConstFold(),
-      &passes::LayerScaleFold(),
-      &passes::AddOutputAlias(),
-      &passes::TokenOutputLeaf(),
-      &passes::HostFedConstants(),
-      &passes::SplitToSlices(),
-      &passes::PackToReshapeConcat(),
-      &passes::Padv2ToPad0(),
-      &passes::MeanSplitAxes(),
-      &passes::TransposeConvZeroStuff(),
-      &passes::StridedSliceToAvgPool(),
-      &passes::Relu0To1ToRelus(),
-      &passes::DivIdenticalInputs(),
-      &passes::BroadcastToFold(),
-      &passes::PowToExpLog(),
-      &passes::SelectToBlend(),
   };
   return registry;
 }
