@@ -27,7 +27,9 @@
 #include "gpuclean/lint.h"
 #include "gpuclean/metrics.h"
 #include "gpuclean/npy.h"
+#include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
+#include "gpuclean/split.h"
 #include "gpuclean/shapes.h"
 
 namespace py = pybind11;
@@ -360,6 +362,62 @@ py::object Compare(const py::object& ref, const py::object& got, const std::vect
   return ToPython(report);
 }
 
+// fix: the report `gpuclean fix --format json` prints plus the proven model
+// (a Model, or None when the proof failed); written to `output` when given.
+py::object Fix(const py::object& model_or_path, const std::optional<std::string>& output,
+               const std::optional<std::vector<std::string>>& passes, const std::optional<std::string>& target,
+               uint32_t seed, bool gelu_sigmoid) {
+  std::string label;
+  const std::shared_ptr<const ir::Model> model = ModelOf(model_or_path, label);
+  rewrite::FixOptions options;
+  options.target = target.value_or(lint::kDefaultTarget);
+  options.passes = passes.value_or(std::vector<std::string>{});
+  options.seed = seed;
+  options.pass_options.gelu_sigmoid = gelu_sigmoid;
+  nlohmann::json report;
+  std::shared_ptr<PyModel> fixed;
+  {
+    py::gil_scoped_release release;
+    rewrite::FixResult result = rewrite::Fix(*model, options);
+    report = rewrite::ToJson(result);
+    report["model"] = label;
+    report["written"] = output && result.ok ? rewrite::WriteResult(result, *output, false) : std::vector<std::string>{};
+    if (result.ok) {
+      fixed = std::make_shared<PyModel>();
+      fixed->path = output.value_or(label + " (fixed)");
+      fixed->model = std::make_shared<const ir::Model>(std::move(result.model));
+    }
+  }
+  return py::make_tuple(ToPython(report), fixed ? py::cast(fixed) : py::none());
+}
+
+// split: the chain (`gpuclean split --json`) and the parts as Models;
+// written as OUTPUT.part<k>.tflite + OUTPUT.chain.json when output is given.
+py::object Split(const py::object& model_or_path, const std::vector<std::string>& at,
+                 const std::optional<std::string>& output, uint32_t seed) {
+  std::string label;
+  const std::shared_ptr<const ir::Model> model = ModelOf(model_or_path, label);
+  nlohmann::json chain;
+  std::vector<std::shared_ptr<PyModel>> parts;
+  {
+    py::gil_scoped_release release;
+    std::vector<split::Part> cut = split::Cut(*model, at);
+    const split::Proof proof = split::ProveChain(*model, cut, seed);
+    std::vector<std::string> files;
+    if (output)
+      for (size_t p = 0; p < cut.size(); ++p) files.push_back(*output + ".part" + std::to_string(p + 1) + ".tflite");
+    chain = split::ChainJson(*model, cut, files, proof);
+    if (output && proof.bit_exact) split::WriteParts(cut, *output, chain);
+    for (size_t p = 0; p < cut.size(); ++p) {
+      auto part = std::make_shared<PyModel>();
+      part->path = output ? files[p] : fmt::format("{} (part {})", label, p + 1);
+      part->model = std::make_shared<const ir::Model>(std::move(cut[p].model));
+      parts.push_back(std::move(part));
+    }
+  }
+  return py::make_tuple(ToPython(chain), py::cast(parts));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_gpuclean, m) {
@@ -421,5 +479,12 @@ PYBIND11_MODULE(_gpuclean, m) {
   m.def("compare", &Compare, py::arg("ref"), py::arg("got"), py::arg("gates") = std::vector<std::string>{},
         py::arg("boxes") = py::none(), py::arg("mask_threshold") = py::none(),
         "Metrics of GOT against REF and the given gates (`compare --gate` syntax).");
+  m.def("fix", &Fix, py::arg("model"), py::arg("output") = py::none(), py::arg("passes") = py::none(),
+        py::arg("target") = py::none(), py::arg("seed") = 0, py::arg("gelu_sigmoid") = false,
+        "Apply and prove graph rewrites (`gpuclean fix`): returns (report dict, fixed Model or None when a proof "
+        "failed); writes `output` (and host-input .npy files beside it) when given and proven.");
+  m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
+        "Cut at the named tensors (`gpuclean split`): returns (chain dict with bit_exact, list of part Models); "
+        "writes OUTPUT.part<k>.tflite and OUTPUT.chain.json when output is given and the chain is bit-exact.");
   m.attr("DEFAULT_TARGET") = lint::kDefaultTarget;
 }

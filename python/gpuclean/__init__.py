@@ -1,4 +1,4 @@
-"""gpuclean from Python: load, run, lint, bisect and compare .tflite models.
+"""gpuclean from Python: load, run, lint, bisect, compare, fix and split .tflite models.
 
 Everything here is the C++ library (the extension module ``_gpuclean``); this
 package only re-exports it. See docs/python.md.
@@ -13,8 +13,10 @@ from ._gpuclean import (  # noqa: F401
     UsageError,
     bisect,
     compare,
+    fix,
     lint,
     load,
+    split,
 )
 
 __all__ = [
@@ -27,6 +29,8 @@ __all__ = [
     "UsageError",
     "bisect",
     "compare",
+    "fix",
     "lint",
     "load",
+    "split",
 ]
