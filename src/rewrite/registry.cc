@@ -11,6 +11,26 @@ std::string_view ExactnessName(Exactness exactness) { return exactness == Exactn
 const std::vector<const Pass*>& Registry() {
   static const std::vector<const Pass*> registry = {
       &passes::DensifyOffline(),
+      &passes::ConstFold(),
+      &passes::Rank5ToRank4(),
+      &passes::LayerScaleFold(),
+      &passes::SafeLayerNormV2(),
+      &passes::RmsNormScaleFirst(),  // after safe-layernorm-v2: a LayerNorm is an RMSNorm of x - mean
+      &passes::AddOutputAlias(),
+      &passes::TokenOutputLeaf(),
+      &passes::HostFedConstants(),
+      &passes::SplitToSlices(),
+      &passes::PackToReshapeConcat(),
+      &passes::Padv2ToPad0(),
+      &passes::MeanSplitAxes(),
+      &passes::TransposeConvZeroStuff(),
+      &passes::StridedSliceToAvgPool(),
+      &passes::Relu0To1ToRelus(),
+      &passes::DivIdenticalInputs(),
+      &passes::BroadcastToFold(),
+      &passes::PowToExpLog(),
+      &passes::SelectToBlend(),
+      &passes::GeluTanh(),
   };
   return registry;
 }

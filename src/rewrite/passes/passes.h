@@ -6,5 +6,25 @@
 namespace gpuclean::rewrite::passes {
 
 const Pass& DensifyOffline();
+const Pass& LayerScaleFold();
+const Pass& AddOutputAlias();
+const Pass& HostFedConstants();
+const Pass& TokenOutputLeaf();
+const Pass& SafeLayerNormV2();
+const Pass& RmsNormScaleFirst();
+const Pass& Rank5ToRank4();
+const Pass& SplitToSlices();
+const Pass& PackToReshapeConcat();
+const Pass& Padv2ToPad0();
+const Pass& MeanSplitAxes();
+const Pass& TransposeConvZeroStuff();
+const Pass& StridedSliceToAvgPool();
+const Pass& Relu0To1ToRelus();
+const Pass& DivIdenticalInputs();
+const Pass& ConstFold();
+const Pass& BroadcastToFold();
+const Pass& PowToExpLog();
+const Pass& SelectToBlend();
+const Pass& GeluTanh();
 
 }  // namespace gpuclean::rewrite::passes

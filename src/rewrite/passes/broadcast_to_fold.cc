@@ -1,0 +1,112 @@
+// broadcast-to-fold: BROADCAST_TO is rejected by ML Drift when its input is a
+// runtime tensor, even at rank 4 (LiteRT#9191), and a BROADCAST_TO of a
+// constant is an op with constant inputs only ("all-const-inputs").
+//   constant input  -> the broadcast value stored at the target shape;
+//   runtime input   -> RESHAPE to the target rank (when it is lower), then
+//                      per broadcast axis copies joined by CONCATENATION.
+// Both only move values, so the pass is exact. The copies are built by
+// doubling (t, tt, tttt, ...) and the powers that sum to the extent joined
+// once, so an extent of n costs about 2 log2(n) concatenations of at most
+// a few inputs rather than one concatenation of n.
+#include <fmt/format.h>
+
+#include "gpuclean/error.h"
+#include "gpuclean/shapes.h"
+#include "rewrite/graph_edit.h"
+#include "rewrite/passes/passes.h"
+
+namespace gpuclean::rewrite::passes {
+namespace {
+
+constexpr int64_t kMaxStoredElements = int64_t{16} << 20;
+
+// `t` repeated `n` times along `axis` (its extent there is 1).
+int Repeat(builder::GraphBuilder& b, int t, int32_t n, int32_t axis) {
+  std::vector<int> parts;
+  int power = t;  // t repeated 2^k times
+  for (int32_t rest = n;;) {
+    if (rest & 1) parts.push_back(power);
+    rest >>= 1;
+    if (rest == 0) break;
+    power = b.Concatenation({power, power}, axis);
+  }
+  return parts.size() == 1 ? parts[0] : b.Concatenation(parts, axis);
+}
+
+class BroadcastToFoldPass final : public Pass {
+ public:
+  std::string_view id() const override { return "broadcast-to-fold"; }
+  Exactness exactness() const override { return Exactness::kExact; }
+  std::string_view contract() const override {
+    return "BROADCAST_TO with a static target of rank <= 4; constants stored at the target shape, runtime "
+           "tensors repeated by CONCATENATION (values only move)";
+  }
+
+  PassResult Apply(ir::Model& model, const PassOptions&) const override {
+    PassResult result;
+    GraphEdit edit(model, std::string(id()));
+    const size_t count = edit.graph().ops.size();
+    for (size_t i = 0; i < count; ++i) {
+      const ir::Op& op = edit.graph().ops[i];
+      if (op.code != tfl::BuiltinOperator_BROADCAST_TO || op.inputs.size() != 2) continue;
+      const int x = op.inputs[0], out = op.outputs.at(0);
+      if (ConstInts(edit.graph(), op.inputs[1]).empty()) continue;  // the target comes at runtime
+      const ir::Tensor xt = edit.graph().tensors.at(x), ot = edit.graph().tensors.at(out);
+      if (ot.rank() > 4 || xt.rank() > ot.rank() || !xt.quant.empty()) continue;
+      const int lead = ot.rank() - xt.rank();
+      bool broadcastable = true;
+      for (int d = 0; d < xt.rank(); ++d)
+        broadcastable = broadcastable && (xt.shape[d] == 1 || xt.shape[d] == ot.shape[d + lead]);
+      if (!broadcastable) continue;
+
+      if (IsConstantValued(edit.graph(), x)) {
+        if (edit.graph().IsGraphOutput(out) || ot.num_elements() > kMaxStoredElements) continue;
+        npy::Array value;
+        try {
+          value = EvaluateConstant(edit.graph(), out);
+        } catch (const Error&) {
+          continue;
+        }
+        const int stored = edit.mutable_graph().AddConst(edit.prefix() + ot.name, ot.dtype, ot.shape,
+                                                         Bytes::Own(std::move(value.data)));
+        result.sites.push_back({static_cast<int>(i), "BROADCAST_TO",
+                                fmt::format("constant stored at {} ({} values)", ir::FormatShape(ot.shape),
+                                            ot.num_elements())});
+        edit.Replace(static_cast<int>(i), {stored});
+        continue;
+      }
+
+      if (xt.dtype != tfl::TensorType_FLOAT32) continue;
+      builder::GraphBuilder& b = edit.b();
+      int y = x;
+      if (lead > 0) {
+        builder::Shape padded(static_cast<size_t>(lead), 1);
+        padded.insert(padded.end(), xt.shape.begin(), xt.shape.end());
+        y = b.Reshape(x, padded);
+      }
+      int axes = 0;
+      for (int d = 0; d < ot.rank(); ++d) {
+        if (b.shape(y)[d] == ot.shape[d]) continue;
+        y = Repeat(b, y, ot.shape[d], d);
+        ++axes;
+      }
+      // Nothing to repeat: an identity RESHAPE still gives the old output a producer.
+      if (y == x) y = b.Reshape(x, ot.shape);
+      result.sites.push_back({static_cast<int>(i), "BROADCAST_TO",
+                              fmt::format("{} -> {} by CONCATENATION along {} axis/axes",
+                                          ir::FormatShape(xt.shape), ir::FormatShape(ot.shape), axes)});
+      edit.Replace(static_cast<int>(i), {y});
+    }
+    edit.Commit();
+    return result;
+  }
+};
+
+}  // namespace
+
+const Pass& BroadcastToFold() {
+  static const BroadcastToFoldPass pass;
+  return pass;
+}
+
+}  // namespace gpuclean::rewrite::passes

@@ -1,0 +1,134 @@
+// rmsnorm-scale-first: RMSNorm / ScaleNorm as converters emit it,
+//   y = x * RSQRT(MEAN(x*x, A) + eps)      (or x / SQRT(...))
+// squares x before reducing: x*x passes half's 65504 at |x| > 256 and the
+// head outputs come out exactly zero (FACTS.md §2). Rewritten to scale x by
+// 1/S first, S the per-row power of two at or above max(1, amax|x| / 8):
+//   x / sqrt(mean(x^2) + eps) == xs / sqrt(mean(xs^2) + eps / S^2)
+// A power of two makes the scaled computation the original's scaled
+// exactly, so fp32 outputs are bit-identical.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "rewrite/graph_edit.h"
+#include "rewrite/passes/passes.h"
+#include "rewrite/passes/row_scale.h"
+
+namespace gpuclean::rewrite::passes {
+namespace {
+
+bool NoActivation(const ir::Op& op) {
+  tfl::ActivationFunctionType act = tfl::ActivationFunctionType_NONE;
+  if (const auto* o = op.options.AsAddOptions()) act = o->fused_activation_function;
+  if (const auto* o = op.options.AsMulOptions()) act = o->fused_activation_function;
+  if (const auto* o = op.options.AsDivOptions()) act = o->fused_activation_function;
+  return act == tfl::ActivationFunctionType_NONE;
+}
+
+const ir::Op* Made(const ir::Subgraph& g, int t, tfl::BuiltinOperator code) {
+  if (t < 0) return nullptr;
+  const int p = g.Producer(t);
+  if (p < 0 || g.ops[p].code != code || g.ops[p].outputs.size() != 1 || !NoActivation(g.ops[p])) return nullptr;
+  return &g.ops[p];
+}
+
+bool IsSquareOf(const ir::Subgraph& g, int sq, int x) {
+  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_MUL)) return op->inputs[0] == x && op->inputs[1] == x;
+  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_SQUARE)) return op->inputs[0] == x;
+  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_POW))
+    return op->inputs[0] == x && ConstScalar(g, op->inputs[1]) == 2.0f;
+  return false;
+}
+
+struct Match {
+  int x;
+  std::vector<int32_t> axes;
+  float eps;
+  bool sqrt_div;  // x / SQRT(...): kept, so the rounding is the original's
+};
+
+// y = x * RSQRT(MEAN(x^2, A) + eps) or x / SQRT(MEAN(x^2, A) + eps).
+std::optional<Match> MatchRms(const ir::Subgraph& g, const ir::Op& y) {
+  if (y.inputs.size() != 2 || !NoActivation(y)) return std::nullopt;
+  std::vector<std::pair<int, int>> candidates;  // {x, ve}
+  if (y.code == tfl::BuiltinOperator_MUL) {
+    for (int side = 0; side < 2; ++side)
+      if (const ir::Op* r = Made(g, y.inputs[side], tfl::BuiltinOperator_RSQRT))
+        candidates.emplace_back(y.inputs[1 - side], r->inputs[0]);
+  } else if (y.code == tfl::BuiltinOperator_DIV) {
+    if (const ir::Op* s = Made(g, y.inputs[1], tfl::BuiltinOperator_SQRT)) candidates.emplace_back(y.inputs[0], s->inputs[0]);
+  }
+  for (const auto& [x, ve] : candidates) {
+    const ir::Op* add = Made(g, ve, tfl::BuiltinOperator_ADD);
+    if (!add || add->inputs.size() != 2 || g.tensors[x].dtype != tfl::TensorType_FLOAT32) continue;
+    for (int side = 0; side < 2; ++side) {
+      const std::optional<float> eps = ConstScalar(g, add->inputs[1 - side]);
+      if (!eps || !(*eps >= 0) || !std::isfinite(*eps)) continue;
+      const ir::Op* mean = Made(g, add->inputs[side], tfl::BuiltinOperator_MEAN);
+      if (!mean || mean->inputs.size() != 2 || !IsSquareOf(g, mean->inputs[0], x)) continue;
+      const auto* o = mean->options.AsReducerOptions();
+      const std::vector<int64_t> raw = ConstInts(g, mean->inputs[1]);
+      const int rank = g.tensors[x].rank();
+      if (!o || !o->keep_dims || raw.empty()) continue;
+      std::vector<int32_t> axes;
+      bool ok = true;
+      for (int64_t a : raw) {
+        ok = ok && a >= -rank && a < rank;
+        axes.push_back(static_cast<int32_t>(a < 0 ? a + rank : a));
+      }
+      if (!ok) continue;
+      std::sort(axes.begin(), axes.end());
+      axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+      return Match{x, axes, *eps, y.code == tfl::BuiltinOperator_DIV};
+    }
+  }
+  return std::nullopt;
+}
+
+class RmsNormScaleFirstPass final : public Pass {
+ public:
+  std::string_view id() const override { return "rmsnorm-scale-first"; }
+  Exactness exactness() const override { return Exactness::kExact; }
+  std::string_view contract() const override {
+    return "float32 x * RSQRT(MEAN(x^2) + eps) (or x / SQRT(...)), keep_dims MEAN, eps a constant; x scaled by a "
+           "per-row power of two and eps by its square";
+  }
+
+  PassResult Apply(ir::Model& model, const PassOptions&) const override {
+    PassResult result;
+    GraphEdit edit(model, std::string(id()));
+    const size_t count = edit.graph().ops.size();
+    for (size_t i = 0; i < count; ++i) {
+      const ir::Op& y = edit.graph().ops[i];
+      if (y.code != tfl::BuiltinOperator_MUL && y.code != tfl::BuiltinOperator_DIV) continue;
+      const std::optional<Match> m = MatchRms(edit.graph(), y);
+      if (!m) continue;
+      const std::string tag = std::to_string(i);
+      builder::GraphBuilder& b = edit.b();
+      const int r = b.Div(edit.ConstF32("one_" + tag, {}, {1.0f}), PowerOfTwoRowScale(edit, m->x, m->axes, tag));
+      const int xs = b.Mul(m->x, r);
+      const int ms = b.Mean(b.Mul(xs, xs), m->axes, true);
+      const int eps_s = b.Mul(b.Mul(edit.ConstF32("eps_" + tag, {}, {m->eps}), r), r);
+      const int ve = b.Add(ms, eps_s);
+      const int y2 = m->sqrt_div ? b.Div(xs, b.Sqrt(ve)) : b.Mul(xs, b.Rsqrt(ve));
+      result.sites.push_back({static_cast<int>(i), edit.graph().ops[i].name(),
+                              fmt::format("'{}' scaled by a per-row power of two before squaring (axes [{}])",
+                                          edit.graph().tensors[m->x].name, fmt::join(m->axes, ","))});
+      edit.Replace(static_cast<int>(i), {y2});
+    }
+    edit.Commit();
+    return result;
+  }
+};
+
+}  // namespace
+
+const Pass& RmsNormScaleFirst() {
+  static const RmsNormScaleFirstPass pass;
+  return pass;
+}
+
+}  // namespace gpuclean::rewrite::passes

@@ -1,0 +1,83 @@
+#include "gpuclean/builder.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/synth.h"
+#include "rewrite/pass_proof.h"
+#include "support/arrays.h"
+
+namespace gpuclean::rewrite {
+namespace {
+
+using builder::GraphBuilder;
+constexpr auto F32 = tfl::TensorType_FLOAT32;
+
+ir::Model Reduction(tfl::BuiltinOperator code, const builder::Shape& shape, const std::vector<int32_t>& axes,
+                    bool keep_dims) {
+  GraphBuilder b;
+  int x = b.Input("x", F32, shape);
+  b.Output(b.Reduce(code, x, axes, keep_dims));
+  return b.Finish();
+}
+
+int SingleAxisReductions(const ir::Model& model, tfl::BuiltinOperator code) {
+  int n = 0;
+  for (const ir::Op& op : model.main().ops)
+    if (op.code == code) {
+      EXPECT_EQ(model.main().tensors[op.inputs[1]].num_elements(), 1) << "a reduction over several axes is left";
+      ++n;
+    }
+  return n;
+}
+
+TEST(MeanSplitAxes, FixesTheReduceExtentProbe) {
+  const ir::Model model = synth::Build("reduce-extent-mean");
+  const testing::PassProof proof =
+      testing::ExpectPassProven("mean-split-axes", model, {synth::HashUniform({1, 256, 256, 4}, -4, 4, 1)});
+  EXPECT_EQ(SingleAxisReductions(proof.rewritten, tfl::BuiltinOperator_MEAN), 2);
+  testing::ExpectFindingGone(model, proof.rewritten, "reduce-extent");
+}
+
+TEST(MeanSplitAxes, SumWithNegativeAxesAndNoKeptDims) {
+  // -1 and 1 on rank 4: channels and height (8192 elements), output [2, 6].
+  const ir::Model model = Reduction(tfl::BuiltinOperator_SUM, {2, 128, 6, 64}, {-1, 1}, false);
+  const testing::PassProof proof =
+      testing::ExpectPassProven("mean-split-axes", model, {synth::HashUniform({2, 128, 6, 64}, -4, 4, 2)});
+  EXPECT_EQ(SingleAxisReductions(proof.rewritten, tfl::BuiltinOperator_SUM), 2);
+  EXPECT_EQ(proof.result.sites.at(0).what, "2 single-axis SUMs (axes 3, 1)");
+}
+
+TEST(MeanSplitAxes, MeanOverThreeAxesKeepingDims) {
+  const ir::Model model = Reduction(tfl::BuiltinOperator_MEAN, {2, 64, 40, 3}, {0, 2, 1}, true);
+  const testing::PassProof proof =
+      testing::ExpectPassProven("mean-split-axes", model, {synth::HashUniform({2, 64, 40, 3}, -4, 4, 3)});
+  EXPECT_EQ(SingleAxisReductions(proof.rewritten, tfl::BuiltinOperator_MEAN), 3);
+}
+
+TEST(MeanSplitAxes, FixedMean256x256TracksFp32UnderFp16Compute) {
+  const synth::SynthGraph& g = *synth::Find("mean-256x256");
+  const ir::Model model = g.build();
+  const std::vector<npy::Array> inputs = g.inputs();
+  const testing::PassProof proof = testing::ExpectPassProven("mean-split-axes", model, inputs);
+  auto fp16_correlation = [&](const ir::Model& m) {
+    const npy::Array ref = testing::RunOurs(m, inputs)[0];
+    const npy::Array got = testing::RunOurs(m, inputs, {.precision = exec::Precision::kFp16Compute})[0];
+    return testing::Compare(ref, got).correlation;
+  };
+  EXPECT_LT(fp16_correlation(model), 0.999) << "the pattern should break before the pass";
+  EXPECT_GE(fp16_correlation(proof.rewritten), 0.999);
+}
+
+TEST(MeanSplitAxes, LeavesSingleAxisAndOtherReductionsAlone) {
+  for (ir::Model model : {Reduction(tfl::BuiltinOperator_MEAN, {1, 128, 128, 4}, {2}, true),
+                          // The same axis twice is one axis.
+                          Reduction(tfl::BuiltinOperator_SUM, {1, 128, 128, 4}, {2, -2}, false),
+                          Reduction(tfl::BuiltinOperator_REDUCE_MAX, {1, 128, 128, 4}, {1, 2}, true),
+                          // A squeeze-excite mean over 64x64: small enough to compute right as it is.
+                          Reduction(tfl::BuiltinOperator_MEAN, {1, 64, 64, 8}, {1, 2}, true)}) {
+    const size_t ops = model.main().ops.size();
+    EXPECT_TRUE(FindPass("mean-split-axes")->Apply(model, {}).sites.empty());
+    EXPECT_EQ(model.main().ops.size(), ops);
+  }
+}
+
+}  // namespace
+}  // namespace gpuclean::rewrite
