@@ -65,8 +65,8 @@ class Pass {
   virtual std::string_view id() const = 0;
   virtual Exactness exactness() const = 0;
   // Relative bound on max |original - rewritten| (times max(1, max|original|))
-  // that Fix() enforces; kExactTolerance for exact passes.
-  virtual double bound() const { return kExactTolerance; }
+  // that Fix() enforces with these options; kExactTolerance for exact passes.
+  virtual double bound(const PassOptions&) const { return kExactTolerance; }
   // One line: the precondition and, for approx passes, where the bound comes from.
   virtual std::string_view contract() const = 0;
   // Opt-in passes run only when named in --passes, never from lint's hints

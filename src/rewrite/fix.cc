@@ -209,7 +209,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     PassOutcome outcome;
     outcome.id = std::string(pass->id());
     outcome.exactness = pass->exactness();
-    outcome.bound = pass->bound();
+    outcome.bound = pass->bound(options.pass_options);
     ir::Model candidate = current;
     PassResult applied;
     try {

@@ -48,7 +48,7 @@ inline PassProof ExpectPassProven(const std::string& id, const ir::Model& model,
   proof.result = pass->Apply(proof.rewritten, options);
   EXPECT_GE(proof.result.sites.size(), min_sites) << id << " matched too little";
   proof.rewritten.Validate();
-  const double bound = pass->bound();
+  const double bound = pass->bound(options);
   const std::vector<npy::Array> rewritten_inputs = WithHostInputs(inputs, proof.result);
 
   ExpectWithinBound(RunOurs(model, inputs), RunOurs(proof.rewritten, rewritten_inputs), bound,

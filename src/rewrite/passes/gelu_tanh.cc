@@ -106,10 +106,11 @@ class GeluTanhPass final : public Pass {
  public:
   std::string_view id() const override { return "gelu-tanh"; }
   Exactness exactness() const override { return Exactness::kApprox; }
-  double bound() const override { return 2.1e-2; }
+  // Measured worst cases over a dense sweep: 4.73e-4 (tanh), 2.03e-2 (sigmoid).
+  double bound(const PassOptions& options) const override { return options.gelu_sigmoid ? 2.1e-2 : 5e-4; }
   std::string_view contract() const override {
     return "exact GELU (builtin approximate=false or FlexErf decomposition), float32: tanh form within 4.73e-4 "
-           "absolute, sigmoid form (gelu_sigmoid) within 2.03e-2, from a dense sweep; bound covers both";
+           "absolute, sigmoid form (gelu_sigmoid) within 2.03e-2, from a dense sweep";
   }
 
   PassResult Apply(ir::Model& model, const PassOptions& options) const override {

@@ -47,7 +47,7 @@ class PowToExpLogPass final : public Pass {
  public:
   std::string_view id() const override { return "pow-to-exp-log"; }
   Exactness exactness() const override { return Exactness::kApprox; }
-  double bound() const override { return 1e-4; }
+  double bound(const PassOptions&) const override { return 1e-4; }
   std::string_view contract() const override {
     return "POW(x, g) with constant g (integer g only 1..4, -1; non-integer g needs x >= 0, x > 0 if g < 0, "
            "|g| >= 0.15) or POW(c > 0, x); exp/log rounding <= (|g ln x| + 3) 2^-23 <= 1.1e-5 relative plus "

@@ -74,7 +74,7 @@ class SelectToBlendPass final : public Pass {
  public:
   std::string_view id() const override { return "select-to-blend"; }
   Exactness exactness() const override { return Exactness::kApprox; }
-  double bound() const override { return kExactTolerance; }
+  double bound(const PassOptions&) const override { return kExactTolerance; }
   std::string_view contract() const override {
     return "SELECT(_V2) on float32 whose selected values are within +-65504: clamp + a*m + b*(1-m) is bit-exact; "
            "constant fills beyond fp16 "
