@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "exec/kernels/conv_util.h"
 #include "exec/kernels/fp16_compute.h"
 #include "gpuclean/builder.h"
 #include "support/conformance.h"
@@ -20,6 +21,7 @@ namespace {
 
 using builder::GraphBuilder;
 using exec::Precision;
+namespace conv = exec::kernels::conv;
 constexpr ir::DType kF32 = tfl::TensorType_FLOAT32;
 
 float ReferenceRound(float x) { return fp16_ieee_to_fp32_value(fp16_ieee_from_fp32_value(x)); }
@@ -130,6 +132,70 @@ TEST(Fp16Compute, ConvAndSoftmaxStayCloseOnOrdinaryValues) {
   EXPECT_GT(a.correlation, 0.999);
   EXPECT_LT(a.max_abs_diff, 0.01);
   EXPECT_NE(ref[0].data, half[0].data);
+}
+
+// The instruction-set paths of fp16-compute: scalar and F16C round the float
+// sum acc + a*b to half and must give the same bits; the binary16 FMA
+// instruction of AVX512-FP16 (where the CPU has it) rounds once, which
+// differs where the float sum lands exactly on a half tie (docs/numerics.md):
+// rarely, and by one half ulp of the accumulator. Magnitudes make sums reach
+// the thousands (every step's rounding matters) and some pass 65504 (inf).
+TEST(Fp16Compute, InstructionSetPathsAgree) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto values = [&](size_t n, float scale) {
+    std::vector<float> v(n);
+    for (float& x : v) x = ReferenceRound(u(rng) * scale);
+    return v;
+  };
+  GraphBuilder b;
+  const int x = b.Input("x", kF32, {1, 10, 9, 40});
+  int y = b.Conv2D(x, b.ConstF32("w", {37, 3, 3, 40}, values(37 * 9 * 40, 4)), b.ConstF32("b", {37}, values(37, 8)),
+                   tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_RELU6);
+  const int wide = b.Conv2D(x, b.ConstF32("w1", {70, 1, 1, 40}, values(70 * 40, 60)), builder::kNoInput,
+                            tfl::Padding_VALID, 1, 1);
+  const int dw = b.DepthwiseConv2D(wide, b.ConstF32("dw", {1, 3, 3, 70}, values(9 * 70, 2)),
+                                   b.ConstF32("db", {70}, values(70, 1)), tfl::Padding_SAME, 2, 2);
+  const int up = b.TransposeConv(y, b.ConstF32("tw", {5, 3, 3, 37}, values(5 * 9 * 37, 1)), builder::kNoInput,
+                                 {1, 20, 18, 5}, tfl::Padding_SAME, 2, 2);
+  const int fc = b.FullyConnected(b.Reshape(x, {90, 40}), b.ConstF32("fw", {33, 40}, values(33 * 40, 30)),
+                                  builder::kNoInput);
+  b.Output(y);
+  b.Output(dw);
+  b.Output(up);
+  b.Output(fc);
+  const ir::Model model = b.Finish();
+  const npy::Array input = F32({1, 10, 9, 40}, values(10 * 9 * 40, 40));
+
+  const conv::Isa saved = conv::ActiveIsa();
+  auto run = [&](conv::Isa isa) {
+    conv::SetIsaForTesting(isa);
+    return testing::RunOurs(model, {input}, {.precision = Precision::kFp16Compute});
+  };
+  const std::vector<npy::Array> generic = run(conv::Isa::kGeneric);
+  int infinities = 0;
+  for (const npy::Array& out : generic)
+    for (int64_t i = 0; i < out.num_elements(); ++i) infinities += std::isinf(out.as<float>()[i]);
+  EXPECT_GT(infinities, 0) << "the wide convolution should overflow somewhere";
+  if (conv::DetectedIsa() >= conv::Isa::kAvx2) {
+    const std::vector<npy::Array> f16c = run(conv::Isa::kAvx2);
+    for (size_t o = 0; o < generic.size(); ++o) EXPECT_EQ(f16c[o].data, generic[o].data) << "F16C, output " << o;
+  }
+  if (conv::DetectedIsa() >= conv::Isa::kAvx512) {
+    const std::vector<npy::Array> best = run(conv::Isa::kAvx512);
+    for (size_t o = 0; o < generic.size(); ++o) {
+      int64_t differing = 0;
+      for (int64_t i = 0; i < generic[o].num_elements(); ++i) {
+        const float g = generic[o].as<float>()[i], n = best[o].as<float>()[i];
+        if (std::memcmp(&g, &n, 4) == 0) continue;
+        ++differing;
+        // One half ulp of an accumulator of this size, carried through at most two layers.
+        EXPECT_LE(std::fabs(g - n), std::ldexp(std::fabs(g), -9)) << "output " << o << " element " << i;
+      }
+      EXPECT_LE(differing, generic[o].num_elements() / 100) << "output " << o;
+    }
+  }
+  conv::SetIsaForTesting(saved);
 }
 
 }  // namespace

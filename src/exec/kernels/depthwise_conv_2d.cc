@@ -191,8 +191,7 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
           mul_add(acc.data(), a.in + ((b * a.h + iy) * a.w_ + ix) * a.c, a.w + (ky * a.kw + kx) * a.c, a.c);
         }
       }
-      float* dst = a.out + (r * a.ow + ox) * a.c;
-      for (int ch = 0; ch < a.c; ++ch) dst[ch] = clamp(fp16::Round(acc[ch] + (a.bias ? a.bias[ch] : 0.0f)));
+      fp16::FinishRow(acc.data(), a.bias, a.c, clamp, a.out + (r * a.ow + ox) * a.c);
     }
   }
 }

@@ -18,8 +18,10 @@
 //  - MEAN multiplies the half sum by the half of 1/n;
 //  - AVERAGE_POOL_2D keeps its float accumulator (GPU pooling shaders do).
 // Inputs are already binary16 values (fp16 storage rounds every tensor), so a
-// product of two of them is exact in float32 and rounding (acc + a*b) once is
-// exactly a binary16 fused multiply-add.
+// product of two of them is exact in float32. Where the CPU has AVX512-FP16
+// the step is the binary16 FMA instruction; elsewhere the float sum is
+// rounded to half, which differs only where that sum is exactly a half tie
+// (docs/numerics.md).
 #include <cstdint>
 
 #include "exec/kernels/conv_util.h"
@@ -35,6 +37,10 @@ float Round(float x);
 
 // Round(v[i]) for every i < n, vectorised where the CPU allows.
 void RoundInPlace(float* v, int64_t n);
+
+// dst[o] = clamp(Round(acc[o] + bias[o])) for o < n (bias may be null): the
+// end of every dot product, vectorised.
+void FinishRow(const float* acc, const float* bias, int n, conv::Clamp clamp, float* dst);
 
 // A 4-lane half-precision sum, in the order described above.
 class LaneSum {
