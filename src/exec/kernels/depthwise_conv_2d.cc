@@ -36,6 +36,9 @@ struct DwArgs {
   int h = 0, w_ = 0, c = 0;  // c: output channels (= input channels, after expanding the multiplier)
   int oh = 0, ow = 0, kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0;
   float lo = 0, hi = 0;
+  // fp16-compute with the binary16 FMA instruction: in and w as binary16.
+  const uint16_t* in_half = nullptr;
+  const uint16_t* w_half = nullptr;
 };
 
 // One output pixel whose window may cross the border: taps are checked.
@@ -175,22 +178,31 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
 // (ky, kx) order, bias last (fp16_compute.h); channels side by side.
 void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
   const conv::Clamp clamp{a.lo, a.hi};
-  const fp16::MulAddRowFn mul_add = fp16::MulAddRow();
+  const fp16::DepthwiseTapsFn taps = fp16::DepthwiseTaps();
   std::vector<float> acc(a.c);
+  const size_t window = static_cast<size_t>(a.kh) * a.kw;
+  std::vector<const float*> xs(window), ws(window);
+  std::vector<const uint16_t*> xh(window), wh(window);
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / a.oh;
     const int oy = static_cast<int>(r % a.oh);
     for (int ox = 0; ox < a.ow; ++ox) {
-      std::fill(acc.begin(), acc.end(), 0.0f);
+      // The taps inside the input, in (ky, kx) order; padding adds nothing.
+      int n = 0;
       for (int ky = 0; ky < a.kh; ++ky) {
         const int iy = oy * a.sh - a.pt + ky * a.dh;
         if (iy < 0 || iy >= a.h) continue;
         for (int kx = 0; kx < a.kw; ++kx) {
           const int ix = ox * a.sw - a.pl + kx * a.dw;
           if (ix < 0 || ix >= a.w_) continue;
-          mul_add(acc.data(), a.in + ((b * a.h + iy) * a.w_ + ix) * a.c, a.w + (ky * a.kw + kx) * a.c, a.c);
+          const int64_t at = ((b * a.h + iy) * a.w_ + ix) * a.c, wat = (ky * a.kw + kx) * a.c;
+          if (a.in_half) xh[n] = a.in_half + at, wh[n] = a.w_half + wat;
+          else xs[n] = a.in + at, ws[n] = a.w + wat;
+          ++n;
         }
       }
+      if (a.in_half) fp16::DepthwiseTapsHalf(xh.data(), wh.data(), n, a.c, acc.data());
+      else taps(xs.data(), ws.data(), n, a.c, acc.data());
       fp16::FinishRow(acc.data(), a.bias, a.c, clamp, a.out + (r * a.ow + ox) * a.c);
     }
   }
@@ -237,7 +249,18 @@ void Eval(KernelContext& ctx) {
   if (conv::ActiveIsa() == conv::Isa::kAvx512) run = DwRowsAvx512;
   if (conv::ActiveIsa() == conv::Isa::kAvx2) run = DwRowsAvx2;
 #endif
-  if (fp16::Active(ctx)) run = DwRowsFp16;
+  std::vector<uint16_t> in_half, w_half;
+  if (fp16::Active(ctx)) {
+    run = DwRowsFp16;
+    if (fp16::NativeFma()) {
+      in_half.resize(static_cast<size_t>(batch) * a.h * a.w_ * a.c);
+      w_half.resize(static_cast<size_t>(a.kh) * a.kw * a.c);
+      fp16::ToHalfBits(a.in, in_half.data(), static_cast<int64_t>(in_half.size()));
+      fp16::ToHalfBits(a.w, w_half.data(), static_cast<int64_t>(w_half.size()));
+      a.in_half = in_half.data();
+      a.w_half = w_half.data();
+    }
+  }
   const int64_t rows = static_cast<int64_t>(batch) * a.oh;
   ctx.pool.ParallelFor(rows, conv::GrainFor(rows, static_cast<int64_t>(a.ow) * a.c * a.kh * a.kw),
                        [&](int64_t r0, int64_t r1) { run(a, r0, r1); });

@@ -4,7 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <tuple>
+#include <type_traits>
 #include <vector>
+
+#include "gpuclean/error.h"
 
 #if GPUCLEAN_CONV_X86
 #include <immintrin.h>
@@ -41,7 +45,7 @@ namespace {
 
 // The row steps the dot products here are made of, over n accumulators:
 //   AxpyRound:   acc[o] = half(acc[o] + a * w[o])     (one input, n outputs)
-//   MulAddRound: acc[o] = half(acc[o] + x[o] * w[o])  (depthwise)
+//   Taps:        acc[o] = sum over taps t of x_t[o] * w_t[o]  (depthwise)
 // and RowTimesMatrix, AxpyRound over a whole row of inputs. Vectorised with
 // F16C where the CPU has it: converting to half and back is the same
 // round-to-nearest-even as Round(), 8 lanes at a time. a * w is exact (two
@@ -49,19 +53,31 @@ namespace {
 void AxpyRoundScalar(float* acc, float a, const float* w, int n) {
   for (int o = 0; o < n; ++o) acc[o] = Round(acc[o] + a * w[o]);
 }
-void MulAddRoundScalar(float* acc, const float* x, const float* w, int n) {
-  for (int o = 0; o < n; ++o) acc[o] = Round(acc[o] + x[o] * w[o]);
+void TapsScalar(const float* const* x, const float* const* w, int taps, int n, float* acc) {
+  for (int o = 0; o < n; ++o) {
+    float r = 0.0f;
+    for (int t = 0; t < taps; ++t) r = Round(r + x[t][o] * w[t][o]);
+    acc[o] = r;
+  }
 }
 
 #if GPUCLEAN_CONV_X86
-__attribute__((target("avx2,f16c"))) void MulAddRoundF16c(float* acc, const float* x, const float* w, int n) {
-  int o = 0;
-  for (; o + 8 <= n; o += 8) {
-    const __m256 s =
-        _mm256_add_ps(_mm256_loadu_ps(acc + o), _mm256_mul_ps(_mm256_loadu_ps(x + o), _mm256_loadu_ps(w + o)));
-    _mm256_storeu_ps(acc + o, _mm256_cvtph_ps(_mm256_cvtps_ph(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+// The depthwise taps of one pixel, 8 channels per register, accumulators
+// kept in registers across the taps; a masked tail for the last channels
+// (depthwise layers with 8 or 12 channels are common).
+__attribute__((target("avx2,f16c"))) void TapsF16c(const float* const* x, const float* const* w, int taps, int n,
+                                                  float* acc) {
+  for (int o = 0; o < n; o += 8) {
+    alignas(32) int32_t lanes[8];
+    for (int i = 0; i < 8; ++i) lanes[i] = o + i < n ? -1 : 0;
+    const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+    __m256 r = _mm256_setzero_ps();
+    for (int t = 0; t < taps; ++t) {
+      const __m256 s = _mm256_add_ps(r, _mm256_mul_ps(_mm256_maskload_ps(x[t] + o, m), _mm256_maskload_ps(w[t] + o, m)));
+      r = _mm256_cvtph_ps(_mm256_cvtps_ph(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    _mm256_maskstore_ps(acc + o, m, r);
   }
-  for (; o < n; ++o) acc[o] = Round(acc[o] + x[o] * w[o]);
 }
 __attribute__((target("avx2,f16c"))) void RoundInPlaceF16c(float* v, int64_t n) {
   int64_t i = 0;
@@ -101,10 +117,15 @@ __attribute__((target("avx2,f16c"))) void RowTimesMatrixF16c(const float* a, int
       r = round8(_mm256_add_ps(r, _mm256_mul_ps(_mm256_set1_ps(a[kk]), _mm256_loadu_ps(wt + kk * n + o))));
     _mm256_storeu_ps(acc + o, r);
   }
-  for (; o < n; ++o) {
-    float r = 0.0f;
-    for (int64_t kk = 0; kk < k; ++kk) r = Round(r + a[kk] * wt[kk * n + o]);
-    acc[o] = r;
+  if (o < n) {
+    // Masked tail (a conv with 4 outputs would otherwise run scalar).
+    alignas(32) int32_t lanes[8];
+    for (int i = 0; i < 8; ++i) lanes[i] = o + i < n ? -1 : 0;
+    const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+    __m256 r = _mm256_setzero_ps();
+    for (int64_t kk = 0; kk < k; ++kk)
+      r = round8(_mm256_add_ps(r, _mm256_mul_ps(_mm256_set1_ps(a[kk]), _mm256_maskload_ps(wt + kk * n + o, m))));
+    _mm256_maskstore_ps(acc + o, m, r);
   }
 }
 bool HasF16c() { return conv::ActiveIsa() != conv::Isa::kGeneric && __builtin_cpu_supports("f16c"); }
@@ -128,26 +149,29 @@ RowTimesMatrixFn RowTimesMatrix() {
 }  // namespace
 
 #if GPUCLEAN_CONV_X86
-// The depthwise step with the binary16 FMA instruction, 16 lanes per step.
-__attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void MulAddRoundNative(float* acc, const float* x,
-                                                                                    const float* w, int n) {
-  int o = 0;
-  for (; o + 16 <= n; o += 16) {
-    const __m256h r = _mm256_fmadd_ph(_mm512_cvtxps_ph(_mm512_loadu_ps(x + o)), _mm512_cvtxps_ph(_mm512_loadu_ps(w + o)),
-                                      _mm512_cvtxps_ph(_mm512_loadu_ps(acc + o)));
-    _mm512_storeu_ps(acc + o, _mm512_cvtxph_ps(r));
+// The depthwise taps with the binary16 FMA instruction, 16 channels per
+// register, the accumulators staying half across the taps.
+__attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNative(const float* const* x,
+                                                                              const float* const* w, int taps,
+                                                                              int n, float* acc) {
+  for (int o = 0; o < n; o += 16) {
+    const __mmask16 m = n - o >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - o)) - 1);
+    __m256h r = _mm256_setzero_ph();
+    for (int t = 0; t < taps; ++t)
+      r = _mm256_fmadd_ph(_mm512_cvtxps_ph(_mm512_maskz_loadu_ps(m, x[t] + o)),
+                          _mm512_cvtxps_ph(_mm512_maskz_loadu_ps(m, w[t] + o)), r);
+    _mm512_mask_storeu_ps(acc + o, m, _mm512_cvtxph_ps(r));
   }
-  for (; o < n; ++o) acc[o] = Round(acc[o] + x[o] * w[o]);
 }
 bool HasAvx512Fp16() { return conv::ActiveIsa() == conv::Isa::kAvx512 && __builtin_cpu_supports("avx512fp16"); }
 #endif
 
-MulAddRowFn MulAddRow() {
+DepthwiseTapsFn DepthwiseTaps() {
 #if GPUCLEAN_CONV_X86
-  if (HasAvx512Fp16()) return MulAddRoundNative;
-  if (HasF16c()) return MulAddRoundF16c;
+  if (HasAvx512Fp16()) return TapsNative;
+  if (HasF16c()) return TapsF16c;
 #endif
-  return MulAddRoundScalar;
+  return TapsScalar;
 }
 
 void RoundInPlace(float* v, int64_t n) {
@@ -231,19 +255,24 @@ void NativeBlock(const _Float16* a, int rows, int64_t k, const _Float16* wt, int
 }
 #endif
 
-// Fills the k inputs of one dot-product row (an output pixel's im2col row).
-using RowFill = std::function<void(int64_t item, float* row)>;
 // Consumes the n accumulators of one item.
 using RowDone = std::function<void(int64_t item, const float* acc)>;
 
 // items x [k] rows times the [k][n] weights, half-precision accumulation;
-// the core of every fp16-compute dot-product kernel.
-void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float>& wt, int n, const RowFill& fill,
-             const RowDone& done) {
+// the core of every fp16-compute dot-product kernel. fill(item, row, source)
+// writes an item's k inputs (an output pixel's im2col row) from `source`
+// (source_size values; the values are half already) into `row`, for element
+// type float or, on the native path, _Float16: the source tensor is then
+// converted once instead of once per tap that reads it. A null source means
+// fill reads its own data and writes float rows.
+template <typename Fill>
+void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float>& wt, int n, const float* source,
+             int64_t source_size, const Fill& fill, const RowDone& done) {
 #if GPUCLEAN_CONV_X86
   if (HasAvx512Fp16()) {
-    std::vector<_Float16> wh(wt.size());
+    std::vector<_Float16> wh(wt.size()), source_half(source ? source_size : 0);
     ToHalf(wt.data(), wh.data(), static_cast<int64_t>(wt.size()));
+    if (source) ToHalf(source, source_half.data(), source_size);
     const int64_t blocks = (items + kNativeRows - 1) / kNativeRows;
     pool.ParallelFor(blocks, conv::GrainFor(blocks, kNativeRows * n * k), [&](int64_t b0, int64_t b1) {
       std::vector<float> row(k), acc(static_cast<size_t>(kNativeRows) * n);
@@ -252,7 +281,13 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
         const int64_t first = b * kNativeRows;
         const int count = static_cast<int>(std::min<int64_t>(kNativeRows, items - first));
         for (int r = 0; r < count; ++r) {
-          fill(first + r, row.data());
+          if constexpr (std::is_invocable_v<const Fill&, int64_t, _Float16*, const _Float16*>) {
+            if (source) {
+              fill(first + r, rows.data() + r * k, static_cast<const _Float16*>(source_half.data()));
+              continue;
+            }
+          }
+          fill(first + r, row.data(), source);
           ToHalf(row.data(), rows.data() + r * k, k);
         }
         NativeBlock(rows.data(), count, k, wh.data(), n, acc.data());
@@ -266,7 +301,7 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
   pool.ParallelFor(items, conv::GrainFor(items, static_cast<int64_t>(n) * k), [&](int64_t p0, int64_t p1) {
     std::vector<float> row(k), acc(n);
     for (int64_t p = p0; p < p1; ++p) {
-      fill(p, row.data());
+      fill(p, row.data(), source);
       row_times(row.data(), k, wt.data(), n, acc.data());
       done(p, acc.data());
     }
@@ -282,8 +317,8 @@ void Gemm(ThreadPool& pool, int64_t m, int n, int k, conv::Strided a, conv::Stri
   for (int j = 0; j < n; ++j)
     for (int kk = 0; kk < k; ++kk) bt[static_cast<size_t>(kk) * n + j] = b.p[j * b.row + kk * b.col];
   DotRows(
-      pool, m, k, bt, n,
-      [&](int64_t i, float* row) {
+      pool, m, k, bt, n, nullptr, 0,
+      [&](int64_t i, float* row, const float*) {
         const float* pa = a.p + i * a.row;
         for (int kk = 0; kk < k; ++kk) row[kk] = pa[kk * a.col];
       },
@@ -298,22 +333,24 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
   std::vector<float> wt(static_cast<size_t>(k) * n);
   for (int o = 0; o < n; ++o)
     for (int64_t kk = 0; kk < k; ++kk) wt[kk * n + o] = weights[o * k + kk];
+  const int64_t source_size = static_cast<int64_t>(g.batch) * g.in_h * g.in_w * g.in_pixel_stride;
   DotRows(
-      pool, pixels, k, wt, n,
-      [&](int64_t p, float* row) {
+      pool, pixels, k, wt, n, input, source_size,
+      [&](int64_t p, auto* row, const auto* source) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(row)>>;
         // The pixel's im2col row; zero padding contributes exact zeros
         // (acc + 0 * w = acc, already a half value).
         const int64_t b = p / (static_cast<int64_t>(g.out_h) * g.out_w);
         const int oy = static_cast<int>(p / g.out_w % g.out_h), ox = static_cast<int>(p % g.out_w);
-        float* dst = row;
+        T* dst = row;
         for (int ky = 0; ky < g.kh; ++ky) {
           const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
           for (int kx = 0; kx < g.kw; ++kx, dst += g.in_c) {
             const int ix = ox * g.stride_w - g.pad_left + kx * g.dil_w;
             if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) {
-              std::fill(dst, dst + g.in_c, 0.0f);
+              std::fill(dst, dst + g.in_c, T{});
             } else {
-              const float* src = input + ((b * g.in_h + iy) * g.in_w + ix) * g.in_pixel_stride + g.in_c_offset;
+              const T* src = source + ((b * g.in_h + iy) * g.in_w + ix) * g.in_pixel_stride + g.in_c_offset;
               std::copy(src, src + g.in_c, dst);
             }
           }
@@ -324,36 +361,103 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
 
 void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
                    const conv::TransposeConvGeometry& g, conv::Clamp clamp, float* out) {
-  const int64_t pixels = static_cast<int64_t>(g.batch) * g.out_h * g.out_w;
+  // Output (oy, ox) gathers input (iy, ix) through tap (ky, kx) where
+  // oy = iy*stride - pad + ky. Outputs of one phase (oy mod stride, ox mod
+  // stride) share the taps that can land on an input sample; the others
+  // would only add exact zeros (acc + 0*w = acc), so each phase runs as a
+  // dot product over its own taps, in the same (ky, kx, ic) order.
   const int64_t taps = static_cast<int64_t>(g.kh) * g.kw;
-  // [O][KH][KW][I] weights as [(ky, kx, ic)][o].
-  std::vector<float> wt(static_cast<size_t>(taps) * g.in_c * g.out_c);
-  for (int o = 0; o < g.out_c; ++o)
-    for (int64_t kk = 0; kk < taps * g.in_c; ++kk) wt[kk * g.out_c + o] = weights[o * taps * g.in_c + kk];
-  const int64_t k = taps * g.in_c;
-  DotRows(
-      pool, pixels, k, wt, g.out_c,
-      [&](int64_t p, float* row) {
-        const int64_t b = p / (static_cast<int64_t>(g.out_h) * g.out_w);
-        const int oy = static_cast<int>(p / g.out_w % g.out_h), ox = static_cast<int>(p % g.out_w);
-        // Output (oy, ox) gathers input (iy, ix) through tap (ky, kx) where
-        // oy = iy*stride - pad + ky; taps that land elsewhere contribute zeros.
-        float* dst = row;
-        for (int ky = 0; ky < g.kh; ++ky) {
-          const int ny = oy + g.pad_top - ky;
-          const bool row_hit = ny >= 0 && ny % g.stride_h == 0 && ny / g.stride_h < g.in_h;
-          for (int kx = 0; kx < g.kw; ++kx, dst += g.in_c) {
-            const int nx = ox + g.pad_left - kx;
-            if (!row_hit || nx < 0 || nx % g.stride_w != 0 || nx / g.stride_w >= g.in_w) {
-              std::fill(dst, dst + g.in_c, 0.0f);
-            } else {
-              const float* src = in + ((b * g.in_h + ny / g.stride_h) * g.in_w + nx / g.stride_w) * g.in_c;
-              std::copy(src, src + g.in_c, dst);
+  const auto mod = [](int a, int m) { return ((a % m) + m) % m; };
+  for (int py = 0; py < std::min(g.stride_h, g.out_h); ++py)
+    for (int px = 0; px < std::min(g.stride_w, g.out_w); ++px) {
+      std::vector<std::pair<int, int>> hit;
+      for (int ky = 0; ky < g.kh; ++ky)
+        for (int kx = 0; kx < g.kw; ++kx)
+          if (mod(py + g.pad_top - ky, g.stride_h) == 0 && mod(px + g.pad_left - kx, g.stride_w) == 0)
+            hit.emplace_back(ky, kx);
+      const int rows_y = (g.out_h - py + g.stride_h - 1) / g.stride_h;
+      const int cols_x = (g.out_w - px + g.stride_w - 1) / g.stride_w;
+      const int64_t items = static_cast<int64_t>(g.batch) * rows_y * cols_x;
+      auto pixel = [&](int64_t item) {
+        const int64_t b = item / (static_cast<int64_t>(rows_y) * cols_x);
+        const int oy = py + static_cast<int>(item / cols_x % rows_y) * g.stride_h;
+        const int ox = px + static_cast<int>(item % cols_x) * g.stride_w;
+        return std::tuple<int64_t, int, int>{b, oy, ox};
+      };
+      auto done = [&](int64_t item, const float* acc) {
+        const auto [b, oy, ox] = pixel(item);
+        FinishRow(acc, bias, g.out_c, clamp, out + ((b * g.out_h + oy) * g.out_w + ox) * g.out_c);
+      };
+      if (hit.empty()) {
+        const std::vector<float> zeros(g.out_c, 0.0f);
+        for (int64_t item = 0; item < items; ++item) done(item, zeros.data());
+        continue;
+      }
+      const int64_t k = static_cast<int64_t>(hit.size()) * g.in_c;
+      // [O][KH][KW][I] weights of the hit taps as [(tap, ic)][o].
+      std::vector<float> wt(static_cast<size_t>(k) * g.out_c);
+      for (int o = 0; o < g.out_c; ++o)
+        for (size_t t = 0; t < hit.size(); ++t)
+          for (int ic = 0; ic < g.in_c; ++ic)
+            wt[(t * g.in_c + ic) * g.out_c + o] =
+                weights[(o * taps + hit[t].first * g.kw + hit[t].second) * g.in_c + ic];
+      DotRows(
+          pool, items, k, wt, g.out_c, in, static_cast<int64_t>(g.batch) * g.in_h * g.in_w * g.in_c,
+          [&](int64_t item, auto* row, const auto* source) {
+            using T = std::remove_cv_t<std::remove_pointer_t<decltype(row)>>;
+            const auto [b, oy, ox] = pixel(item);
+            T* dst = row;
+            for (const auto& [ky, kx] : hit) {
+              const int iy = (oy + g.pad_top - ky) / g.stride_h, ix = (ox + g.pad_left - kx) / g.stride_w;
+              const bool inside = oy + g.pad_top - ky >= 0 && ox + g.pad_left - kx >= 0 && iy < g.in_h && ix < g.in_w;
+              if (inside) std::copy_n(source + ((b * g.in_h + iy) * g.in_w + ix) * g.in_c, g.in_c, dst);
+              else std::fill(dst, dst + g.in_c, T{});
+              dst += g.in_c;
             }
-          }
-        }
-      },
-      [&](int64_t p, const float* acc) { FinishRow(acc, bias, g.out_c, clamp, out + p * g.out_c); });
+          },
+          done);
+    }
+}
+
+#if GPUCLEAN_CONV_X86
+__attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNativeHalf(const uint16_t* const* x,
+                                                                                  const uint16_t* const* w,
+                                                                                  int taps, int n, float* acc) {
+  for (int o = 0; o < n; o += 32) {
+    const int lanes = std::min(32, n - o);
+    const __mmask32 m = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+    __m512h r = _mm512_setzero_ph();
+    for (int t = 0; t < taps; ++t)
+      r = _mm512_fmadd_ph(_mm512_castsi512_ph(_mm512_maskz_loadu_epi16(m, x[t] + o)),
+                          _mm512_castsi512_ph(_mm512_maskz_loadu_epi16(m, w[t] + o)), r);
+    const __m512 lo = _mm512_cvtxph_ps(_mm512_castph512_ph256(r));
+    const __m512 hi = _mm512_cvtxph_ps(_mm256_castsi256_ph(_mm512_extracti64x4_epi64(_mm512_castph_si512(r), 1)));
+    _mm512_mask_storeu_ps(acc + o, static_cast<__mmask16>(m), lo);
+    if (lanes > 16) _mm512_mask_storeu_ps(acc + o + 16, static_cast<__mmask16>(m >> 16), hi);
+  }
+}
+#endif
+
+bool NativeFma() {
+#if GPUCLEAN_CONV_X86
+  return HasAvx512Fp16();
+#else
+  return false;
+#endif
+}
+
+void ToHalfBits(const float* src, uint16_t* dst, int64_t n) {
+#if GPUCLEAN_CONV_X86
+  if (HasAvx512Fp16()) return ToHalf(src, reinterpret_cast<_Float16*>(dst), n);
+#endif
+  ThrowInternal("ToHalfBits needs the binary16 FMA path");
+}
+
+void DepthwiseTapsHalf(const uint16_t* const* x, const uint16_t* const* w, int taps, int n, float* acc) {
+#if GPUCLEAN_CONV_X86
+  if (HasAvx512Fp16()) return TapsNativeHalf(x, w, taps, n, acc);
+#endif
+  ThrowInternal("DepthwiseTapsHalf needs the binary16 FMA path");
 }
 
 }  // namespace gpuclean::exec::kernels::fp16

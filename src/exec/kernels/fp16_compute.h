@@ -85,9 +85,18 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
 void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
                    const conv::TransposeConvGeometry& g, conv::Clamp clamp, float* out);
 
-// acc[o] = half(acc[o] + x[o] * w[o]) for o < n (depthwise taps), the
-// fastest version this CPU runs.
-using MulAddRowFn = void (*)(float* acc, const float* x, const float* w, int n);
-MulAddRowFn MulAddRow();
+// Depthwise: acc[o] = sum over t < taps of x[t][o] * w[t][o], accumulated
+// in half from 0 in tap order, each step rounded (for o < n).
+using DepthwiseTapsFn = void (*)(const float* const* x, const float* const* w, int taps, int n, float* acc);
+DepthwiseTapsFn DepthwiseTaps();
+
+// Whether the CPU runs the binary16 FMA instruction (AVX512-FP16) and the
+// active instruction set allows it; the half-input entry points below need it.
+bool NativeFma();
+// Half values stored as float -> binary16 bits (exact for half values).
+void ToHalfBits(const float* src, uint16_t* dst, int64_t n);
+// DepthwiseTaps over binary16 inputs and weights: the tensors are converted
+// once instead of once per tap that reads them. NativeFma() only.
+void DepthwiseTapsHalf(const uint16_t* const* x, const uint16_t* const* w, int taps, int n, float* acc);
 
 }  // namespace gpuclean::exec::kernels::fp16

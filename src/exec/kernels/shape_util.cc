@@ -446,8 +446,50 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
 
 // fp16-compute SUM/MEAN/REDUCE_PROD of float32: per output, the elements in
 // the input's row-major order through fp16::LaneSum / LaneProduct.
+// ReduceFp16<LaneSum> when the innermost dimension is kept and contiguous in
+// input and output (a spatial MEAN over NHWC): one sweep of it feeds one
+// element to each output of a block, and the outputs of a block have all
+// seen the same number of elements, so they share a lane index and the sweep
+// is one vector add and round. Same operations as LaneSum, same bits.
+bool ReduceFp16KeptInner(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64_t count) {
+  const size_t rank = p.n.size();
+  if (rank == 0 || p.in_stride.back() != 1 || p.out_stride.back() != 1) return false;
+  const float* in = ctx.input(0).as<const float>();
+  float* out = ctx.output(0).as<float>();
+  const int64_t inner = p.n.back(), outputs = p.out_size;
+  std::vector<float> lanes(static_cast<size_t>(4 * outputs), 0.0f);  // lane l of output i: [l * outputs + i]
+  std::vector<int64_t> seen(static_cast<size_t>(outputs), 0);         // per block, at its first output
+  std::vector<int64_t> idx(rank - 1, 0);
+  int64_t sweeps = 1;
+  for (size_t j = 0; j + 1 < rank; ++j) sweeps *= p.n[j];
+  int64_t in_off = 0, out_off = 0;
+  for (int64_t e = 0; e < sweeps; ++e) {
+    float* lane = lanes.data() + (seen[out_off]++ & 3) * outputs + out_off;
+    const float* x = in + in_off;
+    for (int64_t i = 0; i < inner; ++i) lane[i] += x[i];
+    fp16::RoundInPlace(lane, inner);
+    for (size_t j = rank - 1; j-- > 0;) {
+      in_off += p.in_stride[j];
+      out_off += p.out_stride[j];
+      if (++idx[j] < p.n[j]) break;
+      in_off -= p.in_stride[j] * p.n[j];
+      out_off -= p.out_stride[j] * p.n[j];
+      idx[j] = 0;
+    }
+  }
+  const float inverse = fp16::Round(1.0f / static_cast<float>(count));
+  const float *l0 = lanes.data(), *l1 = l0 + outputs, *l2 = l1 + outputs, *l3 = l2 + outputs;
+  for (int64_t i = 0; i < outputs; ++i) {
+    const float v = fp16::Round(fp16::Round(l0[i] + l1[i]) + fp16::Round(l2[i] + l3[i]));
+    out[i] = kind == ReduceKind::kMean ? fp16::Round(v * inverse) : v;
+  }
+  return true;
+}
+
 template <typename Lanes>
 void ReduceFp16(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64_t count) {
+  if constexpr (std::is_same_v<Lanes, fp16::LaneSum>)
+    if (ReduceFp16KeptInner(ctx, kind, p, count)) return;
   const float* in = ctx.input(0).as<const float>();
   float* out = ctx.output(0).as<float>();
   std::vector<Lanes> lanes(static_cast<size_t>(p.out_size));
