@@ -438,6 +438,39 @@ __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNativeH
 }
 #endif
 
+#if GPUCLEAN_CONV_X86
+// Four pixels with the same taps at once: four independent accumulator
+// chains hide the FMA latency that one pixel's chain of taps exposes.
+__attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNativeHalf4(const uint16_t* const* x,
+                                                                                   const uint16_t* const* w,
+                                                                                   int taps, int n, float* acc) {
+  for (int o = 0; o < n; o += 32) {
+    const int lanes = std::min(32, n - o);
+    const __mmask32 m = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+    __m512h r[4] = {_mm512_setzero_ph(), _mm512_setzero_ph(), _mm512_setzero_ph(), _mm512_setzero_ph()};
+    for (int t = 0; t < taps; ++t) {
+      const __m512h wv = _mm512_castsi512_ph(_mm512_maskz_loadu_epi16(m, w[t] + o));
+      for (int p = 0; p < 4; ++p)
+        r[p] = _mm512_fmadd_ph(_mm512_castsi512_ph(_mm512_maskz_loadu_epi16(m, x[p * taps + t] + o)), wv, r[p]);
+    }
+    for (int p = 0; p < 4; ++p) {
+      float* dst = acc + static_cast<int64_t>(p) * n + o;
+      const __m512 lo = _mm512_cvtxph_ps(_mm512_castph512_ph256(r[p]));
+      const __m512 hi = _mm512_cvtxph_ps(_mm256_castsi256_ph(_mm512_extracti64x4_epi64(_mm512_castph_si512(r[p]), 1)));
+      _mm512_mask_storeu_ps(dst, static_cast<__mmask16>(m), lo);
+      if (lanes > 16) _mm512_mask_storeu_ps(dst + 16, static_cast<__mmask16>(m >> 16), hi);
+    }
+  }
+}
+#endif
+
+void DepthwiseTapsHalf4(const uint16_t* const* x, const uint16_t* const* w, int taps, int n, float* acc) {
+#if GPUCLEAN_CONV_X86
+  if (HasAvx512Fp16()) return TapsNativeHalf4(x, w, taps, n, acc);
+#endif
+  ThrowInternal("DepthwiseTapsHalf4 needs the binary16 FMA path");
+}
+
 bool NativeFma() {
 #if GPUCLEAN_CONV_X86
   return HasAvx512Fp16();

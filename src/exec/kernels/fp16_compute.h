@@ -98,5 +98,7 @@ void ToHalfBits(const float* src, uint16_t* dst, int64_t n);
 // DepthwiseTaps over binary16 inputs and weights: the tensors are converted
 // once instead of once per tap that reads them. NativeFma() only.
 void DepthwiseTapsHalf(const uint16_t* const* x, const uint16_t* const* w, int taps, int n, float* acc);
+// Four pixels with the same weights: x[p * taps + t], acc[p * n + o].
+void DepthwiseTapsHalf4(const uint16_t* const* x, const uint16_t* const* w, int taps, int n, float* acc);
 
 }  // namespace gpuclean::exec::kernels::fp16
