@@ -46,10 +46,11 @@ namespace {
 // The row steps the dot products here are made of, over n accumulators:
 //   AxpyRound:   acc[o] = half(acc[o] + a * w[o])     (one input, n outputs)
 //   Taps:        acc[o] = sum over taps t of x_t[o] * w_t[o]  (depthwise)
-// and RowTimesMatrix, AxpyRound over a whole row of inputs. Vectorised with
-// F16C where the CPU has it: converting to half and back is the same
-// round-to-nearest-even as Round(), 8 lanes at a time. a * w is exact (two
-// half values), so fusing it or not changes nothing.
+// and RowTimesMatrix, AxpyRound over a whole row of inputs (RowsTimesMatrix:
+// several rows at once). Vectorised with F16C where the CPU has it:
+// converting to half and back is the same round-to-nearest-even as Round(),
+// 8 lanes at a time. a * w is exact (two half values), so fusing it or not
+// changes nothing.
 void AxpyRoundScalar(float* acc, float a, const float* w, int n) {
   for (int o = 0; o < n; ++o) acc[o] = Round(acc[o] + a * w[o]);
 }
@@ -90,59 +91,42 @@ __attribute__((target("avx2,f16c"), always_inline)) inline __m256 round8(__m256 
   return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-// acc[o] = sum over kk of a[kk] * wt[kk][o], rounded to half after every
-// step, for o < n: blocks of 32 outputs stay in four registers through the
-// whole k loop.
-__attribute__((target("avx2,f16c"))) void RowTimesMatrixF16c(const float* a, int64_t k, const float* wt, int n,
-                                                              float* acc) {
-  int o = 0;
-  for (; o + 32 <= n; o += 32) {
-    __m256 r0 = _mm256_setzero_ps(), r1 = r0, r2 = r0, r3 = r0;
+// R rows at once (a[r * k + kk]) against the same weights: R x 2 independent
+// accumulator chains per 16 outputs hide the add + convert latency that one
+// row's chains expose; a masked tail for n not a multiple of 16.
+template <int R>
+__attribute__((target("avx2,f16c,fma"))) void RowsTimesMatrixF16c(const float* a, int64_t k, const float* wt, int n,
+                                                                  float* acc) {
+  for (int o = 0; o < n; o += 16) {
+    alignas(32) int32_t lanes[16];
+    for (int i = 0; i < 16; ++i) lanes[i] = o + i < n ? -1 : 0;
+    const __m256i m0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+    const __m256i m1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes + 8));
+    __m256 r0[R], r1[R];
+    for (int i = 0; i < R; ++i) r0[i] = r1[i] = _mm256_setzero_ps();
     for (int64_t kk = 0; kk < k; ++kk) {
-      const __m256 va = _mm256_set1_ps(a[kk]);
       const float* w = wt + kk * n + o;
-      r0 = round8(_mm256_add_ps(r0, _mm256_mul_ps(va, _mm256_loadu_ps(w))));
-      r1 = round8(_mm256_add_ps(r1, _mm256_mul_ps(va, _mm256_loadu_ps(w + 8))));
-      r2 = round8(_mm256_add_ps(r2, _mm256_mul_ps(va, _mm256_loadu_ps(w + 16))));
-      r3 = round8(_mm256_add_ps(r3, _mm256_mul_ps(va, _mm256_loadu_ps(w + 24))));
+      const __m256 w0 = _mm256_maskload_ps(w, m0), w1 = _mm256_maskload_ps(w + 8, m1);
+      for (int i = 0; i < R; ++i) {
+        // a * w is exact (two half values), so the fused form rounds the
+        // same sum the separate multiply and add would.
+        const __m256 va = _mm256_set1_ps(a[i * k + kk]);
+        r0[i] = round8(_mm256_fmadd_ps(va, w0, r0[i]));
+        r1[i] = round8(_mm256_fmadd_ps(va, w1, r1[i]));
+      }
     }
-    _mm256_storeu_ps(acc + o, r0);
-    _mm256_storeu_ps(acc + o + 8, r1);
-    _mm256_storeu_ps(acc + o + 16, r2);
-    _mm256_storeu_ps(acc + o + 24, r3);
-  }
-  for (; o + 8 <= n; o += 8) {
-    __m256 r = _mm256_setzero_ps();
-    for (int64_t kk = 0; kk < k; ++kk)
-      r = round8(_mm256_add_ps(r, _mm256_mul_ps(_mm256_set1_ps(a[kk]), _mm256_loadu_ps(wt + kk * n + o))));
-    _mm256_storeu_ps(acc + o, r);
-  }
-  if (o < n) {
-    // Masked tail (a conv with 4 outputs would otherwise run scalar).
-    alignas(32) int32_t lanes[8];
-    for (int i = 0; i < 8; ++i) lanes[i] = o + i < n ? -1 : 0;
-    const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
-    __m256 r = _mm256_setzero_ps();
-    for (int64_t kk = 0; kk < k; ++kk)
-      r = round8(_mm256_add_ps(r, _mm256_mul_ps(_mm256_set1_ps(a[kk]), _mm256_maskload_ps(wt + kk * n + o, m))));
-    _mm256_maskstore_ps(acc + o, m, r);
+    for (int i = 0; i < R; ++i) {
+      _mm256_maskstore_ps(acc + static_cast<int64_t>(i) * n + o, m0, r0[i]);
+      _mm256_maskstore_ps(acc + static_cast<int64_t>(i) * n + o + 8, m1, r1[i]);
+    }
   }
 }
 bool HasF16c() { return conv::ActiveIsa() != conv::Isa::kGeneric && __builtin_cpu_supports("f16c"); }
 #endif
 
-using RowTimesMatrixFn = void (*)(const float*, int64_t, const float*, int, float*);
-
 void RowTimesMatrixScalar(const float* a, int64_t k, const float* wt, int n, float* acc) {
   std::fill(acc, acc + n, 0.0f);
   for (int64_t kk = 0; kk < k; ++kk) AxpyRoundScalar(acc, a[kk], wt + kk * n, n);
-}
-
-RowTimesMatrixFn RowTimesMatrix() {
-#if GPUCLEAN_CONV_X86
-  if (HasF16c()) return RowTimesMatrixF16c;
-#endif
-  return RowTimesMatrixScalar;
 }
 
 
@@ -297,12 +281,33 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
     return;
   }
 #endif
-  const RowTimesMatrixFn row_times = RowTimesMatrix();
+#if GPUCLEAN_CONV_X86
+  if (HasF16c()) {
+    constexpr int kRows = 4;
+    const int64_t blocks = (items + kRows - 1) / kRows;
+    pool.ParallelFor(blocks, conv::GrainFor(blocks, kRows * n * k), [&](int64_t b0, int64_t b1) {
+      std::vector<float> rows(static_cast<size_t>(kRows) * k), acc(static_cast<size_t>(kRows) * n);
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t first = b * kRows;
+        const int count = static_cast<int>(std::min<int64_t>(kRows, items - first));
+        for (int r = 0; r < count; ++r) fill(first + r, rows.data() + r * k, source);
+        switch (count) {
+          case 4: RowsTimesMatrixF16c<4>(rows.data(), k, wt.data(), n, acc.data()); break;
+          case 3: RowsTimesMatrixF16c<3>(rows.data(), k, wt.data(), n, acc.data()); break;
+          case 2: RowsTimesMatrixF16c<2>(rows.data(), k, wt.data(), n, acc.data()); break;
+          default: RowsTimesMatrixF16c<1>(rows.data(), k, wt.data(), n, acc.data()); break;
+        }
+        for (int r = 0; r < count; ++r) done(first + r, acc.data() + static_cast<int64_t>(r) * n);
+      }
+    });
+    return;
+  }
+#endif
   pool.ParallelFor(items, conv::GrainFor(items, static_cast<int64_t>(n) * k), [&](int64_t p0, int64_t p1) {
     std::vector<float> row(k), acc(n);
     for (int64_t p = p0; p < p1; ++p) {
       fill(p, row.data(), source);
-      row_times(row.data(), k, wt.data(), n, acc.data());
+      RowTimesMatrixScalar(row.data(), k, wt.data(), n, acc.data());
       done(p, acc.data());
     }
   });
