@@ -38,10 +38,18 @@ int GraphEdit::ConstF32(const std::string& name, std::vector<int32_t> shape, con
 }
 
 int GraphEdit::Input(const std::string& name, ir::DType dtype, std::vector<int32_t> shape) {
+  inputs_added_ = true;
   const int t = builder_.Input(prefix_ + name, dtype, std::move(shape));
   for (ir::SignatureDef& sig : model_.signatures)
     if (sig.subgraph == 0) sig.inputs.push_back({prefix_ + name, t});
   return t;
+}
+
+std::pair<int, HostInput> GraphEdit::ScalarHostInput(const std::string& name, float value) {
+  const int t = Input(name, tfl::TensorType_FLOAT32, {1});
+  npy::Array array{tfl::TensorType_FLOAT32, {1}, std::vector<uint8_t>(sizeof value)};
+  std::memcpy(array.data.data(), &value, sizeof value);
+  return {t, HostInput{prefix_ + name, std::move(array)}};
 }
 
 namespace {
@@ -84,7 +92,7 @@ void RemoveDeadOps(ir::Subgraph& g) {
 void GraphEdit::Commit() {
   ir::Subgraph g = builder_.Release();
   committed_ = true;
-  if (replaced_.empty() && removed_.empty()) {
+  if (replaced_.empty() && removed_.empty() && !inputs_added_) {
     model_.main() = std::move(g);
     return;
   }

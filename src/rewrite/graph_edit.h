@@ -19,6 +19,7 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/ir.h"
 #include "gpuclean/npy.h"
+#include "gpuclean/rewrite.h"
 
 namespace gpuclean::rewrite {
 
@@ -44,8 +45,12 @@ class GraphEdit {
   int ConstF32(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values);
   // A graph input named "<pass_id>/<name>" appended to the graph's inputs.
   int Input(const std::string& name, ir::DType dtype, std::vector<int32_t> shape);
+  // A [1] float32 graph input the host feeds with `value` (add-output-alias's
+  // `one`): the input, and its HostInput for PassResult::host_inputs.
+  std::pair<int, HostInput> ScalarHostInput(const std::string& name, float value);
 
-  // Applies the replacements and hands the graph back to the model. Throws
+  // Applies the replacements (and, after any edit, drops what nothing
+  // references any more) and hands the graph back to the model. Throws
   // Error(kInternal) when the result breaks an invariant (a pass bug).
   void Commit();
 
@@ -55,6 +60,7 @@ class GraphEdit {
   builder::GraphBuilder builder_;
   std::vector<std::pair<int, std::vector<int>>> replaced_;
   std::vector<int> removed_;
+  bool inputs_added_ = false;
   bool committed_ = false;
 };
 

@@ -47,7 +47,11 @@ class AddOutputAliasPass final : public Pass {
       const auto* options = add.options.AsAddOptions();
       const auto act = options ? options->fused_activation_function : tfl::ActivationFunctionType_NONE;
       const std::string name = t.name;
-      if (one < 0) one = edit.Input("one", tfl::TensorType_FLOAT32, {1});
+      if (one < 0) {
+        auto [input, host] = edit.ScalarHostInput("one", 1.0f);
+        one = input;
+        result.host_inputs.push_back(std::move(host));
+      }
       const int sum = edit.b().Add(a, b, act);
       const int leaf = edit.b().Mul(sum, one);
       // The consumers read the new ADD; the old tensor (its name, output slot
@@ -59,15 +63,6 @@ class AddOutputAliasPass final : public Pass {
                               fmt::format("output '{}' = sum * one; {} consumer(s) read the sum", name,
                                           readers.size())});
       edit.Replace(static_cast<int>(i), {leaf});
-    }
-    if (one >= 0) {
-      npy::Array value;
-      value.dtype = tfl::TensorType_FLOAT32;
-      value.shape = {1};
-      const float v = 1.0f;
-      const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
-      value.data.assign(bytes, bytes + sizeof v);
-      result.host_inputs.push_back({edit.graph().tensors[one].name, std::move(value)});
     }
     edit.Commit();
     return result;

@@ -74,13 +74,8 @@ class HostFedConstantsPass final : public Pass {
         edit.mutable_graph().ops[i].inputs[k] = it->second;
       }
     }
+    // Commit() drops the baked copies, now unreferenced: the file must not keep carrying them.
     edit.Commit();
-    if (!fed.empty()) {
-      // Commit() only prunes after replacements; the baked copies must go or
-      // the file keeps carrying them.
-      model.RemoveDeadTensors(0);
-      model.Validate();
-    }
     return result;
   }
 };

@@ -43,7 +43,11 @@ class TokenOutputLeafPass final : public Pass {
           }
       if (readers.empty()) continue;
 
-      if (one < 0) one = edit.Input("one", tfl::TensorType_FLOAT32, {1});
+      if (one < 0) {
+        auto [input, host] = edit.ScalarHostInput("one", 1.0f);
+        one = input;
+        result.host_inputs.push_back(std::move(host));
+      }
       ir::Tensor shared = edit.graph().tensors[t];
       const std::string name = shared.name;
       shared.name = edit.prefix() + name;
@@ -64,21 +68,7 @@ class TokenOutputLeafPass final : public Pass {
                               fmt::format("output '{}' {} = tokens * one; {} consumer(s) read the tokens", name,
                                           ir::FormatShape(edit.graph().tensors[t].shape), readers.size())});
     }
-    if (one >= 0) {
-      npy::Array value;
-      value.dtype = tfl::TensorType_FLOAT32;
-      value.shape = {1};
-      const float v = 1.0f;
-      const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
-      value.data.assign(bytes, bytes + sizeof v);
-      result.host_inputs.push_back({edit.graph().tensors[one].name, std::move(value)});
-    }
     edit.Commit();
-    if (one >= 0) {
-      // Commit() prunes only after Replace(); drop the MUL's unused tensor.
-      model.RemoveDeadTensors(0);
-      model.Validate();
-    }
     return result;
   }
 };
