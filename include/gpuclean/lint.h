@@ -149,6 +149,11 @@ struct Report {
 
 Report Lint(const ir::Model& model, const Matrix& matrix);
 
+// Whether input `position` of `op` is a slot where the delegate expects a
+// constant (conv / FC weights and bias, what DEQUANTIZE / DENSIFY read): the
+// large-constant rule does not flag those, and host-fed-constants leaves them.
+bool IsWeightSlot(const ir::Op& op, size_t position);
+
 // The residency line: "predicted: N of M nodes on GPU, K partitions", and the
 // runtime's own wording of the same numbers.
 std::string PredictedLine(const SubgraphResidency& residency);

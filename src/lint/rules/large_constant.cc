@@ -5,8 +5,6 @@
 
 namespace gpuclean::lint {
 
-namespace {
-
 bool IsWeightSlot(const ir::Op& op, size_t position) {
   switch (op.code) {
     case tfl::BuiltinOperator_CONV_2D:
@@ -20,8 +18,6 @@ bool IsWeightSlot(const ir::Op& op, size_t position) {
     default: return false;
   }
 }
-
-}  // namespace
 
 void RunLargeConstant(const RuleContext& ctx) {
   const ir::Subgraph& g = ctx.view.graph;

@@ -14,23 +14,6 @@
 namespace gpuclean::rewrite::passes {
 namespace {
 
-// Slots where the delegate expects constants (weights, bias, the inputs of
-// dequantize / densify): those stay baked, as lint's large-constant rule
-// does not flag them either.
-bool IsWeightSlot(const ir::Op& op, size_t position) {
-  switch (op.code) {
-    case tfl::BuiltinOperator_CONV_2D:
-    case tfl::BuiltinOperator_DEPTHWISE_CONV_2D:
-    case tfl::BuiltinOperator_FULLY_CONNECTED:
-    case tfl::BuiltinOperator_CONV_3D: return position >= 1;
-    case tfl::BuiltinOperator_TRANSPOSE_CONV: return position != 2;
-    case tfl::BuiltinOperator_DEQUANTIZE:
-    case tfl::BuiltinOperator_DENSIFY: return true;
-    case tfl::BuiltinOperator_CUSTOM: return position >= 1;
-    default: return false;
-  }
-}
-
 class HostFedConstantsPass final : public Pass {
  public:
   std::string_view id() const override { return "host-fed-constants"; }
@@ -49,7 +32,7 @@ class HostFedConstantsPass final : public Pass {
     for (size_t i = 0; i < count; ++i) {
       for (size_t k = 0; k < edit.graph().ops[i].inputs.size(); ++k) {
         const int c = edit.graph().ops[i].inputs[k];
-        if (c < 0 || IsWeightSlot(edit.graph().ops[i], k)) continue;
+        if (c < 0 || lint::IsWeightSlot(edit.graph().ops[i], k)) continue;
         const ir::Tensor& t = edit.graph().tensors[c];
         if (!t.is_const() || t.sparsity || !t.quant.empty() || t.dtype != tfl::TensorType_FLOAT32) continue;
         if (t.num_elements() < options.host_fed_min_elements) continue;
