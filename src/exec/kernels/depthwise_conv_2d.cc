@@ -183,13 +183,14 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
   const size_t window = static_cast<size_t>(a.kh) * a.kw;
   std::vector<const float*> xs(window), ws(window);
   std::vector<const uint16_t*> xh(window), wh(window);
-  std::vector<float> acc4;
-  std::vector<const uint16_t*> xh4, wh4;
-  if (a.in_half) {
-    acc4.resize(static_cast<size_t>(4) * a.c);
-    xh4.resize(4 * window);
-    wh4.resize(window);
-    for (size_t t = 0; t < window; ++t) wh4[t] = a.w_half + static_cast<int64_t>(t) * a.c;
+  // Blocks of four interior pixels: their taps share the weights.
+  const fp16::DepthwiseTapsFn taps4 = fp16::DepthwiseTaps4();
+  std::vector<float> acc4(static_cast<size_t>(4) * a.c);
+  std::vector<const float*> xs4(4 * window), ws4(window);
+  std::vector<const uint16_t*> xh4(a.in_half ? 4 * window : 0), wh4(a.in_half ? window : 0);
+  for (size_t t = 0; t < window; ++t) {
+    ws4[t] = a.w + static_cast<int64_t>(t) * a.c;
+    if (a.in_half) wh4[t] = a.w_half + static_cast<int64_t>(t) * a.c;
   }
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / a.oh;
@@ -198,16 +199,19 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
     // time (every tap inside) share the weights and run as one block.
     const bool rows_inside = oy * a.sh - a.pt >= 0 && oy * a.sh - a.pt + (a.kh - 1) * a.dh < a.h;
     for (int ox = 0; ox < a.ow;) {
-      const bool block = a.in_half && rows_inside && ox + 4 <= a.ow && ox * a.sw - a.pl >= 0 &&
+      const bool block = rows_inside && ox + 4 <= a.ow && ox * a.sw - a.pl >= 0 &&
                          (ox + 3) * a.sw - a.pl + (a.kw - 1) * a.dw < a.w_;
       if (block) {
         for (int p = 0; p < 4; ++p)
           for (int ky = 0, t = 0; ky < a.kh; ++ky)
             for (int kx = 0; kx < a.kw; ++kx, ++t) {
               const int iy = oy * a.sh - a.pt + ky * a.dh, ix = (ox + p) * a.sw - a.pl + kx * a.dw;
-              xh4[p * window + t] = a.in_half + ((b * a.h + iy) * a.w_ + ix) * a.c;
+              const int64_t at = ((b * a.h + iy) * a.w_ + ix) * a.c;
+              if (a.in_half) xh4[p * window + t] = a.in_half + at;
+              else xs4[p * window + t] = a.in + at;
             }
-        fp16::DepthwiseTapsHalf4(xh4.data(), wh4.data(), static_cast<int>(window), a.c, acc4.data());
+        if (a.in_half) fp16::DepthwiseTapsHalf4(xh4.data(), wh4.data(), static_cast<int>(window), a.c, acc4.data());
+        else taps4(xs4.data(), ws4.data(), static_cast<int>(window), a.c, acc4.data());
         for (int p = 0; p < 4; ++p)
           fp16::FinishRow(acc4.data() + static_cast<int64_t>(p) * a.c, a.bias, a.c, clamp,
                           a.out + (r * a.ow + ox + p) * a.c);

@@ -150,6 +150,36 @@ __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNative(
 bool HasAvx512Fp16() { return conv::ActiveIsa() == conv::Isa::kAvx512 && __builtin_cpu_supports("avx512fp16"); }
 #endif
 
+#if GPUCLEAN_CONV_X86
+// Four pixels with the same taps (x[p * taps + t]): four independent chains
+// per 8 channels hide the add + convert latency of one pixel's chain.
+__attribute__((target("avx2,f16c,fma"))) void Taps4F16c(const float* const* x, const float* const* w, int taps,
+                                                       int n, float* acc) {
+  for (int o = 0; o < n; o += 8) {
+    alignas(32) int32_t lanes[8];
+    for (int i = 0; i < 8; ++i) lanes[i] = o + i < n ? -1 : 0;
+    const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+    __m256 r[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int t = 0; t < taps; ++t) {
+      const __m256 wv = _mm256_maskload_ps(w[t] + o, m);
+      for (int p = 0; p < 4; ++p) r[p] = round8(_mm256_fmadd_ps(_mm256_maskload_ps(x[p * taps + t] + o, m), wv, r[p]));
+    }
+    for (int p = 0; p < 4; ++p) _mm256_maskstore_ps(acc + static_cast<int64_t>(p) * n + o, m, r[p]);
+  }
+}
+#endif
+
+void Taps4Scalar(const float* const* x, const float* const* w, int taps, int n, float* acc) {
+  for (int p = 0; p < 4; ++p) TapsScalar(x + static_cast<int64_t>(p) * taps, w, taps, n, acc + static_cast<int64_t>(p) * n);
+}
+
+DepthwiseTapsFn DepthwiseTaps4() {
+#if GPUCLEAN_CONV_X86
+  if (HasF16c()) return Taps4F16c;
+#endif
+  return Taps4Scalar;
+}
+
 DepthwiseTapsFn DepthwiseTaps() {
 #if GPUCLEAN_CONV_X86
   if (HasAvx512Fp16()) return TapsNative;

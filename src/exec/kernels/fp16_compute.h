@@ -89,6 +89,9 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
 // in half from 0 in tap order, each step rounded (for o < n).
 using DepthwiseTapsFn = void (*)(const float* const* x, const float* const* w, int taps, int n, float* acc);
 DepthwiseTapsFn DepthwiseTaps();
+// The same for four pixels that share their taps' weights: x[p * taps + t],
+// acc[p * n + o] (w[t] as above).
+DepthwiseTapsFn DepthwiseTaps4();
 
 // Whether the CPU runs the binary16 FMA instruction (AVX512-FP16) and the
 // active instruction set allows it; the half-input entry points below need it.

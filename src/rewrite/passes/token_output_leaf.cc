@@ -61,9 +61,8 @@ class TokenOutputLeafPass final : public Pass {
           if (in == t) in = internal;
       // The MUL takes over the original tensor, so the output keeps its name,
       // slot and signature entry; the builder's own output tensor goes unused.
-      const int leaf = edit.b().Mul(internal, one);
+      edit.b().Mul(internal, one);
       edit.mutable_graph().ops.back().outputs[0] = t;
-      (void)leaf;
       result.sites.push_back({producer, edit.graph().ops[producer].name(),
                               fmt::format("output '{}' {} = tokens * one; {} consumer(s) read the tokens", name,
                                           ir::FormatShape(edit.graph().tensors[t].shape), readers.size())});
