@@ -159,6 +159,29 @@ TEST(Fp16Compute, SpatialMeanFollowsTheLaneOrder) {
   }
 }
 
+// A NaN input stays NaN through a clamped (RELU6) convolution on every path,
+// as in fp32: the vector clamp must not turn it into a bound.
+TEST(Fp16Compute, NanSurvivesTheActivationClampOnEveryPath) {
+  GraphBuilder b;
+  const int x = b.Input("x", kF32, {1, 3, 3, 4});
+  b.Output(b.Conv2D(x, b.ConstF32("w", {9, 1, 1, 4}, std::vector<float>(36, 0.5f)), builder::kNoInput,
+                    tfl::Padding_VALID, 1, 1, tfl::ActivationFunctionType_RELU6));
+  const ir::Model model = b.Finish();
+  std::vector<float> in(36, 1.0f);
+  in[4] = NAN;  // pixel 1
+  const conv::Isa saved = conv::ActiveIsa();
+  for (conv::Isa isa : {conv::Isa::kGeneric, conv::Isa::kAvx2, conv::Isa::kAvx512}) {
+    if (isa > conv::DetectedIsa()) continue;
+    SCOPED_TRACE(conv::IsaName(conv::SetIsaForTesting(isa)));
+    const std::vector<float> out = RunIn(model, F32({1, 3, 3, 4}, in), Precision::kFp16Compute);
+    for (int o = 0; o < 9; ++o) {
+      EXPECT_TRUE(std::isnan(out[9 + o])) << "pixel 1, channel " << o;
+      EXPECT_EQ(out[o], 2.0f) << "pixel 0, channel " << o;  // 4 x 0.5, within RELU6
+    }
+  }
+  conv::SetIsaForTesting(saved);
+}
+
 // TRANSPOSE_CONV in fp16-compute: every output accumulates the taps that
 // land on an input sample, in (ky, kx, ic) filter order, each step rounded
 // (the kernel runs one stride phase at a time; this is the plain loop). On

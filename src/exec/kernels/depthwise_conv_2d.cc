@@ -212,9 +212,7 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
             }
         if (a.in_half) fp16::DepthwiseTapsHalf4(xh4.data(), wh4.data(), static_cast<int>(window), a.c, acc4.data());
         else taps4(xs4.data(), ws4.data(), static_cast<int>(window), a.c, acc4.data());
-        for (int p = 0; p < 4; ++p)
-          fp16::FinishRow(acc4.data() + static_cast<int64_t>(p) * a.c, a.bias, a.c, clamp,
-                          a.out + (r * a.ow + ox + p) * a.c);
+        std::copy(acc4.begin(), acc4.end(), a.out + (r * a.ow + ox) * a.c);
         ox += 4;
         continue;
       }
@@ -234,10 +232,11 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
       }
       if (a.in_half) fp16::DepthwiseTapsHalf(xh.data(), wh.data(), n, a.c, acc.data());
       else taps(xs.data(), ws.data(), n, a.c, acc.data());
-      fp16::FinishRow(acc.data(), a.bias, a.c, clamp, a.out + (r * a.ow + ox) * a.c);
+      std::copy(acc.begin(), acc.end(), a.out + (r * a.ow + ox) * a.c);
       ++ox;
     }
   }
+  fp16::FinishRows(a.out + r0 * a.ow * a.c, (r1 - r0) * a.ow, a.c, a.c, a.bias, clamp);
 }
 
 void Eval(KernelContext& ctx) {

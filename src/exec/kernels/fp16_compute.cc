@@ -62,22 +62,32 @@ void TapsScalar(const float* const* x, const float* const* w, int taps, int n, f
   }
 }
 
+__attribute__((target("avx2,f16c"), always_inline)) inline __m256 round8(__m256 v) {
+  return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
 #if GPUCLEAN_CONV_X86
 // The depthwise taps of one pixel, 8 channels per register, accumulators
 // kept in registers across the taps; a masked tail for the last channels
 // (depthwise layers with 8 or 12 channels are common).
-__attribute__((target("avx2,f16c"))) void TapsF16c(const float* const* x, const float* const* w, int taps, int n,
-                                                  float* acc) {
-  for (int o = 0; o < n; o += 8) {
-    alignas(32) int32_t lanes[8];
-    for (int i = 0; i < 8; ++i) lanes[i] = o + i < n ? -1 : 0;
-    const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
-    __m256 r = _mm256_setzero_ps();
-    for (int t = 0; t < taps; ++t) {
-      const __m256 s = _mm256_add_ps(r, _mm256_mul_ps(_mm256_maskload_ps(x[t] + o, m), _mm256_maskload_ps(w[t] + o, m)));
-      r = _mm256_cvtph_ps(_mm256_cvtps_ph(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+__attribute__((target("avx2,f16c,fma"))) void TapsF16c(const float* const* x, const float* const* w, int taps,
+                                                      int n, float* acc) {
+  // Up to four groups of 8 channels in flight: independent chains.
+  for (int o = 0; o < n; o += 32) {
+    const int groups = std::min(4, (n - o + 7) / 8);
+    alignas(32) int32_t lanes[32];
+    for (int i = 0; i < 32; ++i) lanes[i] = o + i < n ? -1 : 0;
+    __m256i m[4];
+    __m256 r[4];
+    for (int j = 0; j < 4; ++j) {
+      m[j] = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes + 8 * j));
+      r[j] = _mm256_setzero_ps();
     }
-    _mm256_maskstore_ps(acc + o, m, r);
+    for (int t = 0; t < taps; ++t)
+      for (int j = 0; j < groups; ++j)
+        r[j] = round8(_mm256_fmadd_ps(_mm256_maskload_ps(x[t] + o + 8 * j, m[j]),
+                                      _mm256_maskload_ps(w[t] + o + 8 * j, m[j]), r[j]));
+    for (int j = 0; j < groups; ++j) _mm256_maskstore_ps(acc + o + 8 * j, m[j], r[j]);
   }
 }
 __attribute__((target("avx2,f16c"))) void RoundInPlaceF16c(float* v, int64_t n) {
@@ -86,9 +96,6 @@ __attribute__((target("avx2,f16c"))) void RoundInPlaceF16c(float* v, int64_t n) 
     _mm256_storeu_ps(v + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(v + i),
                                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
   for (; i < n; ++i) v[i] = Round(v[i]);
-}
-__attribute__((target("avx2,f16c"), always_inline)) inline __m256 round8(__m256 v) {
-  return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
 // R rows at once (a[r * k + kk]) against the same weights: R x 2 independent
@@ -195,13 +202,49 @@ void RoundInPlace(float* v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[i] = Round(v[i]);
 }
 
-void FinishRow(const float* acc, const float* bias, int n, conv::Clamp clamp, float* dst) {
+#if GPUCLEAN_CONV_X86
+// conv::Clamp on 8 lanes. max/min return their second operand when either
+// is NaN, so v goes second: a NaN stays NaN, as in the scalar clamp.
+__attribute__((target("avx2,f16c"), always_inline)) inline __m256 Clamp8(__m256 v, __m256 lo, __m256 hi) {
+  return _mm256_min_ps(hi, _mm256_max_ps(lo, v));
+}
+
+__attribute__((target("avx2,f16c"))) void FinishRowsF16c(float* c, int64_t rows, int n, int64_t ldc,
+                                                        const float* bias, conv::Clamp clamp) {
+  const __m256 lo = _mm256_set1_ps(clamp.lo), hi = _mm256_set1_ps(clamp.hi);
+  alignas(32) int32_t lanes[8];
+  for (int i = 0; i < 8; ++i) lanes[i] = i < n % 8 ? -1 : 0;
+  const __m256i tail = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = c + r * ldc;
+    int o = 0;
+    for (; o + 8 <= n; o += 8) {
+      __m256 v = _mm256_loadu_ps(row + o);
+      if (bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias + o));
+      _mm256_storeu_ps(row + o, Clamp8(round8(v), lo, hi));
+    }
+    if (o < n) {
+      __m256 v = _mm256_maskload_ps(row + o, tail);
+      if (bias) v = _mm256_add_ps(v, _mm256_maskload_ps(bias + o, tail));
+      _mm256_maskstore_ps(row + o, tail, Clamp8(round8(v), lo, hi));
+    }
+  }
+}
+#endif
+
+void FinishRows(float* c, int64_t rows, int n, int64_t ldc, const float* bias, conv::Clamp clamp) {
+#if GPUCLEAN_CONV_X86
+  if (HasF16c() && n > 0) return FinishRowsF16c(c, rows, n, ldc, bias, clamp);
+#endif
   if (bias)
-    for (int o = 0; o < n; ++o) dst[o] = acc[o] + bias[o];
+    for (int64_t r = 0; r < rows; ++r)
+      for (int o = 0; o < n; ++o) c[r * ldc + o] += bias[o];
+  if (ldc == n) RoundInPlace(c, rows * n);
   else
-    std::copy(acc, acc + n, dst);
-  RoundInPlace(dst, n);
-  for (int o = 0; o < n; ++o) dst[o] = clamp(dst[o]);
+    for (int64_t r = 0; r < rows; ++r) RoundInPlace(c + r * ldc, n);
+  if (clamp.lo > -INFINITY || clamp.hi < INFINITY)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int o = 0; o < n; ++o) c[r * ldc + o] = clamp(c[r * ldc + o]);
 }
 
 namespace {
@@ -255,6 +298,27 @@ __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void NativeRows(
   }
 }
 
+// Few outputs per item (a one-channel mask head) would leave most of the 32
+// lanes empty: there the lanes hold up to 32 items (pixels) instead, one
+// chain per output, the same steps in the same order.
+constexpr int kNarrowOutputs = 8;
+constexpr int kColumnItems = 32;
+__attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void NativeColumns(const _Float16* a, int rows,
+                                                                                 int64_t k, const _Float16* wt,
+                                                                                 int n, float* acc,
+                                                                                 _Float16* columns) {
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int r = 0; r < kColumnItems; ++r) columns[kk * kColumnItems + r] = r < rows ? a[r * k + kk] : _Float16(0);
+  alignas(64) _Float16 lanes[kColumnItems];
+  for (int o = 0; o < n; ++o) {
+    __m512h r = _mm512_setzero_ph();
+    for (int64_t kk = 0; kk < k; ++kk)
+      r = _mm512_fmadd_ph(_mm512_load_ph(columns + kk * kColumnItems), _mm512_set1_ph(wt[kk * n + o]), r);
+    _mm512_store_ph(lanes, r);
+    for (int p = 0; p < rows; ++p) acc[static_cast<int64_t>(p) * n + o] = static_cast<float>(lanes[p]);
+  }
+}
+
 void NativeBlock(const _Float16* a, int rows, int64_t k, const _Float16* wt, int n, float* acc) {
   switch (rows) {
     case 8: return NativeRows<8>(a, k, wt, n, acc);
@@ -287,13 +351,19 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
     std::vector<_Float16> wh(wt.size()), source_half(source ? source_size : 0);
     ToHalf(wt.data(), wh.data(), static_cast<int64_t>(wt.size()));
     if (source) ToHalf(source, source_half.data(), source_size);
-    const int64_t blocks = (items + kNativeRows - 1) / kNativeRows;
-    pool.ParallelFor(blocks, conv::GrainFor(blocks, kNativeRows * n * k), [&](int64_t b0, int64_t b1) {
-      std::vector<float> row(k), acc(static_cast<size_t>(kNativeRows) * n);
-      std::vector<_Float16> rows(static_cast<size_t>(kNativeRows) * k);
+    const bool narrow = n <= kNarrowOutputs;
+    const int block = narrow ? kColumnItems : kNativeRows;
+    const int64_t blocks = (items + block - 1) / block;
+    pool.ParallelFor(blocks, conv::GrainFor(blocks, block * n * k), [&](int64_t b0, int64_t b1) {
+      std::vector<float> row(k), acc(static_cast<size_t>(block) * n);
+      std::vector<_Float16> rows(static_cast<size_t>(block) * k);
+      std::vector<_Float16> columns;
+      if (narrow) columns.resize(static_cast<size_t>(kColumnItems) * k + 32);
+      // _mm512_load_ph needs 64-byte alignment.
+      _Float16* aligned = narrow ? reinterpret_cast<_Float16*>((reinterpret_cast<uintptr_t>(columns.data()) + 63) & ~uintptr_t{63}) : nullptr;
       for (int64_t b = b0; b < b1; ++b) {
-        const int64_t first = b * kNativeRows;
-        const int count = static_cast<int>(std::min<int64_t>(kNativeRows, items - first));
+        const int64_t first = b * block;
+        const int count = static_cast<int>(std::min<int64_t>(block, items - first));
         for (int r = 0; r < count; ++r) {
           if constexpr (std::is_invocable_v<const Fill&, int64_t, _Float16*, const _Float16*>) {
             if (source) {
@@ -304,7 +374,8 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
           fill(first + r, row.data(), source);
           ToHalf(row.data(), rows.data() + r * k, k);
         }
-        NativeBlock(rows.data(), count, k, wh.data(), n, acc.data());
+        if (narrow) NativeColumns(rows.data(), count, k, wh.data(), n, acc.data(), aligned);
+        else NativeBlock(rows.data(), count, k, wh.data(), n, acc.data());
         for (int r = 0; r < count; ++r) done(first + r, acc.data() + static_cast<int64_t>(r) * n);
       }
     });
@@ -357,7 +428,8 @@ void Gemm(ThreadPool& pool, int64_t m, int n, int k, conv::Strided a, conv::Stri
         const float* pa = a.p + i * a.row;
         for (int kk = 0; kk < k; ++kk) row[kk] = pa[kk * a.col];
       },
-      [&](int64_t i, const float* acc) { FinishRow(acc, bias, n, clamp, c + i * ldc); });
+      [&](int64_t i, const float* acc) { std::copy(acc, acc + n, c + i * ldc); });
+  FinishRows(c, m, n, ldc, bias, clamp);
 }
 
 void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, const float* weights, int n,
@@ -369,14 +441,24 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
   for (int o = 0; o < n; ++o)
     for (int64_t kk = 0; kk < k; ++kk) wt[kk * n + o] = weights[o * k + kk];
   const int64_t source_size = static_cast<int64_t>(g.batch) * g.in_h * g.in_w * g.in_pixel_stride;
+  const int64_t plane = static_cast<int64_t>(g.out_h) * g.out_w;
+  // 1x1, stride 1, no padding: an item's row is its input pixel.
+  const bool pointwise = g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
+                         g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
   DotRows(
       pool, pixels, k, wt, n, input, source_size,
       [&](int64_t p, auto* row, const auto* source) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(row)>>;
+        if (pointwise) {
+          const T* src = source + p * g.in_pixel_stride + g.in_c_offset;
+          std::copy(src, src + g.in_c, row);
+          return;
+        }
         // The pixel's im2col row; zero padding contributes exact zeros
         // (acc + 0 * w = acc, already a half value).
-        const int64_t b = p / (static_cast<int64_t>(g.out_h) * g.out_w);
-        const int oy = static_cast<int>(p / g.out_w % g.out_h), ox = static_cast<int>(p % g.out_w);
+        const int64_t b = p / plane;
+        const int rem = static_cast<int>(p - b * plane);
+        const int oy = rem / g.out_w, ox = rem - oy * g.out_w;
         T* dst = row;
         for (int ky = 0; ky < g.kh; ++ky) {
           const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
@@ -391,7 +473,8 @@ void Conv(ThreadPool& pool, const float* input, const conv::ConvGeometry& g, con
           }
         }
       },
-      [&](int64_t p, const float* acc) { FinishRow(acc, bias, n, clamp, c + p * ldc); });
+      [&](int64_t p, const float* acc) { std::copy(acc, acc + n, c + p * ldc); });
+  FinishRows(c, pixels, n, ldc, bias, clamp);
 }
 
 void TransposeConv(ThreadPool& pool, const float* in, const float* weights, const float* bias,
@@ -421,7 +504,7 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
       };
       auto done = [&](int64_t item, const float* acc) {
         const auto [b, oy, ox] = pixel(item);
-        FinishRow(acc, bias, g.out_c, clamp, out + ((b * g.out_h + oy) * g.out_w + ox) * g.out_c);
+        std::copy(acc, acc + g.out_c, out + ((b * g.out_h + oy) * g.out_w + ox) * g.out_c);
       };
       if (hit.empty()) {
         const std::vector<float> zeros(g.out_c, 0.0f);
@@ -452,6 +535,7 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
           },
           done);
     }
+  FinishRows(out, static_cast<int64_t>(g.batch) * g.out_h * g.out_w, g.out_c, g.out_c, bias, clamp);
 }
 
 #if GPUCLEAN_CONV_X86

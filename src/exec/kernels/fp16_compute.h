@@ -38,9 +38,10 @@ float Round(float x);
 // Round(v[i]) for every i < n, vectorised where the CPU allows.
 void RoundInPlace(float* v, int64_t n);
 
-// dst[o] = clamp(Round(acc[o] + bias[o])) for o < n (bias may be null): the
-// end of every dot product, vectorised.
-void FinishRow(const float* acc, const float* bias, int n, conv::Clamp clamp, float* dst);
+// c[r * ldc + o] = clamp(Round(c[r * ldc + o] + bias[o])) for r < rows,
+// o < n (bias may be null): the end of every dot product, over a whole
+// output at once (per row it cost more than the products of small layers).
+void FinishRows(float* c, int64_t rows, int n, int64_t ldc, const float* bias, conv::Clamp clamp);
 
 // A 4-lane half-precision sum, in the order described above.
 class LaneSum {
