@@ -43,6 +43,9 @@ float Round(float x) {
 
 namespace {
 
+// At most this many outputs per item, the lanes hold items instead.
+constexpr int kNarrowOutputs = 8;
+
 // The row steps the dot products here are made of, over n accumulators:
 //   AxpyRound:   acc[o] = half(acc[o] + a * w[o])     (one input, n outputs)
 //   Taps:        acc[o] = sum over taps t of x_t[o] * w_t[o]  (depthwise)
@@ -126,6 +129,23 @@ __attribute__((target("avx2,f16c,fma"))) void RowsTimesMatrixF16c(const float* a
       _mm256_maskstore_ps(acc + static_cast<int64_t>(i) * n + o, m0, r0[i]);
       _mm256_maskstore_ps(acc + static_cast<int64_t>(i) * n + o + 8, m1, r1[i]);
     }
+  }
+}
+// Few outputs per item: 32 items across four 8-lane vectors, one chain per
+// output and vector, the same steps in the same order (a [rows][k] block).
+__attribute__((target("avx2,f16c,fma"))) void ColumnsF16c(const float* a, int rows, int64_t k, const float* wt,
+                                                         int n, float* acc, float* columns) {
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int r = 0; r < 32; ++r) columns[kk * 32 + r] = r < rows ? a[r * k + kk] : 0.0f;
+  alignas(32) float lanes[32];
+  for (int o = 0; o < n; ++o) {
+    __m256 r[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const __m256 w = _mm256_set1_ps(wt[kk * n + o]);
+      for (int j = 0; j < 4; ++j) r[j] = round8(_mm256_fmadd_ps(_mm256_loadu_ps(columns + kk * 32 + 8 * j), w, r[j]));
+    }
+    for (int j = 0; j < 4; ++j) _mm256_store_ps(lanes + 8 * j, r[j]);
+    for (int p = 0; p < rows; ++p) acc[static_cast<int64_t>(p) * n + o] = lanes[p];
   }
 }
 bool HasF16c() { return conv::ActiveIsa() != conv::Isa::kGeneric && __builtin_cpu_supports("f16c"); }
@@ -301,7 +321,6 @@ __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void NativeRows(
 // Few outputs per item (a one-channel mask head) would leave most of the 32
 // lanes empty: there the lanes hold up to 32 items (pixels) instead, one
 // chain per output, the same steps in the same order.
-constexpr int kNarrowOutputs = 8;
 constexpr int kColumnItems = 32;
 __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void NativeColumns(const _Float16* a, int rows,
                                                                                  int64_t k, const _Float16* wt,
@@ -384,14 +403,21 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
 #endif
 #if GPUCLEAN_CONV_X86
   if (HasF16c()) {
-    constexpr int kRows = 4;
-    const int64_t blocks = (items + kRows - 1) / kRows;
-    pool.ParallelFor(blocks, conv::GrainFor(blocks, kRows * n * k), [&](int64_t b0, int64_t b1) {
-      std::vector<float> rows(static_cast<size_t>(kRows) * k), acc(static_cast<size_t>(kRows) * n);
+    const bool narrow = n <= kNarrowOutputs;
+    const int block = narrow ? 32 : 4;
+    const int64_t blocks = (items + block - 1) / block;
+    pool.ParallelFor(blocks, conv::GrainFor(blocks, block * n * k), [&](int64_t b0, int64_t b1) {
+      std::vector<float> rows(static_cast<size_t>(block) * k), acc(static_cast<size_t>(block) * n);
+      std::vector<float> columns(narrow ? static_cast<size_t>(32) * k : 0);
       for (int64_t b = b0; b < b1; ++b) {
-        const int64_t first = b * kRows;
-        const int count = static_cast<int>(std::min<int64_t>(kRows, items - first));
+        const int64_t first = b * block;
+        const int count = static_cast<int>(std::min<int64_t>(block, items - first));
         for (int r = 0; r < count; ++r) fill(first + r, rows.data() + r * k, source);
+        if (narrow) {
+          ColumnsF16c(rows.data(), count, k, wt.data(), n, acc.data(), columns.data());
+          for (int r = 0; r < count; ++r) done(first + r, acc.data() + static_cast<int64_t>(r) * n);
+          continue;
+        }
         switch (count) {
           case 4: RowsTimesMatrixF16c<4>(rows.data(), k, wt.data(), n, acc.data()); break;
           case 3: RowsTimesMatrixF16c<3>(rows.data(), k, wt.data(), n, acc.data()); break;
