@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "gpuclean/builder.h"
 #include "gpuclean/format.h"
 #include "support/test_support.h"
 
@@ -74,6 +75,24 @@ TEST(FixCommand, InPlaceReplacesOnlyWhenAsked) {
   ASSERT_EQ(in_place.exit_code, 0) << in_place.err;
   EXPECT_NE(fs::file_size(copy), size_before);
   EXPECT_NO_THROW(format::ReadModel(copy));
+}
+
+// A vendor op our interpreter has no kernel for: lint still chooses the SPLIT
+// rewrite, but nothing can be proven, so nothing is written.
+TEST(FixCommand, UnprovableRewriteWritesNothingAndSaysWhy) {
+  testing::TempDir dir;
+  builder::GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4, 4, 8});
+  const auto halves = b.Split(x, 3, 2);
+  b.Output(b.Custom("MyVendorOp", {b.Add(halves[0], halves[1])}, {}, {{tfl::TensorType_FLOAT32, {1, 4, 4, 4}}})[0]);
+  const std::string model = dir.file("vendor.tflite"), out = dir.file("fixed.tflite");
+  format::WriteModel(b.Finish(), model);
+  auto r = RunGpuclean("fix " + ShellQuote(model) + " -o " + ShellQuote(out));
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("split-to-slices cannot be proven"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MyVendorOp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nothing written"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(FixCommand, BadUsageIsOneLineAndExitTwo) {
