@@ -446,6 +446,19 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
 
 // fp16-compute SUM/MEAN/REDUCE_PROD of float32: per output, the elements in
 // the input's row-major order through fp16::LaneSum / LaneProduct.
+// Steps the row-major index over the first `dims` dimensions of the plan,
+// keeping the input and output offsets in step.
+void Advance(const ReducePlan& p, size_t dims, std::vector<int64_t>& idx, int64_t& in_off, int64_t& out_off) {
+  for (size_t j = dims; j-- > 0;) {
+    in_off += p.in_stride[j];
+    out_off += p.out_stride[j];
+    if (++idx[j] < p.n[j]) return;
+    in_off -= p.in_stride[j] * p.n[j];
+    out_off -= p.out_stride[j] * p.n[j];
+    idx[j] = 0;
+  }
+}
+
 // ReduceFp16<LaneSum> when the innermost dimension is kept and contiguous in
 // input and output (a spatial MEAN over NHWC): one sweep of it feeds one
 // element to each output of a block, and the outputs of a block have all
@@ -468,14 +481,7 @@ bool ReduceFp16KeptInner(KernelContext& ctx, ReduceKind kind, const ReducePlan& 
     const float* x = in + in_off;
     for (int64_t i = 0; i < inner; ++i) lane[i] += x[i];
     fp16::RoundInPlace(lane, inner);
-    for (size_t j = rank - 1; j-- > 0;) {
-      in_off += p.in_stride[j];
-      out_off += p.out_stride[j];
-      if (++idx[j] < p.n[j]) break;
-      in_off -= p.in_stride[j] * p.n[j];
-      out_off -= p.out_stride[j] * p.n[j];
-      idx[j] = 0;
-    }
+    Advance(p, rank - 1, idx, in_off, out_off);
   }
   const float inverse = fp16::Round(1.0f / static_cast<float>(count));
   const float *l0 = lanes.data(), *l1 = l0 + outputs, *l2 = l1 + outputs, *l3 = l2 + outputs;
@@ -500,14 +506,7 @@ void ReduceFp16(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64_
   int64_t in_off = 0, out_off = 0;
   for (int64_t e = 0; e < total; ++e) {
     lanes[out_off].Add(in[in_off]);
-    for (size_t j = rank; j-- > 0;) {
-      in_off += p.in_stride[j];
-      out_off += p.out_stride[j];
-      if (++idx[j] < p.n[j]) break;
-      in_off -= p.in_stride[j] * p.n[j];
-      out_off -= p.out_stride[j] * p.n[j];
-      idx[j] = 0;
-    }
+    Advance(p, rank, idx, in_off, out_off);
   }
   const float inverse = fp16::Round(1.0f / static_cast<float>(count));
   for (int64_t i = 0; i < p.out_size; ++i) {
