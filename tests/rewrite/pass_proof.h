@@ -4,6 +4,8 @@
 // our interpreter AND on LiteRT.js, and the lint finding it addresses is gone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -80,6 +82,21 @@ inline void ExpectFindingGone(const ir::Model& before, const ir::Model& after, c
                               const std::string& target = lint::kDefaultTarget) {
   EXPECT_GT(CountFindings(before, rule, target), 0) << "the original graph should trigger " << rule;
   EXPECT_EQ(CountFindings(after, rule, target), 0) << "the rewritten graph still triggers " << rule;
+}
+
+// Worst output correlation of `model` run in fp16-compute against
+// `reference` in fp32 (-1 where it is undefined, e.g. a NaN output).
+inline double Fp16Correlation(const ir::Model& reference, const ir::Model& model,
+                              const std::vector<npy::Array>& inputs) {
+  const std::vector<npy::Array> want = RunOurs(reference, inputs);
+  const std::vector<npy::Array> got =
+      RunOurs(model, inputs, exec::InterpreterOptions{.precision = exec::Precision::kFp16Compute});
+  double worst = 1;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double c = Compare(want[i], got[i]).correlation;
+    worst = std::isnan(c) ? -1 : std::min(worst, c);
+  }
+  return worst;
 }
 
 // The number of ops with this code in the main subgraph.

@@ -12,23 +12,11 @@ namespace {
 using builder::GraphBuilder;
 constexpr auto F32 = tfl::TensorType_FLOAT32;
 
-double Fp16Correlation(const ir::Model& reference, const ir::Model& model, const std::vector<npy::Array>& inputs) {
-  const std::vector<npy::Array> want = testing::RunOurs(reference, inputs);
-  const std::vector<npy::Array> got =
-      testing::RunOurs(model, inputs, exec::InterpreterOptions{.precision = exec::Precision::kFp16Compute});
-  double worst = 1;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const double c = testing::Compare(want[i], got[i]).correlation;
-    worst = std::isnan(c) ? -1 : std::min(worst, c);
-  }
-  return worst;
-}
-
 void ExpectFixesFp16(const ir::Model& model, const std::vector<npy::Array>& inputs) {
-  EXPECT_LT(Fp16Correlation(model, model, inputs), 0.999) << "the pattern should break in fp16";
+  EXPECT_LT(testing::Fp16Correlation(model, model, inputs), 0.999) << "the pattern should break in fp16";
   const testing::PassProof proof = testing::ExpectPassProven("rmsnorm-scale-first", model, inputs);
   EXPECT_EQ(proof.result.sites.size(), 1u);
-  EXPECT_GE(Fp16Correlation(model, proof.rewritten, inputs), 0.999);
+  EXPECT_GE(testing::Fp16Correlation(model, proof.rewritten, inputs), 0.999);
   // Bit-identical in fp32: the scale is a power of two.
   EXPECT_EQ(testing::RunOurs(model, inputs)[0].data, testing::RunOurs(proof.rewritten, inputs)[0].data);
 }

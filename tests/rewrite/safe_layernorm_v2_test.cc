@@ -12,25 +12,12 @@ namespace {
 using builder::GraphBuilder;
 constexpr auto F32 = tfl::TensorType_FLOAT32;
 
-// Correlation of `model` run in fp16-compute against `reference` in fp32.
-double Fp16Correlation(const ir::Model& reference, const ir::Model& model, const std::vector<npy::Array>& inputs) {
-  const std::vector<npy::Array> want = testing::RunOurs(reference, inputs);
-  const std::vector<npy::Array> got =
-      testing::RunOurs(model, inputs, exec::InterpreterOptions{.precision = exec::Precision::kFp16Compute});
-  double worst = 1;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const double c = testing::Compare(want[i], got[i]).correlation;
-    worst = std::isnan(c) ? -1 : std::min(worst, c);
-  }
-  return worst;
-}
-
 // The pass fixes what fp16 breaks and proves exact in fp32.
 void ExpectFixesFp16(const ir::Model& model, const std::vector<npy::Array>& inputs, size_t sites = 1) {
-  EXPECT_LT(Fp16Correlation(model, model, inputs), 0.999) << "the pattern should break in fp16";
+  EXPECT_LT(testing::Fp16Correlation(model, model, inputs), 0.999) << "the pattern should break in fp16";
   const testing::PassProof proof = testing::ExpectPassProven("safe-layernorm-v2", model, inputs, sites);
   EXPECT_EQ(proof.result.sites.size(), sites);
-  EXPECT_GE(Fp16Correlation(model, proof.rewritten, inputs), 0.999);
+  EXPECT_GE(testing::Fp16Correlation(model, proof.rewritten, inputs), 0.999);
   EXPECT_GT(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_REDUCE_MAX), 0);
   // The scale is a power of two: fp32 outputs are the original's bits.
   EXPECT_EQ(testing::RunOurs(model, inputs)[0].data, testing::RunOurs(proof.rewritten, inputs)[0].data);
@@ -50,10 +37,10 @@ TEST(SafeLayerNormV2, FixesTheNafnetLayerNorm512Pattern) {
 TEST(SafeLayerNormV2, FixesTheParakeetV1Pattern) {
   const synth::SynthGraph& g = *synth::Find("parakeet-frontend-7000");
   const ir::Model model = g.build();
-  EXPECT_LT(Fp16Correlation(model, model, g.inputs()), 0.999);
+  EXPECT_LT(testing::Fp16Correlation(model, model, g.inputs()), 0.999);
   const testing::PassProof proof = testing::ExpectPassProven("safe-layernorm-v2", model, g.inputs());
   EXPECT_EQ(proof.result.sites.size(), 1u);
-  EXPECT_GE(Fp16Correlation(model, proof.rewritten, g.inputs()), 0.999);
+  EXPECT_GE(testing::Fp16Correlation(model, proof.rewritten, g.inputs()), 0.999);
 }
 
 // S is a power of two, so the scaled norm is the original scaled exactly:
