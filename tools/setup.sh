@@ -4,7 +4,9 @@
 #      clang for the fuzzer, Node.js for the LiteRT.js oracle, Chromium for
 #      the LiteRT.js WebGPU probe, pybind11/numpy/pytest for the Python module);
 #   2. the pinned npm packages and the fixture models (tools/fetch_models.sh);
-#   3. a Release build in build/.
+#   3. a Release build in build/ of what the main job runs: the CLI and the
+#      Python module. `tools/test.sh` builds the tests and benchmarks
+#      (GPUCLEAN_BUILD_TARGETS=all does the same here).
 # Idempotent: reruns skip what is already there. Run as root or with sudo.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,7 +16,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libfp16-dev libopenblas-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev ccache
   python3-dev python3-numpy python3-pytest pybind11-dev python3-pybind11
   nodejs npm
   chromium
@@ -43,6 +45,18 @@ tools/fetch_models.sh >&2
 
 BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"
 echo "setup: building in $BUILD_DIR" >&2
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${GPUCLEAN_BUILD_TYPE:-Release}" ${GPUCLEAN_CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+LAUNCHER=()
+# ccache makes rebuilds (and other checkouts of the same tree) cheap.
+command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${GPUCLEAN_BUILD_TYPE:-Release}" "${LAUNCHER[@]}" \
+  ${GPUCLEAN_CMAKE_ARGS:-} >/dev/null
+# The main job needs only the CLI (and the Python module when it is on).
+TARGETS="${GPUCLEAN_BUILD_TARGETS:-gpuclean}"
+if [[ "$TARGETS" == all ]]; then
+  cmake --build "$BUILD_DIR" -j"$(nproc)"
+else
+  targets=($TARGETS)
+  grep -q '^GPUCLEAN_BUILD_PYTHON:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" && targets+=(_gpuclean)
+  cmake --build "$BUILD_DIR" -j"$(nproc)" --target "${targets[@]}"
+fi
 echo "setup: done; the CLI is $BUILD_DIR/gpuclean" >&2

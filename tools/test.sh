@@ -6,6 +6,6 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-tools/setup.sh
+GPUCLEAN_BUILD_TARGETS=all tools/setup.sh
 tools/run_fuzz.sh "${GPUCLEAN_FUZZ_SECONDS:-60}" >&2
 ctest --test-dir "${GPUCLEAN_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
