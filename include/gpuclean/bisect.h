@@ -65,6 +65,9 @@ struct BisectReport {
   double min_correlation = 0;
   std::vector<TensorDivergence> tensors;
   std::vector<Metrics> outputs;  // per graph output, b against a
+  // Graph output values of each run (in a's output order), for task gates
+  // and for comparing other runtimes against the same reference run.
+  std::vector<npy::Array> output_values_a, output_values_b;
   // Index into `tensors` of the first break, if any.
   std::optional<size_t> first_break;
   Cause cause = Cause::kNone;

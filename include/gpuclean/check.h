@@ -11,6 +11,8 @@
 #include "gpuclean/bisect.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/probe.h"
+#include "gpuclean/run.h"
+#include "gpuclean/task_gates.h"
 
 namespace gpuclean::check {
 
@@ -21,18 +23,31 @@ struct CheckOptions {
   int threads = 1;
   // Run the WebGPU probe when Node and Chromium are found.
   bool probe = true;
+  // Inputs: KEY=FILE.npy pairs; the rest generated from `seed` as `run` does.
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<exec::InputShape> input_shapes;
+  // Task gates per output (--gate [OUT:]GATE); outputs without one get the
+  // gate InferTaskGates picks.
+  std::vector<analyze::GateSpec> gates;
+  analyze::GateOptions gate_options;
   // Progress lines ("[2/4] lint"), for stderr.
   std::function<void(const std::string&)> progress;
 };
 
-enum class Verdict { kGpuClean, kFixable, kNeedsSplit };
+// kNotVerified: lint found nothing to fix, but a part that decides the
+// verdict (the fp16 numbers) could not run; the report says which and why.
+enum class Verdict { kGpuClean, kFixable, kNeedsSplit, kNotVerified };
 std::string_view VerdictName(Verdict verdict);
 
 struct MeasuredProbe {
   bool ran = false;
   std::string skipped_because;  // when !ran
   probe::ProbeResult result;
-  std::vector<analyze::Metrics> outputs;  // WebGPU fp16 against our fp32
+  // The reference the outputs are compared with: our fp32 run, or LiteRT.js
+  // wasm (fp32) when our interpreter cannot run the model.
+  std::string reference;
+  std::vector<analyze::Metrics> outputs;  // WebGPU fp16 against the reference
+  std::vector<analyze::OutputGateResult> gates;
 };
 
 struct CheckReport {
@@ -40,7 +55,12 @@ struct CheckReport {
   nlohmann::json inspect;
   lint::Matrix matrix;
   lint::Report lint;
+  std::string inputs_source;  // what the numbers were measured on
+  // Empty when fp32 vs fp16 ran; else the one line saying why it could not
+  // (e.g. no kernel for a custom op).
+  std::string numerics_skipped;
   analyze::BisectReport bisect;
+  std::vector<analyze::OutputGateResult> fp16_gates;  // fp16 emulation against fp32, per task gate
   MeasuredProbe webgpu;
   Verdict verdict = Verdict::kGpuClean;
   std::string verdict_line;

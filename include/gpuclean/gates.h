@@ -15,14 +15,14 @@
 
 namespace gpuclean::analyze {
 
-enum class GateKind { kCorrelation, kMaxAbs, kArgmax, kTopK, kIou, kEqual };
+enum class GateKind { kCorrelation, kMaxAbs, kMeanAbs, kArgmax, kTopK, kIou, kEqual };
 
-// One --gate value: "corr>=X", "maxabs<=X", "argmax", "topk=K", "iou>=X",
+// One --gate value: "corr>=X", "maxabs<=X", "meanabs<=X", "argmax", "topk=K", "iou>=X",
 // "equal", optionally prefixed with a tensor file name ("out0:argmax" or
 // "out0.npy:argmax") to apply it to that tensor only.
 struct GateSpec {
   GateKind kind = GateKind::kCorrelation;
-  double threshold = 0;  // corr>=, maxabs<=, iou>=
+  double threshold = 0;  // corr>=, maxabs<=, meanabs<=, iou>=
   int k = 0;             // topk=K
   std::string tensor;    // file name without ".npy"; empty: every tensor
   std::string text;      // the gate without the tensor prefix, as written
@@ -56,6 +56,9 @@ nlohmann::json ToJson(const GateResult& result);
 // a NaN that max_abs_diff skips must not pass.
 GateResult CorrelationGate(const Metrics& metrics, double min_correlation);
 GateResult MaxAbsGate(const Metrics& metrics, double max_abs_diff);
+// Mean abs diff over the elements finite on both sides: landmark error in
+// the output's units, where one outlier should not decide alone.
+GateResult MeanAbsGate(const Metrics& metrics, double mean_abs_diff);
 // Rows are every index of the leading axes; the argmax runs over the last
 // axis, first index on ties, NaN wins (numpy's argmax). Passes when every row
 // agrees.

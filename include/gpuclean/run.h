@@ -10,9 +10,26 @@
 
 namespace gpuclean::exec {
 
+// `--input-shape KEY=d0,d1,...`: the shape to run graph input KEY (an index
+// or a name) at instead of its stored one.
+struct InputShape {
+  std::string key;
+  std::vector<int32_t> dims;
+};
+// Parses KEY=d0,d1,... values; Error(kUsage) naming the bad one.
+std::vector<InputShape> ParseInputShapes(const std::vector<std::string>& specs);
+
+// A copy of `model` whose main-subgraph inputs have the given shapes, with
+// every computed tensor's shape inferred anew (by preparing the interpreter
+// on it). Only dimensions that shape_signature marks dynamic (-1) may change,
+// and ranks must match; Error(kUsage) otherwise. A model with dynamic
+// dimensions and no --input-shape runs at its stored shape, as LiteRT does.
+ir::Model WithInputShapes(const ir::Model& model, const std::vector<InputShape>& shapes);
+
 struct RunRequest {
   std::string model_path;
   std::vector<std::pair<std::string, std::string>> inputs;  // KEY (index or name) -> .npy path
+  std::vector<InputShape> input_shapes;
   uint32_t seed = 0;
   Precision precision = Precision::kFp32;
   int threads = 1;

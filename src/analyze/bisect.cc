@@ -448,7 +448,11 @@ BisectReport Bisect(const BisectSide& a, const BisectSide& b, const std::vector<
   }
   for (int32_t t : ga.outputs) {
     auto it = record_of.find(t);
-    if (it != record_of.end()) report.outputs.push_back(report.tensors[it->second].metrics);
+    if (it == record_of.end()) continue;
+    report.outputs.push_back(report.tensors[it->second].metrics);
+    report.output_values_a.push_back(ta.values.at(t));
+    const int other = same_model ? t : b_by_name.at(ga.tensors[t].name);
+    report.output_values_b.push_back(tb.values.at(other));
   }
   if (report.first_break) Classify(ga, ta, report, options.min_correlation);
   return report;

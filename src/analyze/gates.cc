@@ -27,7 +27,7 @@ double ParseNumber(const std::string& text, const std::string& gate) {
   return value;
 }
 
-constexpr const char* kGateForms = "corr>=X, maxabs<=X, argmax, topk=K, iou>=X or equal, optionally NAME:GATE";
+constexpr const char* kGateForms = "corr>=X, maxabs<=X, meanabs<=X, argmax, topk=K, iou>=X or equal, optionally NAME:GATE";
 
 std::string Shape(const npy::Array& a) { return fmt::format("[{}]", fmt::join(a.shape, ",")); }
 
@@ -122,7 +122,7 @@ GateResult IouResult(const std::string& what, const IouStats& s, double sum, dou
 GateSpec ParseGate(const std::string& text) {
   GateSpec spec;
   std::string gate = text;
-  if (const size_t colon = gate.find(':'); colon != std::string::npos) {
+  if (const size_t colon = gate.rfind(':'); colon != std::string::npos) {
     spec.tensor = gate.substr(0, colon);
     gate = gate.substr(colon + 1);
     if (spec.tensor.size() > 4 && spec.tensor.ends_with(".npy")) spec.tensor.resize(spec.tensor.size() - 4);
@@ -141,6 +141,10 @@ GateSpec ParseGate(const std::string& text) {
     spec.kind = GateKind::kMaxAbs;
     spec.threshold = ParseNumber(*v, text);
     if (spec.threshold < 0) UsageError(fmt::format("--gate '{}': maxabs bound must not be negative", text));
+  } else if (auto v = after("meanabs<=")) {
+    spec.kind = GateKind::kMeanAbs;
+    spec.threshold = ParseNumber(*v, text);
+    if (spec.threshold < 0) UsageError(fmt::format("--gate '{}': meanabs bound must not be negative", text));
   } else if (auto v = after("iou>=")) {
     spec.kind = GateKind::kIou;
     spec.threshold = ParseNumber(*v, text);
@@ -184,16 +188,28 @@ GateResult CorrelationGate(const Metrics& m, double min_correlation) {
   return r;
 }
 
-GateResult MaxAbsGate(const Metrics& m, double max_abs_diff) {
+namespace {
+
+GateResult AbsDiffGate(const Metrics& m, const char* name, const char* what, double value, double bound) {
   GateResult r;
-  r.gate = fmt::format("maxabs<={}", max_abs_diff);
-  r.value = m.max_abs_diff;
+  r.gate = fmt::format("{}<={}", name, bound);
+  r.value = value;
   const bool same_nonfinite = m.nonfinite_ref == m.nonfinite_got;
-  r.passed = same_nonfinite && m.max_abs_diff <= max_abs_diff;
-  r.detail = fmt::format("max abs diff {:.6g}", m.max_abs_diff);
+  r.passed = same_nonfinite && value <= bound;
+  r.detail = fmt::format("{} {:.6g}", what, value);
   if (!same_nonfinite)
     r.detail += fmt::format(" (non-finite: {} in REF, {} in GOT)", m.nonfinite_ref, m.nonfinite_got);
   return r;
+}
+
+}  // namespace
+
+GateResult MaxAbsGate(const Metrics& m, double max_abs_diff) {
+  return AbsDiffGate(m, "maxabs", "max abs diff", m.max_abs_diff, max_abs_diff);
+}
+
+GateResult MeanAbsGate(const Metrics& m, double mean_abs_diff) {
+  return AbsDiffGate(m, "meanabs", "mean abs diff", m.mean_abs_diff, mean_abs_diff);
 }
 
 GateResult ArgmaxGate(const npy::Array& ref, const npy::Array& got) {
@@ -320,6 +336,7 @@ GateResult ApplyGateKind(const GateSpec& spec, const npy::Array& ref, const npy:
   switch (spec.kind) {
     case GateKind::kCorrelation: return CorrelationGate(metrics, spec.threshold);
     case GateKind::kMaxAbs: return MaxAbsGate(metrics, spec.threshold);
+    case GateKind::kMeanAbs: return MeanAbsGate(metrics, spec.threshold);
     case GateKind::kArgmax: return ArgmaxGate(ref, got);
     case GateKind::kTopK: return TopKGate(ref, got, spec.k);
     case GateKind::kEqual: return EqualGate(ref, got);

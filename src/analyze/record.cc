@@ -45,7 +45,9 @@ bool ContainsNoCase(const std::string& text, const std::string& needle) {
   return it != text.end();
 }
 
-bool IsNumericGate(GateKind kind) { return kind == GateKind::kCorrelation || kind == GateKind::kMaxAbs; }
+bool IsNumericGate(GateKind kind) {
+  return kind == GateKind::kCorrelation || kind == GateKind::kMaxAbs || kind == GateKind::kMeanAbs;
+}
 
 std::string Partitions(const std::optional<int64_t>& partitions) {
   if (!partitions) return "partitions not logged";

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/input_shape_flag.h"
 #include "gpuclean/bisect.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
@@ -27,7 +28,7 @@ void AddBisect(CLI::App& app, Handler& handler) {
       "bisect", "Find the first op whose numbers break between two numeric modes (or two models), its cause and fix");
   struct Args {
     std::string model, a = "fp32", b = "fp16-compute", html, overlay;
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs, input_shapes;
     uint32_t seed = 0;
     double min_correlation = 0.999;
     int threads = 1;
@@ -36,6 +37,7 @@ void AddBisect(CLI::App& app, Handler& handler) {
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->model, "the .tflite file")->required();
   cmd->add_option("--input", args->inputs, "KEY=FILE.npy (repeatable); inputs not given are generated as by `run`");
+  AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->seed, "seed for generated inputs")->default_val(0);
   cmd->add_option("--a", args->a, "reference: fp32 | fp16-storage | fp16-compute | another .tflite (run in fp32)")
       ->default_val("fp32");
@@ -51,7 +53,7 @@ void AddBisect(CLI::App& app, Handler& handler) {
   cmd->callback([args, &handler] {
     handler = [args] {
       if (args->threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
-      auto model = std::make_shared<const ir::Model>(format::ReadModel(args->model));
+      auto model = std::make_shared<const ir::Model>(ReadModelAtShapes(args->model, args->input_shapes));
       const analyze::BisectSide a = Side(args->a, model), b = Side(args->b, model);
       const std::vector<npy::Array> inputs =
           exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed);

@@ -2,6 +2,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/gate_flags.h"
+#include "cli/input_shape_flag.h"
 #include "gpuclean/check.h"
 
 namespace gpuclean::cli {
@@ -14,6 +16,8 @@ void AddCheck(CLI::App& app, Handler& handler) {
     std::string model;
     check::CheckOptions options;
     bool json = false, no_probe = false;
+    std::vector<std::string> inputs, input_shapes;
+    GateFlags gates;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->model,
@@ -22,6 +26,9 @@ void AddCheck(CLI::App& app, Handler& handler) {
       ->default_val(lint::kDefaultTarget);
   cmd->add_option("--seed", args->options.seed, "seed for generated inputs")->default_val(0);
   cmd->add_option("--threads", args->options.threads, "worker threads")->default_val(1);
+  cmd->add_option("--input", args->inputs, "KEY=FILE.npy (repeatable); inputs not given are generated as by `run`");
+  AddInputShapeFlag(cmd, args->input_shapes);
+  args->gates.Add(cmd);
   cmd->add_flag("--no-probe", args->no_probe, "skip the real WebGPU delegate run");
   cmd->add_flag("--json", args->json, "print the report as JSON to stdout");
   cmd->callback([args, &handler] {
@@ -34,6 +41,10 @@ void AddCheck(CLI::App& app, Handler& handler) {
         std::cerr << "check: no MODEL given; using " << args->model << "\n";
       }
       args->options.probe = !args->no_probe;
+      args->options.inputs = ParseInputSpecs(args->inputs);
+      args->options.input_shapes = exec::ParseInputShapes(args->input_shapes);
+      args->options.gates = args->gates.Specs();
+      args->options.gate_options = args->gates.Options();
       args->options.progress = [](const std::string& step) { std::cerr << "check: " << step << "\n"; };
       const check::CheckReport report = check::Check(args->model, args->options);
       if (args->json)

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/input_shape_flag.h"
 #include "gpuclean/format.h"
 #include "gpuclean/rewrite.h"
 
@@ -26,7 +27,7 @@ void AddFix(CLI::App& app, Handler& handler) {
       "fix", "Apply graph rewrites that lint suggests (or --passes), prove each on seeded inputs, then write");
   struct Args {
     std::string model, output, format = "text";
-    std::vector<std::string> passes;
+    std::vector<std::string> passes, input_shapes;
     rewrite::FixOptions options;
     bool dry_run = false, in_place = false;
   };
@@ -39,6 +40,7 @@ void AddFix(CLI::App& app, Handler& handler) {
                   "comma-separated pass ids instead of lint's choice; 'auto' adds lint's choice (docs/rewrite.md)");
   cmd->add_flag("--dry-run", args->dry_run, "apply and prove, write nothing");
   cmd->add_flag("--in-place", args->in_place, "overwrite MODEL (atomically) with the proven result");
+  AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->options.seed, "seed of the proof inputs")->capture_default_str();
   cmd->add_flag("--gelu-sigmoid", args->options.pass_options.gelu_sigmoid,
                 "gelu-tanh: use x*sigmoid(1.702x) instead of the tanh form");
@@ -53,7 +55,7 @@ void AddFix(CLI::App& app, Handler& handler) {
       if (!args->dry_run && !args->in_place && args->output.empty())
         throw Error(ErrorKind::kUsage, "fix needs -o OUT (or --dry-run, or --in-place)");
       args->options.passes = SplitCommas(args->passes);
-      const ir::Model model = format::ReadModel(args->model);
+      const ir::Model model = ReadModelAtShapes(args->model, args->input_shapes);
       const rewrite::FixResult result = rewrite::Fix(model, args->options);
       std::vector<std::string> written;
       if (result.ok && !args->dry_run)

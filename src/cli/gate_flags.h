@@ -17,7 +17,7 @@ struct GateFlags {
 
   void Add(CLI::App* cmd) {
     cmd->add_option("--gate", gates,
-                    "corr>=X | maxabs<=X | argmax | topk=K | iou>=X | equal, optionally NAME:GATE for one tensor "
+                    "corr>=X | maxabs<=X | meanabs<=X | argmax | topk=K | iou>=X | equal, optionally NAME:GATE for one tensor "
                     "(repeatable); exit 1 when one fails");
     cmd->add_option("--boxes", boxes, "iou>=X reads boxes: xyxy or cxcywh in the last axis (size 4)");
     cmd->add_option("--mask-threshold", mask_threshold, "iou>=X reads masks: value > T is foreground");

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/input_shape_flag.h"
 #include "gpuclean/error.h"
 #include "gpuclean/run.h"
 
@@ -10,7 +11,7 @@ void AddRun(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand("run", "Run a model on gpuclean's interpreter; writes DIR/out<i>.npy and DIR/meta.json");
   struct Args {
     exec::RunRequest request;
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs, input_shapes;
     std::string precision = "fp32";
   };
   auto args = std::make_shared<Args>();
@@ -18,6 +19,7 @@ void AddRun(CLI::App& app, Handler& handler) {
   cmd->add_option("--input", args->inputs,
                   "KEY=FILE.npy, KEY an input index or name (repeatable); inputs not given are generated "
                   "(float: uniform [0,1) from mulberry32 with --seed) and written to DIR/in<i>.npy");
+  AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->request.seed, "seed for generated inputs")->default_val(0);
   cmd->add_option("--precision", args->precision, "fp32 | fp16-storage | fp16-compute")->default_val("fp32");
   cmd->add_option("--out", args->request.out_dir, "output folder")->required();
@@ -29,6 +31,7 @@ void AddRun(CLI::App& app, Handler& handler) {
   cmd->callback([args, &handler] {
     handler = [args] {
       args->request.inputs = ParseInputSpecs(args->inputs);
+      args->request.input_shapes = exec::ParseInputShapes(args->input_shapes);
       args->request.precision = exec::ParsePrecision(args->precision);
       nlohmann::json meta = exec::RunToFolder(args->request);
       std::cerr << "ran " << args->request.model_path << " in " << meta["run_ms"].get<double>() << " ms; outputs in "

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/input_shape_flag.h"
 #include "gpuclean/format.h"
 #include "gpuclean/split.h"
 
@@ -12,7 +13,7 @@ void AddSplit(CLI::App& app, Handler& handler) {
       "split", "Cut a graph at named tensors into a chain of graphs; prove the chain equals the monolith bit for bit");
   struct Args {
     std::string model, prefix;
-    std::vector<std::string> at;
+    std::vector<std::string> at, input_shapes;
     uint32_t seed = 0;
     bool dry_run = false, json = false;
   };
@@ -22,13 +23,14 @@ void AddSplit(CLI::App& app, Handler& handler) {
       ->required()
       ->delimiter(',');
   cmd->add_option("-o,--output", args->prefix, "prefix of the written files: PREFIX.part<k>.tflite, PREFIX.chain.json");
+  AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->seed, "seed of the proof inputs")->capture_default_str();
   cmd->add_flag("--dry-run", args->dry_run, "cut and prove, write nothing");
   cmd->add_flag("--json", args->json, "print the chain as JSON");
   cmd->callback([args, &handler] {
     handler = [args] {
       if (!args->dry_run && args->prefix.empty()) throw Error(ErrorKind::kUsage, "split needs -o PREFIX (or --dry-run)");
-      const ir::Model model = format::ReadModel(args->model);
+      const ir::Model model = ReadModelAtShapes(args->model, args->input_shapes);
       const std::vector<split::Part> parts = split::Cut(model, args->at);
       const split::Proof proof = split::ProveChain(model, parts, args->seed);
       std::vector<std::string> files;

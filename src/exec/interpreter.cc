@@ -104,10 +104,9 @@ struct Interpreter::Impl {
         }
       }
     }
+    // A dynamic dimension (-1 in shape_signature) runs at the stored shape,
+    // as LiteRT does; exec::WithInputShapes picks another.
     for (int32_t t : g.inputs) {
-      if (g.tensors[t].is_dynamic())
-        ThrowUnsupported(fmt::format("graph input {} ('{}') has a dynamic shape signature; the interpreter needs "
-                                     "static input shapes", t, g.tensors[t].name));
       tensors[t].bytes = static_cast<size_t>(tensors[t].num_elements()) * ir::DTypeSize(tensors[t].dtype);
     }
 

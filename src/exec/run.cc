@@ -6,11 +6,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
+#include <sstream>
 
 #include "gpuclean/error.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
+#include "gpuclean/shapes.h"
 
 namespace gpuclean::exec {
 namespace fs = std::filesystem;
@@ -64,6 +67,62 @@ std::vector<npy::Array> PrepareInputs(const ir::Subgraph& g,
   return out;
 }
 
+std::vector<InputShape> ParseInputShapes(const std::vector<std::string>& specs) {
+  std::vector<InputShape> out;
+  for (const std::string& spec : specs) {
+    const auto eq = spec.rfind('=');
+    const auto bad = [&] {
+      return Error(ErrorKind::kUsage, fmt::format("--input-shape expects KEY=d0,d1,... with positive dimensions, "
+                                                  "got '{}'", spec));
+    };
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) throw bad();
+    InputShape shape{spec.substr(0, eq), {}};
+    std::stringstream dims(spec.substr(eq + 1));
+    for (std::string d; std::getline(dims, d, ',');) {
+      if (d.empty() || d.size() > 9 || !std::all_of(d.begin(), d.end(), ::isdigit)) throw bad();
+      const int32_t v = std::stoi(d);
+      if (v <= 0) throw bad();
+      shape.dims.push_back(v);
+    }
+    out.push_back(std::move(shape));
+  }
+  return out;
+}
+
+ir::Model WithInputShapes(const ir::Model& model, const std::vector<InputShape>& shapes) {
+  auto pinned = std::make_shared<ir::Model>(model);
+  if (shapes.empty()) return *pinned;
+  ir::Subgraph& g = pinned->subgraphs.at(0);
+  for (const InputShape& s : shapes) {
+    ir::Tensor& t = g.tensors[g.inputs[ResolveInputKey(g, s.key)]];
+    if (s.dims.size() != t.shape.size())
+      throw Error(ErrorKind::kUsage, fmt::format("--input-shape {}: input '{}' has rank {}, got {} dimensions", s.key,
+                                                 t.name, t.shape.size(), s.dims.size()));
+    int64_t elements = 1;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      const bool dynamic = d < t.shape_signature.size() && t.shape_signature[d] < 0;
+      if (!dynamic && s.dims[d] != t.shape[d])
+        throw Error(ErrorKind::kUsage, fmt::format("--input-shape {}: dimension {} of input '{}' is fixed at {} "
+                                                   "(shape_signature {}); only -1 dimensions can change",
+                                                   s.key, d, t.name, t.shape[d], ir::FormatShape(t.shape_signature)));
+      elements *= s.dims[d];
+      if (elements > std::numeric_limits<int32_t>::max())
+        throw Error(ErrorKind::kUsage, fmt::format("--input-shape {}: more than 2^31 elements", s.key));
+    }
+    t.shape = s.dims;
+  }
+  // Computed shapes follow from the inputs' (and from values of constant
+  // subgraphs, which only the interpreter evaluates).
+  std::vector<std::vector<int32_t>> inferred(g.tensors.size());
+  {
+    Interpreter interpreter(pinned);
+    for (size_t t = 0; t < g.tensors.size(); ++t) inferred[t] = interpreter.tensor(static_cast<int>(t)).shape;
+  }
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (!g.tensors[t].is_const()) g.tensors[t].shape = inferred[t];
+  return *pinned;
+}
+
 namespace {
 
 json TensorMeta(const ir::Tensor& t, const Tensor& runtime) {
@@ -76,7 +135,8 @@ json RunToFolder(const RunRequest& request) {
   if (request.out_dir.empty()) throw Error(ErrorKind::kUsage, "--out DIR is required");
   if (request.threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
   if (request.repeat < 1) throw Error(ErrorKind::kUsage, "--repeat must be at least 1");
-  auto model = std::make_shared<const ir::Model>(format::ReadModel(request.model_path));
+  auto model = std::make_shared<const ir::Model>(
+      WithInputShapes(format::ReadModel(request.model_path), request.input_shapes));
   Interpreter interpreter(model, {.threads = request.threads, .precision = request.precision});
   const ir::Subgraph& g = interpreter.graph();
 

@@ -231,9 +231,9 @@ const Entry* Matrix::Rule(const std::string& id) const {
 
 std::string DefaultDataDir() {
   if (const char* env = std::getenv("GPUCLEAN_DATA_DIR"); env && *env) return env;
-  // The data ships with the sources: this file is src/lint/matrix.cc.
-  fs::path source = fs::path(__FILE__).parent_path().parent_path().parent_path();
-  return (source / "data").string();
+  // The data ships with the sources (CMake passes their folder: __FILE__
+  // is relative when a compiler cache rewrites paths).
+  return (fs::path(GPUCLEAN_SOURCE_ROOT) / "data").string();
 }
 
 std::vector<std::string> ListTargets(const std::string& compat_dir) {

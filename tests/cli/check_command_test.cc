@@ -38,8 +38,9 @@ TEST(CheckCommand, CleanModelWithTheRealWebGpuDelegate) {
   EXPECT_EQ(j["lint"]["residency"][0]["gpu_nodes"], 164) << j["lint"]["residency"].dump();
   ASSERT_EQ(j["webgpu"]["ran"], true) << j["webgpu"].dump();
   EXPECT_EQ(j["webgpu"]["residency"]["gpu_ops"], 164);
-  ASSERT_EQ(j["webgpu"]["outputs_vs_fp32"].size(), 2u);
-  for (const auto& m : j["webgpu"]["outputs_vs_fp32"]) {
+  EXPECT_EQ(j["webgpu"]["reference"], "gpuclean fp32");
+  ASSERT_EQ(j["webgpu"]["outputs_vs_reference"].size(), 2u);
+  for (const auto& m : j["webgpu"]["outputs_vs_reference"]) {
     EXPECT_GE(m["correlation"].get<double>(), 0.999);  // fp16 on the GPU: close, and
     EXPECT_EQ(m["bit_identical"], false);              // not bit-identical (it really ran there)
   }
@@ -56,6 +57,8 @@ TEST(CheckCommand, EveryFixtureEndsWithAVerdict) {
     const auto j = nlohmann::json::parse(r.out);
     const std::string verdict = j["verdict"];
     EXPECT_TRUE(verdict == "gpu-clean" || verdict == "fixable" || verdict == "needs-split") << verdict;
+    // Every output is judged by a task gate, inferred when none is given.
+    EXPECT_EQ(j["fp16_gates"].size(), j["inspect"]["outputs"].size());
     EXPECT_EQ(r.exit_code == 0, verdict == "gpu-clean");
     EXPECT_FALSE(j["verdict_line"].get<std::string>().empty());
   }
@@ -73,6 +76,43 @@ TEST(CheckCommand, DefaultModelAndErrors) {
                             ShellQuote(testing::FixtureModel("face_detection_short_range.tflite")));
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_EQ(std::count(target.err.begin(), target.err.end(), '\n'), 1) << target.err;
+}
+
+TEST(CheckCommand, CustomOpsWithoutAKernelStillGetEverySectionItCan) {
+  // face_landmark_with_attention uses MediaPipe-only custom ops that neither
+  // our interpreter nor LiteRT.js has.
+  const std::string model = ShellQuote(testing::ZooModel("face_landmark_with_attention.tflite"));
+  auto r = RunGpuclean("check --no-probe --json " + model);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["inspect"]["op_count"].get<int>(), 0);
+  EXPECT_FALSE(j["lint"]["residency"].empty());
+  const std::string skipped = j["numerics_skipped"];
+  EXPECT_NE(skipped.find("no kernel"), std::string::npos) << skipped;
+  EXPECT_NE(j["verdict_line"].get<std::string>().find("not verified"), std::string::npos) << j["verdict_line"];
+  auto text = RunGpuclean("check --no-probe " + model);
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("lint ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("not run: op "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("verdict: "), std::string::npos) << text.out;
+}
+
+TEST(CheckCommand, GivenGatesDecideAndBadGatesAreUsageErrors) {
+  const std::string model = ShellQuote(testing::FixtureModel("selfie_segmentation.tflite"));
+  // An impossible gate fails the fp16 section whatever the drift.
+  auto strict = RunGpuclean("check --no-probe --json --gate out0:maxabs<=0 " + model);
+  EXPECT_EQ(strict.exit_code, 1) << strict.err;
+  const auto j = nlohmann::json::parse(strict.out);
+  ASSERT_EQ(j["fp16_gates"].size(), 1u);
+  EXPECT_EQ(j["fp16_gates"][0]["passed"], false);
+  EXPECT_EQ(j["fp16_gates"][0]["inferred"], false);
+  EXPECT_NE(j["verdict_line"].get<std::string>().find("fp16 breaks the task gate"), std::string::npos);
+  for (const char* bad : {"--gate out9:argmax", "--gate nonsense", "--gate iou>=0.9 --boxes xyxy --mask-threshold 0"}) {
+    SCOPED_TRACE(bad);
+    auto r = RunGpuclean("check --no-probe " + std::string(bad) + " " + model);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST(FixCommand, FixedSparseModelIsGpuCleanOnTheRealWebGpuDelegate) {
   EXPECT_EQ(j["verdict"], "gpu-clean") << j["verdict_line"];
   ASSERT_EQ(j["webgpu"]["ran"], true) << j["webgpu"].dump();
   EXPECT_EQ(j["webgpu"]["residency"]["gpu_ops"], 342);
-  for (const auto& m : j["webgpu"]["outputs_vs_fp32"]) EXPECT_GE(m["correlation"].get<double>(), 0.999);
+  for (const auto& m : j["webgpu"]["outputs_vs_reference"]) EXPECT_GE(m["correlation"].get<double>(), 0.999);
 }
 
 TEST(FixCommand, JsonDryRunWritesNothing) {

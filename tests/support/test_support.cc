@@ -37,6 +37,12 @@ std::string FixtureModel(const std::string& file_name) {
   return path.string();
 }
 
+std::string ZooModel(const std::string& file_name) {
+  const fs::path path = fs::path(SourceDir()) / ".cache" / "zoo" / file_name;
+  if (!fs::exists(path)) ADD_FAILURE() << "model " << path << " missing: run tools/fetch_models.sh";
+  return path.string();
+}
+
 TempDir::TempDir() {
   static int counter = 0;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

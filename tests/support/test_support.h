@@ -14,6 +14,9 @@ std::string SourceDir();
 // (never skips) when the cache is empty.
 std::vector<std::string> FixtureModels();
 std::string FixtureModel(const std::string& file_name);
+// A model of the wider set (.cache/zoo/: objectron, pose, face mesh) that no
+// per-fixture test iterates over. Fails the calling test when missing.
+std::string ZooModel(const std::string& file_name);
 
 // A fresh folder under the build's temp dir, removed by the destructor.
 class TempDir {
