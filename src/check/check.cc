@@ -209,10 +209,13 @@ std::string Num(double x) { return std::isfinite(x) ? fmt::format("{:.6f}", x) :
 
 std::string RenderGates(const std::vector<analyze::OutputGateResult>& gates) {
   std::string s;
+  int explained = -1;  // why an output's gates were inferred: said once per output
   for (const analyze::OutputGateResult& g : gates) {
+    const bool explain = g.gate.inferred && explained != g.gate.output;
+    if (explain) explained = g.gate.output;
     s += fmt::format("  output {} gate {}: {} - {}{}\n", g.gate.output, g.gate.spec.text,
                      g.result.passed ? "PASS" : "FAIL", g.result.detail,
-                     g.gate.inferred ? fmt::format(" (inferred: {})", g.gate.why) : "");
+                     explain ? fmt::format(" (inferred: {})", g.gate.why) : "");
   }
   return s;
 }
@@ -256,6 +259,7 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
   r.matrix = lint::LoadMatrix((options.data_dir.empty() ? lint::DefaultDataDir() : options.data_dir) + "/compat",
                               options.target);
   const std::vector<npy::Array> inputs = exec::PrepareInputs(model->main(), options.inputs, options.seed);
+  analyze::ResolveTaskGates(model->main(), options.gates, options.gate_options, {});  // a bad OUT fails here
   r.inputs_source = options.inputs.empty()
                         ? fmt::format("generated inputs (uniform [0,1), seed {})", options.seed)
                         : fmt::format("{} given input file(s), the rest generated (seed {})", options.inputs.size(),

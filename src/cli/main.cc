@@ -5,6 +5,18 @@
 #include "cli/commands.h"
 #include "gpuclean/error.h"
 
+namespace {
+
+// A repeatable option (--input, --gate, --passes...) takes one value per
+// occurrence, so `run --input 0=x.npy MODEL` leaves MODEL to the positional.
+void OneValuePerOccurrence(CLI::App& app) {
+  for (CLI::Option* option : app.get_options())
+    if (option->get_allow_extra_args() && option->nonpositional()) option->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands({})) OneValuePerOccurrence(*sub);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"gpuclean: check, fix and prove .tflite models for mobile GPUs", "gpuclean"};
   app.require_subcommand(1);
@@ -23,6 +35,7 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddRecord(app, handler);
   gpuclean::cli::AddBench(app, handler);
   gpuclean::cli::AddSynth(app, handler);
+  OneValuePerOccurrence(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

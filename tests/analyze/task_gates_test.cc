@@ -2,6 +2,7 @@
 // values, how given gates replace it, and how ApplyTaskGates judges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -33,7 +34,9 @@ npy::Array Filled(std::vector<int64_t> shape, float lo, float hi) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * static_cast<float>(i % 97) / 96.0f;
+  // A ramp from lo to hi (repeating every 97 elements in long arrays).
+  const float steps = static_cast<float>(std::max<int64_t>(1, std::min<int64_t>(n, 97) - 1));
+  for (int64_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * static_cast<float>(i % 97) / steps;
   return F32(shape, v);
 }
 
