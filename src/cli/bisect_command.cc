@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/image_flags.h"
 #include "cli/input_shape_flag.h"
 #include "gpuclean/bisect.h"
 #include "gpuclean/format.h"
@@ -33,6 +34,7 @@ void AddBisect(CLI::App& app, Handler& handler) {
     double min_correlation = 0.999;
     int threads = 1;
     bool json = false;
+    ImageFlags image;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->model, "the .tflite file")->required();
@@ -50,13 +52,14 @@ void AddBisect(CLI::App& app, Handler& handler) {
   cmd->add_flag("--json", args->json, "print the report as JSON to stdout");
   cmd->add_option("--html", args->html, "also write a self-contained HTML report");
   cmd->add_option("--overlay", args->overlay, "also write a Google Model Explorer node data overlay (JSON)");
+  args->image.Add(cmd);
   cmd->callback([args, &handler] {
     handler = [args] {
       if (args->threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
       auto model = std::make_shared<const ir::Model>(ReadModelAtShapes(args->model, args->input_shapes));
       const analyze::BisectSide a = Side(args->a, model), b = Side(args->b, model);
       const std::vector<npy::Array> inputs =
-          exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed);
+          exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed, args->image.Parse());
       std::cerr << "bisect: running " << a.label << " and " << b.label << " with every tensor tapped...\n";
       analyze::BisectReport report = analyze::Bisect(
           a, b, inputs, {.min_correlation = args->min_correlation, .threads = args->threads});

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/image_flags.h"
 #include "cli/input_shape_flag.h"
 #include "gpuclean/error.h"
 #include "gpuclean/run.h"
@@ -13,6 +14,7 @@ void AddRun(CLI::App& app, Handler& handler) {
     exec::RunRequest request;
     std::vector<std::string> inputs, input_shapes;
     std::string precision = "fp32";
+    ImageFlags image;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->request.model_path, "the .tflite file")->required();
@@ -28,11 +30,13 @@ void AddRun(CLI::App& app, Handler& handler) {
       ->default_val(1);
   cmd->add_option("--dump-tensors", args->request.dump_dir,
                   "write every intermediate tensor as <index>_<name>.npy plus index.json");
+  args->image.Add(cmd);
   cmd->callback([args, &handler] {
     handler = [args] {
       args->request.inputs = ParseInputSpecs(args->inputs);
       args->request.input_shapes = exec::ParseInputShapes(args->input_shapes);
       args->request.precision = exec::ParsePrecision(args->precision);
+      args->request.images = args->image.Parse();
       nlohmann::json meta = exec::RunToFolder(args->request);
       std::cerr << "ran " << args->request.model_path << " in " << meta["run_ms"].get<double>() << " ms; outputs in "
                 << args->request.out_dir << "\n";

@@ -46,21 +46,70 @@ std::string SanitisedName(const std::string& name) {
 
 }  // namespace
 
-int ResolveInputKey(const ir::Subgraph& g, const std::string& key) {
+namespace {
+
+// `flag` names the option the key came from in the error.
+int ResolveKey(const ir::Subgraph& g, const std::string& key, const char* flag) {
   if (!key.empty() && std::all_of(key.begin(), key.end(), ::isdigit)) {
     const int index = std::stoi(key);
     if (index < static_cast<int>(g.inputs.size())) return index;
-    throw Error(ErrorKind::kUsage, fmt::format("--input {}: the model has {} inputs", key, g.inputs.size()));
+    throw Error(ErrorKind::kUsage, fmt::format("{} {}: the model has {} inputs", flag, key, g.inputs.size()));
   }
   for (size_t i = 0; i < g.inputs.size(); ++i)
     if (g.tensors[g.inputs[i]].name == key) return static_cast<int>(i);
-  throw Error(ErrorKind::kUsage, fmt::format("--input {}: no input has this name", key));
+  throw Error(ErrorKind::kUsage, fmt::format("{} {}: no input has this name", flag, key));
+}
+
+}  // namespace
+
+int ResolveInputKey(const ir::Subgraph& g, const std::string& key) { return ResolveKey(g, key, "--input"); }
+
+std::vector<std::pair<int, npy::Array>> LoadImageInputs(const ir::Subgraph& g, const image::ImageInputs& images,
+                                                        const std::vector<std::string>& npy_keys) {
+  std::vector<bool> taken(g.inputs.size(), false);
+  for (const std::string& key : npy_keys) taken[ResolveInputKey(g, key)] = true;
+  // Named inputs first, so that a bare --image never takes an input another
+  // --image names, whatever the order of the flags.
+  std::vector<int> target(images.images.size(), -1);
+  for (size_t k = 0; k < images.images.size(); ++k) {
+    const image::ImageInput& image = images.images[k];
+    if (image.key.empty()) continue;
+    const int index = ResolveKey(g, image.key, "--image");
+    if (taken[index])
+      throw Error(ErrorKind::kUsage, fmt::format("--image {}={}: input {} is already given by another --input or --image",
+                                                 image.key, image.path, image.key));
+    taken[index] = true;
+    target[k] = index;
+  }
+  for (size_t k = 0; k < images.images.size(); ++k) {
+    if (target[k] >= 0) continue;
+    const bool some_taken = std::find(taken.begin(), taken.end(), true) != taken.end();
+    for (size_t i = 0; i < g.inputs.size() && target[k] < 0; ++i)
+      if (!taken[i] && image::LooksLikeImage(g.tensors[g.inputs[i]])) target[k] = static_cast<int>(i);
+    if (target[k] < 0)
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("--image {}: no {}model input looks like an image (float32 [1,H,W,3] or [1,3,H,W], H and W "
+                              ">= 16); name one with --image KEY=FILE",
+                              images.images[k].path, some_taken ? "other " : ""));
+    taken[target[k]] = true;
+  }
+  std::vector<std::pair<int, npy::Array>> out;
+  for (size_t k = 0; k < images.images.size(); ++k)
+    out.emplace_back(target[k],
+                     image::LoadImageInput(images.images[k].path, g.tensors[g.inputs[target[k]]], images.options));
+  return out;
 }
 
 std::vector<npy::Array> PrepareInputs(const ir::Subgraph& g,
-                                      const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed) {
+                                      const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed,
+                                      const image::ImageInputs& images) {
   std::vector<std::optional<npy::Array>> values(g.inputs.size());
-  for (const auto& [key, path] : given) values[ResolveInputKey(g, key)] = npy::Read(path);
+  std::vector<std::string> npy_keys;
+  for (const auto& [key, path] : given) {
+    values[ResolveInputKey(g, key)] = npy::Read(path);
+    npy_keys.push_back(key);
+  }
+  for (auto& [index, value] : LoadImageInputs(g, images, npy_keys)) values[index] = std::move(value);
   std::vector<npy::Array> out;
   for (size_t i = 0; i < g.inputs.size(); ++i)
     out.push_back(values[i] ? std::move(*values[i]) : GenerateInput(g.tensors[g.inputs[i]], seed, static_cast<int>(i)));
@@ -146,15 +195,35 @@ json RunToFolder(const RunRequest& request) {
   meta["model"] = request.model_path;
   meta["precision"] = PrecisionName(request.precision);
   meta["threads"] = request.threads;
+  std::vector<std::string> npy_keys;
   for (const auto& [key, path] : request.inputs) {
     const int index = ResolveInputKey(g, key);
     interpreter.SetInput(index, npy::Read(path));
     given[index] = true;
+    npy_keys.push_back(key);
+  }
+  // A photograph becomes in<i>.npy, as a generated input does: another
+  // runtime (LiteRT.js, a phone) can then be fed the very same floats.
+  std::vector<std::optional<json>> from_image(g.inputs.size());
+  const std::vector<std::pair<int, npy::Array>> images = LoadImageInputs(g, request.images, npy_keys);
+  for (size_t k = 0; k < images.size(); ++k) {
+    const auto& [index, value] = images[k];
+    const std::string file = fmt::format("in{}.npy", index);
+    npy::Write(request.out_dir + "/" + file, value);
+    interpreter.SetInput(index, value);
+    from_image[index] = json{{"source", "image"},
+                             {"image", request.images.images[k].path},
+                             {"normalize", request.images.options.normalization.spec},
+                             {"layout", image::LayoutName(image::ResolveLayout(g.tensors[g.inputs[index]],
+                                                                               request.images.options.layout))},
+                             {"file", file}};
   }
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const ir::Tensor& t = g.tensors[g.inputs[i]];
     json m = TensorMeta(t, interpreter.tensor(g.inputs[i]));
-    if (given[i]) {
+    if (from_image[i]) {
+      m.update(*from_image[i]);
+    } else if (given[i]) {
       m["source"] = "given";
     } else {
       npy::Array generated = GenerateInput(t, request.seed, static_cast<int>(i));
