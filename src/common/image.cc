@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "gpuclean/error.h"
+#include "gpuclean/shapes.h"
 
 namespace gpuclean::image {
 namespace fs = std::filesystem;
@@ -214,12 +215,6 @@ std::vector<float> ResizeBilinear(const Image& image, int out_height, int out_wi
 
 namespace {
 
-std::string ShapeText(const std::vector<int32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 bool FitsNhwc(const std::vector<int32_t>& s, int min_side) {
   return s.size() == 4 && s[0] == 1 && s[3] == 3 && s[1] >= min_side && s[2] >= min_side;
 }
@@ -241,7 +236,7 @@ bool LooksLikeImage(const ir::Tensor& input) {
 Layout ResolveLayout(const ir::Tensor& input, Layout requested) {
   const auto refuse = [&](const std::string& needed) -> void {
     ThrowBadInput(fmt::format("input '{}' is {} {}: an image needs float32 {}", input.name,
-                              ir::DTypeName(input.dtype), ShapeText(input.shape), needed));
+                              ir::DTypeName(input.dtype), ir::FormatShape(input.shape), needed));
   };
   if (input.dtype != tfl::TensorType_FLOAT32) refuse("[1,H,W,3] or [1,3,H,W]");
   // An explicitly named input may be small; only auto-detection asks for 16.
