@@ -1,5 +1,6 @@
 // record: the README table edit, the JSON array, the residency cell and the
 // refusals (nothing written for a row without device, runtime or residency).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
