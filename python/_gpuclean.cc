@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -295,11 +296,12 @@ py::object Lint(const py::object& model_or_path, const std::optional<std::string
 analyze::BisectSide Side(const py::object& spec, const std::shared_ptr<const ir::Model>& model) {
   if (py::isinstance<py::str>(spec)) {
     const std::string text = spec.cast<std::string>();
-    if (text == "fp32" || text == "fp16-storage" || text == "fp16-compute")
-      return {model, text, exec::ParsePrecision(text)};
+    const std::vector<std::string>& modes = exec::PrecisionNames();
+    if (std::find(modes.begin(), modes.end(), text) != modes.end()) return {model, text, exec::ParsePrecision(text)};
     if (!std::filesystem::exists(text))
       throw Error(ErrorKind::kUsage,
-                  "a/b take fp32, fp16-storage, fp16-compute, a Model or a model file; '" + text + "' is neither");
+                  "a/b take fp32, fp16-storage, fp16-compute, fp16-fused, a Model or a model file; '" + text +
+                      "' is neither");
   }
   std::string label;
   auto other = ModelOf(spec, label);

@@ -14,9 +14,28 @@
 
 namespace gpuclean::exec {
 
-enum class Precision { kFp32, kFp16Storage, kFp16Compute };
+// Numeric modes (docs/numerics.md). Each GPU target's matrix names the one
+// that models it (lint::NumericModel).
+//  - kFp16Storage: every float tensor (op outputs, weights, inputs) rounded
+//    to binary16; float arithmetic inside ops.
+//  - kFp16Compute: as kFp16Storage, plus every accumulation in binary16
+//    (mobile OpenCL GPUs with half accumulators).
+//  - kFp16Fused: float arithmetic; binary16 only where a tensor is written
+//    between kernels (KeptInFloat below), for graph inputs and for constants
+//    of more than one element. The ML Drift WebGPU backend as measured on
+//    LiteRT.js 2.5.3.
+enum class Precision { kFp32, kFp16Storage, kFp16Compute, kFp16Fused };
 std::string_view PrecisionName(Precision p);
 Precision ParsePrecision(const std::string& name);  // throws Error(kUsage)
+// Every mode name, in the order above ("fp32", "fp16-storage", ...).
+const std::vector<std::string>& PrecisionNames();
+
+// kFp16Fused's rule, per tensor of `graph`: true for a tensor that never
+// reaches memory - the input an elementwise op is linked on (the op runs in
+// the kernel that computes it) and the statistics inside a LayerNorm the
+// backend computes as one kernel. docs/numerics.md states the rule and the
+// measurements behind it.
+std::vector<bool> KeptInFloat(const ir::Subgraph& graph);
 
 // A runtime tensor: shape plus a pointer into the arena, the mapped model
 // file (constants) or memory computed once at prepare time.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuclean/exec.h"
 #include "gpuclean/ir.h"
 
 namespace gpuclean::lint {
@@ -72,6 +73,15 @@ struct ResidencyModel {
   std::string delegate_name = "GPU";
 };
 
+// The interpreter mode that models the target's fp16 numbers (the matrix's
+// "numerics" object, docs/lint.md), with where that model comes from.
+struct NumericsModel {
+  exec::Precision model = exec::Precision::kFp16Compute;
+  std::string provenance;
+  Evidence evidence;
+  std::string why;
+};
+
 struct Matrix {
   std::string target;
   std::string description;
@@ -80,6 +90,7 @@ struct Matrix {
   std::vector<Entry> entries;      // op entries, in file order
   std::vector<Entry> rules;        // structural rule configurations
   ResidencyModel residency;
+  NumericsModel numerics;
   // Fixture models whose measured residency is known to differ from the
   // prediction, with the reason (model file name -> reason).
   nlohmann::json known_mismatches = nlohmann::json::object();
@@ -95,6 +106,15 @@ inline constexpr const char* kDefaultTarget = "mldrift-cl@2.1.6";
 // Target ids in <data>/compat, sorted; files starting with '_' are shared
 // bases, not targets.
 std::vector<std::string> ListTargets(const std::string& compat_dir);
+// The numeric model of a target: what `run --precision fp16`, `bisect` and
+// `check` emulate for it.
+exec::Precision NumericModel(const Matrix& matrix);
+// A --precision / --a / --b value: "fp16" is the target's numeric model
+// (read from <compat_dir>/<target>.json; compat_dir empty: the data dir's);
+// every other name parses as exec::ParsePrecision does.
+exec::Precision ResolvePrecision(const std::string& name, const std::string& target,
+                                 const std::string& compat_dir = "");
+
 // Reads a target with its `extends` chain. Throws Error(kUsage) for an
 // unknown target (listing valid ones), Error(kBadInput) for a bad file.
 Matrix LoadMatrix(const std::string& compat_dir, const std::string& target);

@@ -275,7 +275,7 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
   std::vector<analyze::OutputGate> gates;
   try {
     r.bisect = analyze::Bisect({model, "fp32", exec::Precision::kFp32},
-                               {model, "fp16-compute", exec::Precision::kFp16Compute}, inputs,
+                               {model, std::string(exec::PrecisionName(lint::NumericModel(r.matrix))), lint::NumericModel(r.matrix)}, inputs,
                                {.threads = options.threads});
     r.bisect.model = model_path;
     gates = analyze::ResolveTaskGates(model->main(), options.gates, options.gate_options,

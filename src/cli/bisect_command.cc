@@ -1,5 +1,8 @@
 #include <filesystem>
+#include <algorithm>
 #include <iostream>
+
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/image_flags.h"
@@ -7,18 +10,24 @@
 #include "gpuclean/bisect.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/run.h"
 
 namespace gpuclean::cli {
 namespace {
 
-// --a/--b: a numeric mode, or another model file run in fp32.
-analyze::BisectSide Side(const std::string& spec, const std::shared_ptr<const ir::Model>& model) {
-  if (spec == "fp32" || spec == "fp16-storage" || spec == "fp16-compute")
-    return {model, spec, exec::ParsePrecision(spec)};
+// --a/--b: a numeric mode ("fp16": the target's numeric model), or another
+// model file run in fp32.
+analyze::BisectSide Side(const std::string& spec, const std::string& target,
+                         const std::shared_ptr<const ir::Model>& model) {
+  const std::vector<std::string>& modes = exec::PrecisionNames();
+  if (spec == "fp16" || std::find(modes.begin(), modes.end(), spec) != modes.end()) {
+    const exec::Precision precision = lint::ResolvePrecision(spec, target);
+    return {model, std::string(exec::PrecisionName(precision)), precision};
+  }
   if (!std::filesystem::exists(spec))
-    throw Error(ErrorKind::kUsage,
-                "--a/--b take fp32, fp16-storage, fp16-compute or a model file; '" + spec + "' is neither");
+    throw Error(ErrorKind::kUsage, "--a/--b take fp16 (the --target's numeric model), " + fmt::format("{}", fmt::join(modes, ", ")) +
+                                       " or a model file; '" + spec + "' is neither");
   return {std::make_shared<const ir::Model>(format::ReadModel(spec)), spec, exec::Precision::kFp32};
 }
 
@@ -28,7 +37,8 @@ void AddBisect(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand(
       "bisect", "Find the first op whose numbers break between two numeric modes (or two models), its cause and fix");
   struct Args {
-    std::string model, a = "fp32", b = "fp16-compute", html, overlay;
+    std::string model, a = "fp32", b = "fp16", html, overlay;
+    std::string target = lint::kDefaultTarget;
     std::vector<std::string> inputs, input_shapes;
     uint32_t seed = 0;
     double min_correlation = 0.999;
@@ -41,11 +51,14 @@ void AddBisect(CLI::App& app, Handler& handler) {
   cmd->add_option("--input", args->inputs, "KEY=FILE.npy (repeatable); inputs not given are generated as by `run`");
   AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->seed, "seed for generated inputs")->default_val(0);
-  cmd->add_option("--a", args->a, "reference: fp32 | fp16-storage | fp16-compute | another .tflite (run in fp32)")
+  cmd->add_option("--a", args->a,
+                  "reference: fp32 | fp16 | fp16-storage | fp16-compute | fp16-fused | another .tflite (run in fp32)")
       ->default_val("fp32");
-  cmd->add_option("--b", args->b, "compared: fp32 | fp16-storage | fp16-compute | another .tflite with matching "
-                                  "tensor names (run in fp32)")
-      ->default_val("fp16-compute");
+  cmd->add_option("--b", args->b, "compared: fp16 (the --target's numeric model) | fp32 | fp16-storage | "
+                                  "fp16-compute | fp16-fused | another .tflite with matching tensor names (run in fp32)")
+      ->default_val("fp16");
+  cmd->add_option("--target", args->target, "runtime target whose numeric model fp16 means (data/compat/)")
+      ->capture_default_str();
   cmd->add_option("--min-correlation", args->min_correlation, "a tensor diverges below this correlation")
       ->default_val(0.999);
   cmd->add_option("--threads", args->threads, "worker threads")->default_val(1);
@@ -57,7 +70,8 @@ void AddBisect(CLI::App& app, Handler& handler) {
     handler = [args] {
       if (args->threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
       auto model = std::make_shared<const ir::Model>(ReadModelAtShapes(args->model, args->input_shapes));
-      const analyze::BisectSide a = Side(args->a, model), b = Side(args->b, model);
+      const analyze::BisectSide a = Side(args->a, args->target, model),
+                                b = Side(args->b, args->target, model);
       const std::vector<npy::Array> inputs =
           exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed, args->image.Parse());
       std::cerr << "bisect: running " << a.label << " and " << b.label << " with every tensor tapped...\n";

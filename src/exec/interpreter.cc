@@ -2,6 +2,8 @@
 #include <cstring>
 #include <numeric>
 
+#include <fmt/ranges.h>
+
 #include "exec/kernel.h"
 #include "exec/kernels/fp16_compute.h"
 #include "gpuclean/shapes.h"
@@ -32,15 +34,21 @@ std::string_view PrecisionName(Precision p) {
     case Precision::kFp32: return "fp32";
     case Precision::kFp16Storage: return "fp16-storage";
     case Precision::kFp16Compute: return "fp16-compute";
+    case Precision::kFp16Fused: return "fp16-fused";
   }
   return "fp32";
 }
 
+const std::vector<std::string>& PrecisionNames() {
+  static const std::vector<std::string> kNames = {"fp32", "fp16-storage", "fp16-compute", "fp16-fused"};
+  return kNames;
+}
+
 Precision ParsePrecision(const std::string& name) {
-  if (name == "fp32") return Precision::kFp32;
-  if (name == "fp16-storage") return Precision::kFp16Storage;
-  if (name == "fp16-compute") return Precision::kFp16Compute;
-  throw Error(ErrorKind::kUsage, fmt::format("unknown precision '{}' (expected fp32, fp16-storage or fp16-compute)", name));
+  for (Precision p : {Precision::kFp32, Precision::kFp16Storage, Precision::kFp16Compute, Precision::kFp16Fused})
+    if (PrecisionName(p) == name) return p;
+  throw Error(ErrorKind::kUsage, fmt::format("unknown precision '{}' (expected {})", name,
+                                             fmt::join(PrecisionNames(), ", ")));
 }
 
 [[noreturn]] void ThrowUnsupportedDtype(const ir::Subgraph& graph, const ir::Op& op, ir::DType dtype) {
@@ -69,6 +77,9 @@ struct Interpreter::Impl {
   std::vector<int> run_order;  // ops evaluated per Invoke (constant-only ops are folded away)
   std::vector<const Kernel*> kernels;
   std::vector<std::vector<uint8_t>> owned;  // folded constants, fp16-rounded weights
+  // Per tensor: written as binary16 in this mode (op outputs; inputs and
+  // weights follow their own rules in Prepare).
+  std::vector<bool> stored_in_half;
   size_t folded_bytes = 0;
   std::vector<uint8_t> arena_storage;
   uint8_t* arena = nullptr;
@@ -84,6 +95,11 @@ struct Interpreter::Impl {
     const ir::Subgraph& g = *graph;
     const int num_tensors = static_cast<int>(g.tensors.size());
     tensors.resize(num_tensors);
+    stored_in_half.assign(num_tensors, options.precision != Precision::kFp32);
+    if (options.precision == Precision::kFp16Fused) {
+      const std::vector<bool> in_float = KeptInFloat(g);
+      for (int t = 0; t < num_tensors; ++t) stored_in_half[t] = !in_float[t];
+    }
     std::vector<bool> known(num_tensors, false);  // value fixed at prepare time
     for (int t = 0; t < num_tensors; ++t) {
       const ir::Tensor& src = g.tensors[t];
@@ -95,7 +111,11 @@ struct Interpreter::Impl {
         tensors[t].data = const_cast<uint8_t*>(src.data->data());
         tensors[t].bytes = src.data->size();
         known[t] = true;
-        if (options.precision != Precision::kFp32 && src.dtype == tfl::TensorType_FLOAT32 && !src.sparsity) {
+        // fp16-fused: a one-element constant is a shader uniform and stays
+        // float (measured: x * 1.0001 - 1 gives 1.0001e-4 on WebGPU fp16).
+        const bool uniform = options.precision == Precision::kFp16Fused && src.num_elements() == 1;
+        if (options.precision != Precision::kFp32 && src.dtype == tfl::TensorType_FLOAT32 && !src.sparsity &&
+            !uniform) {
           // Weights live in half precision on the GPU too.
           uint8_t* copy = Own(src.data->size());
           std::memcpy(copy, src.data->data(), src.data->size());
@@ -185,8 +205,8 @@ struct Interpreter::Impl {
     for (int32_t t : op.inputs) ctx.in.push_back(t >= 0 ? &tensors[t] : nullptr);
     for (int32_t t : op.outputs) ctx.out.push_back(&tensors[t]);
     kernels[index]->eval(ctx);
-    if (options.precision != Precision::kFp32)
-      for (int32_t t : op.outputs) RoundToHalf(tensors[t]);
+    for (int32_t t : op.outputs)
+      if (stored_in_half[t]) RoundToHalf(tensors[t]);
   }
 
   // Greedy offset assignment over tensor lifetimes: largest first, each at

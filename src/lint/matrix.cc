@@ -21,7 +21,8 @@ namespace {
 constexpr const char* kFormat = "gpuclean-compat/1";
 const std::set<std::string> kTopKeys = {"format", "target",   "extends", "description", "runtime",
                                         "inherited_provenance", "residency", "entries", "rules",
-                                        "remove", "known_mismatches", "notes"};
+                                        "remove", "known_mismatches", "notes", "numerics"};
+const std::set<std::string> kNumericsKeys = {"model", "provenance", "evidence", "why"};
 const std::set<std::string> kEntryKeys = {"id",    "op",         "when",  "status", "provenance", "evidence",
                                           "why",   "consequence", "hints", "folded", "params",    "severity"};
 const std::set<std::string> kConsequences = {"rejected", "partition", "wrong-numbers", "compile-failure", "none"};
@@ -85,6 +86,29 @@ void ValidateEntry(const json& entry, const std::string& where, bool is_rule, st
   }
 }
 
+// "numerics": {model, provenance, evidence, why}: the interpreter mode that
+// models the target's fp16 numbers, held to the same evidence rules as entries.
+void ValidateNumerics(const json& numerics, const std::string& path, std::vector<std::string>& errors) {
+  auto error = [&](const std::string& message) { errors.push_back(path + ": numerics: " + message); };
+  if (!numerics.is_object()) return error("must be an object {model, provenance, evidence, why}");
+  for (const auto& [key, value] : numerics.items())
+    if (!kNumericsKeys.count(key)) error("unknown key '" + key + "'");
+  const std::vector<std::string>& modes = exec::PrecisionNames();
+  const std::string model = numerics.value("model", "");
+  if (std::find(modes.begin(), modes.end(), model) == modes.end())
+    error("'model' must be one of fp32|fp16-storage|fp16-compute|fp16-fused");
+  const std::string provenance = numerics.value("provenance", "");
+  if (std::none_of(std::begin(kProvenances), std::end(kProvenances), [&](const char* p) { return provenance == p; }))
+    error("'provenance' must be one of measured|reference-doc|upstream-issue|inferred");
+  if (!numerics.contains("evidence") || !numerics["evidence"].is_object()) return error("needs an 'evidence' object");
+  for (const char* field : {"date", "runtime", "source"})
+    if (!numerics["evidence"].contains(field) || !numerics["evidence"][field].is_string() ||
+        numerics["evidence"][field].get<std::string>().empty())
+      error(std::string("evidence needs a non-empty '") + field + "'");
+  if (provenance == "measured" && numerics["evidence"].value("source", "").find("probe") == std::string::npos)
+    error("a measured model must name the probe run in evidence.source");
+}
+
 std::vector<std::string> ValidateJson(const json& doc, const std::string& path) {
   std::vector<std::string> errors;
   auto error = [&](const std::string& message) { errors.push_back(path + ": " + message); };
@@ -117,6 +141,7 @@ std::vector<std::string> ValidateJson(const json& doc, const std::string& path) 
         errors.push_back(where + ": duplicate id");
     }
   }
+  if (doc.contains("numerics")) ValidateNumerics(doc["numerics"], path, errors);
   if (doc.contains("residency")) {
     const json& r = doc["residency"];
     if (!r.is_object()) error("'residency' must be an object");
@@ -180,6 +205,11 @@ void LoadInto(const std::string& dir, const std::string& target, Matrix& matrix,
           r["max_delegated_partitions"].is_null() ? std::nullopt : std::optional<int>(r["max_delegated_partitions"].get<int>());
     matrix.residency.log_style = r.value("log_style", matrix.residency.log_style);
     matrix.residency.delegate_name = r.value("delegate_name", matrix.residency.delegate_name);
+  }
+  if (doc.contains("numerics")) {
+    const json& n = doc["numerics"];
+    matrix.numerics = {exec::ParsePrecision(n["model"]), n["provenance"],
+                       {n["evidence"]["date"], n["evidence"]["runtime"], n["evidence"]["source"]}, n.value("why", "")};
   }
   if (doc.contains("known_mismatches"))
     for (const auto& [model, reason] : doc["known_mismatches"].items()) matrix.known_mismatches[model] = reason;
@@ -257,7 +287,18 @@ Matrix LoadMatrix(const std::string& compat_dir, const std::string& target) {
   Matrix matrix;
   matrix.target = target;
   LoadInto(compat_dir, target, matrix, 0, false, "");
+  if (matrix.numerics.provenance.empty())
+    ThrowBadInput((fs::path(compat_dir) / (target + ".json")).string() +
+                  ": names no numeric model: add \"numerics\": {model, provenance, evidence, why} (docs/lint.md)");
   return matrix;
+}
+
+exec::Precision NumericModel(const Matrix& matrix) { return matrix.numerics.model; }
+
+exec::Precision ResolvePrecision(const std::string& name, const std::string& target, const std::string& compat_dir) {
+  if (name != "fp16") return exec::ParsePrecision(name);
+  const std::string dir = compat_dir.empty() ? (fs::path(DefaultDataDir()) / "compat").string() : compat_dir;
+  return NumericModel(LoadMatrix(dir, target));
 }
 
 std::vector<std::string> ValidateMatrixFile(const std::string& path) {

@@ -3,6 +3,8 @@
 // tests/lint asserts each rule fires on the first and not on the second;
 // tests/synth runs all of them on LiteRT.js WebGPU in one batch and compares
 // the measured residency with lint's prediction.
+#include <optional>
+
 #include "gpuclean/builder.h"
 #include "gpuclean/lint.h"
 #include "synth/graphs.h"
@@ -243,6 +245,33 @@ ir::Model Chain(int length) {
   return b.Finish();
 }
 
+// x ** 2 as a converter writes it (POW with a constant exponent) vs the same
+// square as MUL(x, x).
+ir::Model Power(bool pow) {
+  GraphBuilder b;
+  int x = b.Input("x", F32, {1, 8});
+  b.Output(pow ? b.Pow(x, b.ConstF32("two", {}, {2.0f})) : b.Mul(x, x));
+  return b.Finish();
+}
+
+// where(x > 0.5, x, -1) by SELECT or SELECT_V2 vs the arithmetic blend
+// x*m + fill*(1-m) with m = CAST(x > 0.5) that select-to-blend writes.
+ir::Model WhereMask(std::optional<tfl::BuiltinOperator> select) {
+  GraphBuilder b;
+  int x = b.Input("x", F32, {1, 8});
+  int keep = b.Greater(x, b.ConstF32("threshold", {}, {0.5f}));
+  int fill = b.ConstF32("fill", {1, 8}, Filled(8, -1.0f));
+  if (select == tfl::BuiltinOperator_SELECT) {
+    b.Output(b.Select(keep, x, fill));
+  } else if (select == tfl::BuiltinOperator_SELECT_V2) {
+    b.Output(b.SelectV2(keep, x, fill));
+  } else {
+    int m = b.Cast(keep, F32);
+    b.Output(b.Add(b.Mul(x, m), b.Mul(fill, b.Sub(b.ConstF32("one", {}, {1.0f}), m))));
+  }
+  return b.Finish();
+}
+
 struct ProbePair {
   const char* name;
   const char* rule;
@@ -310,6 +339,14 @@ std::vector<SynthGraph> ProbeGraphs() {
        "the same weights stored dense", [] { return SparseWeights(true); }, [] { return SparseWeights(false); }},
       {"int64-ids", "int64", kDefault, "an int64 id input cast to float", "int32 ids",
        [] { return IdsCast(tfl::TensorType_INT64); }, [] { return IdsCast(tfl::TensorType_INT32); }},
+      {"pow-square", "pow", kDefault, "POW(x, 2), a converter's x ** 2", "the square as MUL(x, x)",
+       [] { return Power(true); }, [] { return Power(false); }},
+      {"where-select", "select", kDefault, "where(x > 0.5, x, -1) by SELECT",
+       "the arithmetic blend x*m + fill*(1-m), m = CAST(x > 0.5)",
+       [] { return WhereMask(tfl::BuiltinOperator_SELECT); }, [] { return WhereMask(std::nullopt); }},
+      {"where-select-v2", "select-v2", kDefault, "where(x > 0.5, x, -1) by SELECT_V2",
+       "the arithmetic blend x*m + fill*(1-m), m = CAST(x > 0.5)",
+       [] { return WhereMask(tfl::BuiltinOperator_SELECT_V2); }, [] { return WhereMask(std::nullopt); }},
       {"relu-chain-1001", "compile-ceiling", kDefault, "1001 chained RELUs, past the compile-ceiling threshold",
        "100 chained RELUs", [] { return Chain(1001); }, [] { return Chain(100); }},
   };

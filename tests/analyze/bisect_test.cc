@@ -111,6 +111,28 @@ TEST(Bisect, TwoModelFilesMatchedByTensorName) {
   for (const TensorDivergence& d : r.tensors) EXPECT_TRUE(d.metrics.bit_identical) << d.name;
 }
 
+TEST(Bisect, CommandLineComparesAgainstTheTargetsNumericModel) {
+  // A LayerNorm over 256 channels at |x| ~ 440 with mean ~ 0: the squares
+  // pass 65504. fp16-compute (the default target's model) breaks there; the
+  // WebGPU model computes the whole norm in one float kernel.
+  testing::TempDir dir;
+  format::WriteModel(*LayerNorm(256), dir.file("ln.tflite"));
+  npy::Write(dir.file("x.npy"), Uniform({1, 8, 256}, -440, 440, 6));
+  const std::string args =
+      "bisect " + testing::ShellQuote(dir.file("ln.tflite")) + " --input x=" + testing::ShellQuote(dir.file("x.npy")) +
+      " --json";
+  auto cl = testing::RunGpuclean(args);
+  EXPECT_EQ(cl.exit_code, 1) << cl.err;
+  EXPECT_EQ(nlohmann::json::parse(cl.out)["b"], "fp16-compute");
+  auto webgpu = testing::RunGpuclean(args + " --target mldrift-webgpu@2.5.3");
+  EXPECT_EQ(webgpu.exit_code, 0) << webgpu.err;
+  EXPECT_EQ(nlohmann::json::parse(webgpu.out)["b"], "fp16-fused");
+  auto storage = testing::RunGpuclean(args + " --target mldrift-webgpu@2.5.3 --b fp16-storage");
+  EXPECT_EQ(storage.exit_code, 1) << "an explicit mode wins over the target's";
+  EXPECT_EQ(nlohmann::json::parse(storage.out)["b"], "fp16-storage");
+  EXPECT_EQ(testing::RunGpuclean(args + " --target no-such-target").exit_code, 2);
+}
+
 TEST(Bisect, CommandLineReportsJsonHtmlAndOverlay) {
   testing::TempDir dir;
   format::WriteModel(*LayerNorm(256), dir.file("ln.tflite"));

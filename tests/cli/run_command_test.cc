@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -74,6 +75,37 @@ TEST(RunCommand, GeneratedInputsAreWrittenAndReproduceTheOutputs) {
   r = RunGpuclean("run " + ShellQuote(SmallModel()) + " --seed 7 --out " + ShellQuote(other));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(npy::Read(other + "/in0.npy").data == in.data);
+}
+
+TEST(RunCommand, PrecisionFp16IsTheTargetsNumericModel) {
+  TempDir dir;
+  builder::GraphBuilder b;
+  int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 8});
+  b.Output(b.Mul(b.Square(x), b.ConstF32("k", {}, {1e-3f})));
+  format::WriteModel(b.Finish(), dir.file("sq.tflite"));
+  npy::Array in;
+  in.dtype = tfl::TensorType_FLOAT32;
+  in.shape = {1, 8};
+  in.data.resize(32);
+  for (int i = 0; i < 8; ++i) in.as<float>()[i] = 440.0f;  // x^2 = 193600
+  npy::Write(dir.file("x.npy"), in);
+  const std::string base = "run " + ShellQuote(dir.file("sq.tflite")) + " --input 0=" + ShellQuote(dir.file("x.npy"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {" --precision fp16", "fp16-compute"},
+      {" --precision fp16 --target mldrift-webgpu@2.5.3", "fp16-fused"},
+      {" --precision fp16 --target xnnpack", "fp32"},
+      {" --precision fp16-fused", "fp16-fused"}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string out = dir.file("out" + std::to_string(i));
+    auto r = RunGpuclean(base + cases[i].first + " --out " + ShellQuote(out));
+    ASSERT_EQ(r.exit_code, 0) << cases[i].first << ": " << r.err;
+    EXPECT_EQ(ReadJson(out + "/meta.json")["precision"], cases[i].second) << cases[i].first;
+    // x^2 is written between kernels only under fp16-compute: inf there, 193.6 otherwise.
+    const float y = npy::Read(out + "/out0.npy").as<float>()[0];
+    if (cases[i].second == "fp16-compute") EXPECT_TRUE(std::isinf(y)) << y;
+    else EXPECT_NEAR(y, 193.6f, 0.1f) << cases[i].first;
+  }
+  EXPECT_EQ(RunGpuclean(base + " --precision fp16 --target no-such --out " + ShellQuote(dir.file("bad"))).exit_code, 2);
 }
 
 TEST(RunCommand, DumpTensorsWritesEveryOpOutputWithAnIndex) {

@@ -1,5 +1,6 @@
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "gpuclean/error.h"
 #include "lint/rules/rule.h"
@@ -68,6 +69,45 @@ TEST(Matrix, ValidatorNamesBadFields) {
   for (const auto& e : errors) all += e + "\n";
   for (const char* needle : {"'status'", "measured entry", "no-such-pass", "colour", "no-such-rule"})
     EXPECT_NE(all.find(needle), std::string::npos) << needle << "\n" << all;
+}
+
+TEST(Matrix, EveryTargetNamesItsNumericModel) {
+  const std::map<std::string, exec::Precision> expected = {
+      {"mldrift-cl@2.1.3", exec::Precision::kFp16Compute}, {"mldrift-cl@2.1.5", exec::Precision::kFp16Compute},
+      {"mldrift-cl@2.1.6", exec::Precision::kFp16Compute}, {"mldrift-webgpu@2.5.3", exec::Precision::kFp16Fused},
+      {"tflite-gpu", exec::Precision::kFp16Compute},       {"xnnpack", exec::Precision::kFp32}};
+  for (const auto& target : ListTargets(CompatDir())) {
+    ASSERT_TRUE(expected.count(target)) << target;
+    const Matrix& m = testing::Target(target);
+    EXPECT_EQ(NumericModel(m), expected.at(target)) << target;
+    EXPECT_FALSE(m.numerics.evidence.source.empty()) << target;
+    EXPECT_EQ(ResolvePrecision("fp16", target, CompatDir()), expected.at(target)) << target;
+  }
+  EXPECT_EQ(testing::Target("mldrift-webgpu@2.5.3").numerics.provenance, "measured");
+  // Explicit mode names mean themselves whatever the target.
+  EXPECT_EQ(ResolvePrecision("fp16-storage", "mldrift-webgpu@2.5.3", CompatDir()), exec::Precision::kFp16Storage);
+  EXPECT_EQ(ResolvePrecision("fp32", "mldrift-cl@2.1.6", CompatDir()), exec::Precision::kFp32);
+  EXPECT_THROW(ResolvePrecision("fp8", "mldrift-cl@2.1.6", CompatDir()), Error);
+}
+
+TEST(Matrix, ATargetWithoutANumericModelDoesNotLoad) {
+  gpuclean::testing::TempDir dir;
+  std::ofstream(dir.file("bare.json")) << R"({"format":"gpuclean-compat/1","target":"bare","entries":[]})";
+  std::ofstream(dir.file("odd.json"))
+      << R"({"format":"gpuclean-compat/1","target":"odd","numerics":{"model":"fp8","provenance":"measured",)"
+      << R"("evidence":{"date":"d","runtime":"r","source":"a document"}}})";
+  EXPECT_TRUE(ValidateMatrixFile(dir.file("bare.json")).empty());
+  try {
+    LoadMatrix(dir.path().string(), "bare");
+    FAIL() << "a target without numerics loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("numeric model"), std::string::npos) << e.what();
+  }
+  std::string all;
+  for (const auto& e : ValidateMatrixFile(dir.file("odd.json"))) all += e + "\n";
+  EXPECT_NE(all.find("'model' must be one of"), std::string::npos) << all;
+  EXPECT_NE(all.find("measured model must name the probe"), std::string::npos) << all;
 }
 
 TEST(Matrix, EveryHintIsAPassAndEveryRuleIsRegistered) {

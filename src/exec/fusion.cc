@@ -1,0 +1,154 @@
+// Which tensors the fp16-fused numeric mode keeps in float (docs/numerics.md,
+// "fp16-fused: what is stored"). The ML Drift GPU backend links an
+// elementwise op into the kernel that computes one of its inputs; that input
+// then lives in a float register and is never written as half. It also
+// computes a LayerNorm written as MEAN/SUB/square/MEAN/ADD/RSQRT/MUL over the
+// last axis as one kernel. Each condition below is what LiteRT.js 2.5.3
+// WebGPU was measured to do (tests/analyze/fp16_fused_vs_webgpu_test.cc), not
+// a copy of the backend's graph passes.
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "gpuclean/exec.h"
+
+namespace gpuclean::exec {
+namespace {
+
+// Ops computed per element that the backend links into another kernel.
+bool IsLinkableElementwise(const ir::Op& op) {
+  static const std::set<tfl::BuiltinOperator> kLinkable = {
+      tfl::BuiltinOperator_ADD,          tfl::BuiltinOperator_SUB,        tfl::BuiltinOperator_MUL,
+      tfl::BuiltinOperator_DIV,          tfl::BuiltinOperator_SQUARED_DIFFERENCE,
+      tfl::BuiltinOperator_MAXIMUM,      tfl::BuiltinOperator_MINIMUM,    tfl::BuiltinOperator_POW,
+      tfl::BuiltinOperator_ABS,          tfl::BuiltinOperator_NEG,        tfl::BuiltinOperator_EXP,
+      tfl::BuiltinOperator_LOG,          tfl::BuiltinOperator_SQRT,       tfl::BuiltinOperator_RSQRT,
+      tfl::BuiltinOperator_SQUARE,       tfl::BuiltinOperator_SIN,        tfl::BuiltinOperator_COS,
+      tfl::BuiltinOperator_FLOOR,        tfl::BuiltinOperator_CEIL,       tfl::BuiltinOperator_TANH,
+      tfl::BuiltinOperator_LOGISTIC,     tfl::BuiltinOperator_RELU,       tfl::BuiltinOperator_RELU6,
+      tfl::BuiltinOperator_RELU_N1_TO_1, tfl::BuiltinOperator_LEAKY_RELU, tfl::BuiltinOperator_PRELU,
+      tfl::BuiltinOperator_ELU,          tfl::BuiltinOperator_HARD_SWISH, tfl::BuiltinOperator_GELU,
+  };
+  return op.code != tfl::BuiltinOperator_CUSTOM && kLinkable.count(op.code) > 0;
+}
+
+bool IsRuntime(const ir::Subgraph& g, int32_t t) { return t >= 0 && !g.tensors[t].is_const(); }
+
+class Fusion {
+ public:
+  explicit Fusion(const ir::Subgraph& g) : g_(g), consumers_(g.Consumers()), position_(g.ops.size(), -1) {
+    const std::vector<int> order = g.TopologicalOrder();
+    for (size_t i = 0; i < order.size(); ++i) position_[order[i]] = static_cast<int>(i);
+  }
+
+  std::vector<bool> Run() {
+    std::vector<bool> fused(g_.tensors.size(), false);
+    for (size_t c = 0; c < g_.ops.size(); ++c) {
+      const int32_t t = LinkedInput(g_.ops[c]);
+      if (t >= 0) fused[t] = true;
+    }
+    for (size_t m = 0; m < g_.ops.size(); ++m)
+      for (int32_t t : LayerNormInternals(static_cast<int>(m))) fused[t] = true;
+    return fused;
+  }
+
+ private:
+  // The input of elementwise `op` that stays in a register, or -1. The op is
+  // linked into the kernel that runs last among its inputs' producers (the
+  // other inputs are ready in memory by then); graph inputs are uploaded
+  // before everything. Measured: ADD(t_big, y_small) stays finite when t_big
+  // is computed last, whatever the operand order, and overflows when y_small
+  // is. The linked input must have the op's output shape: an operand that is
+  // broadcast ([1,8,1] against [1,8,256]) is read from memory even when it is
+  // computed last.
+  int32_t LinkedInput(const ir::Op& op) const {
+    if (!IsLinkableElementwise(op) || op.outputs.size() != 1) return -1;
+    int32_t latest = -1;
+    int latest_position = -1;
+    for (int32_t t : op.inputs) {
+      if (!IsRuntime(g_, t)) continue;
+      const int producer = g_.Producer(t);
+      const int p = producer < 0 ? -1 : position_[producer];
+      if (p > latest_position) latest_position = p, latest = t;
+    }
+    if (latest < 0 || latest_position < 0) return -1;
+    const ir::Tensor& tensor = g_.tensors[latest];
+    // A tensor read back (graph output) or read by a second kernel must be
+    // in memory.
+    if (tensor.dtype != tfl::TensorType_FLOAT32 || g_.IsGraphOutput(latest) || consumers_[latest].size() != 1)
+      return -1;
+    if (tensor.shape != g_.tensors[op.outputs[0]].shape) return -1;
+    return latest;
+  }
+
+  const ir::Op* SoleConsumer(int32_t t, tfl::BuiltinOperator code) const {
+    if (t < 0 || consumers_[t].size() != 1) return nullptr;
+    const ir::Op& op = g_.ops[consumers_[t].front()];
+    return op.code == code ? &op : nullptr;
+  }
+
+  // MEAN over the last axis only, keeping it.
+  bool IsLastAxisMean(const ir::Op& op) const {
+    if (op.code != tfl::BuiltinOperator_MEAN || op.inputs.size() < 2 || op.outputs.size() != 1) return false;
+    const ir::Tensor& axes = g_.tensors[op.inputs[1]];
+    if (!axes.is_const() || axes.dtype != tfl::TensorType_INT32 || axes.num_elements() != 1) return false;
+    int32_t axis = 0;
+    std::memcpy(&axis, axes.data->data(), sizeof(axis));
+    const int rank = g_.tensors[op.inputs[0]].rank();
+    return rank > 0 && (axis == rank - 1 || axis == -1) && g_.tensors[op.outputs[0]].rank() == rank;
+  }
+
+  // A LayerNorm written as mu = MEAN(x), d = SUB(x, mu), s = MUL(d, d) or
+  // SQUARE(d), v = MEAN(s), e = ADD(v, eps), r = RSQRT(e), y = MUL(d, r),
+  // every MEAN over the last axis: the backend computes it as one kernel, so
+  // mu, d, s, v, e and r never reach memory (measured: no overflow at
+  // |x| ~ 440 and 3000, where s passes 65504). The same statistics written
+  // with SQUARED_DIFFERENCE, over another axis, or as RMSNorm are separate
+  // kernels and overflow. `m` is the candidate first MEAN; returns the
+  // internal tensors, or nothing when the pattern does not match.
+  std::vector<int32_t> LayerNormInternals(int m) const {
+    const ir::Op& mean = g_.ops[m];
+    if (!IsLastAxisMean(mean)) return {};
+    const int32_t x = mean.inputs[0], mu = mean.outputs[0];
+    const ir::Op* sub = SoleConsumer(mu, tfl::BuiltinOperator_SUB);
+    if (!sub || sub->inputs.size() != 2 || sub->inputs[0] != x || sub->inputs[1] != mu) return {};
+    const int32_t d = sub->outputs[0];
+    if (consumers_[d].size() != 2 || g_.IsGraphOutput(d)) return {};
+    const ir::Op* square = nullptr;
+    const ir::Op* scale = nullptr;
+    for (int c : consumers_[d]) {
+      const ir::Op& op = g_.ops[c];
+      const bool squares = (op.code == tfl::BuiltinOperator_MUL && op.inputs.size() == 2 && op.inputs[0] == d &&
+                            op.inputs[1] == d) ||
+                           (op.code == tfl::BuiltinOperator_SQUARE && op.inputs[0] == d);
+      if (squares) square = &op;
+      else if (op.code == tfl::BuiltinOperator_MUL) scale = &op;
+    }
+    if (!square || !scale) return {};
+    const int32_t s = square->outputs[0];
+    const ir::Op* variance = SoleConsumer(s, tfl::BuiltinOperator_MEAN);
+    if (!variance || !IsLastAxisMean(*variance)) return {};
+    const int32_t v = variance->outputs[0];
+    const ir::Op* add = SoleConsumer(v, tfl::BuiltinOperator_ADD);
+    if (!add || add->inputs.size() != 2 || add->inputs[0] != v || !g_.tensors[add->inputs[1]].is_const()) return {};
+    const int32_t e = add->outputs[0];
+    const ir::Op* rsqrt = SoleConsumer(e, tfl::BuiltinOperator_RSQRT);
+    if (!rsqrt) return {};
+    const int32_t r = rsqrt->outputs[0];
+    const ir::Op* normalize = SoleConsumer(r, tfl::BuiltinOperator_MUL);
+    if (normalize != scale) return {};
+    for (int32_t t : {mu, s, v, e, r})
+      if (g_.IsGraphOutput(t)) return {};
+    return {mu, d, s, v, e, r};
+  }
+
+  const ir::Subgraph& g_;
+  std::vector<std::vector<int>> consumers_;
+  std::vector<int> position_;  // op index -> place in execution order
+};
+
+}  // namespace
+
+std::vector<bool> KeptInFloat(const ir::Subgraph& graph) { return Fusion(graph).Run(); }
+
+}  // namespace gpuclean::exec
