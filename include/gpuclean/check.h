@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuclean/bisect.h"
+#include "gpuclean/image.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/probe.h"
 #include "gpuclean/run.h"
@@ -25,6 +26,11 @@ struct CheckOptions {
   bool probe = true;
   // Inputs: KEY=FILE.npy pairs; the rest generated from `seed` as `run` does.
   std::vector<std::pair<std::string, std::string>> inputs;
+  // Photographs (--image); with no input given at all, the default
+  // photograph feeds the first input shaped like an image unless
+  // default_image is off (--no-image).
+  image::ImageInputs images;
+  bool default_image = true;
   std::vector<exec::InputShape> input_shapes;
   // Task gates per output (--gate [OUT:]GATE); outputs without one get the
   // gate InferTaskGates picks.
@@ -56,6 +62,7 @@ struct CheckReport {
   lint::Matrix matrix;
   lint::Report lint;
   std::string inputs_source;  // what the numbers were measured on
+  std::string numeric_model;  // the target's fp16 model (fp16-compute, fp16-fused)
   // Empty when fp32 vs fp16 ran; else the one line saying why it could not
   // (e.g. no kernel for a custom op).
   std::string numerics_skipped;

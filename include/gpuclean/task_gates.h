@@ -24,7 +24,7 @@ struct OutputGate {
 
 // The default gate of every graph output of `graph`, from its shape and name
 // and its reference values (`reference[i]` is output i in fp32):
-//  - one-channel map of at least 16x16 ([1,H,W,1], [1,1,H,W], [1,H,W]) -> mask
+//  - one-channel map of at least 16x16 ([1,H,W,1] or [1,1,H,W]) -> mask
 //    IoU >= 0.95 after the threshold (0.5 when the reference lies in [0,1],
 //    else 0: logits);
 //  - multi-channel spatial map (rank 4, two dims >= 8) -> correlation >= 0.99;

@@ -71,7 +71,10 @@ std::vector<OutputGate> InferOne(int output, const ir::Tensor& tensor, const npy
   const std::string shown = fmt::format("[{}]", fmt::join(shape, ","));
   const bool float_output = ref.dtype == tfl::TensorType_FLOAT32 || ref.dtype == tfl::TensorType_FLOAT16;
 
-  if (float_output && dims.size() == 2 && dims[0] >= 16 && dims[1] >= 16) {
+  // [1,H,W,1] or [1,1,H,W]: rank 3 is left out, since [1,N,K] is as often
+  // N anchors of K box coordinates as an H x W mask.
+  const bool one_channel = shape.size() == 4 && (shape[3] == 1 || shape[1] == 1);
+  if (float_output && one_channel && dims.size() == 2 && dims[0] >= 16 && dims[1] >= 16) {
     const bool probabilities = range.any && range.lo >= 0 && range.hi <= 1;
     const double threshold = probabilities ? 0.5 : 0;
     OutputGate g = Gate(output, fmt::format("iou>={}", kMaskIou),

@@ -10,6 +10,7 @@
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
+#include "gpuclean/image.h"
 #include "gpuclean/rewrite.h"
 #include "gpuclean/inspect.h"
 #include "gpuclean/run.h"
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 // whole on the GPU after any in-graph rewrite.
 bool NeedsSplit(const std::string& pass) { return pass == "split-graph" || pass == "gather-to-host"; }
 
-// Graph outputs "hold" in fp16-compute at this correlation and relative error.
+// Graph outputs "hold" in fp16 at this correlation and relative error.
 constexpr double kOutputsHold = 0.999;
 constexpr double kOutputDrift = 0.1;
 
@@ -111,6 +112,34 @@ MeasuredProbe ProbeWebGpu(const std::string& model_path, const std::vector<npy::
   }
   m.gates = analyze::ApplyTaskGates(gates_here, reference, m.result.outputs);
   return m;
+}
+
+// Given photographs, or - when no input was given at all - the default
+// photograph for the first input shaped like an image: a model fed noise
+// often answers with noise, and a verdict should rest on realistic input.
+image::ImageInputs ChooseImages(const ir::Subgraph& g, const CheckOptions& options) {
+  image::ImageInputs images = options.images;
+  if (!images.images.empty() || !options.inputs.empty() || !options.default_image) return images;
+  const std::string photo = image::DefaultImagePath();
+  if (!fs::exists(photo)) return images;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    if (image::LooksLikeImage(g.tensors[g.inputs[i]])) {
+      images.images.push_back({std::to_string(i), photo});
+      break;
+    }
+  return images;
+}
+
+std::string DescribeInputs(const ir::Subgraph& g, const CheckOptions& options, const image::ImageInputs& images) {
+  std::vector<std::string> parts;
+  for (const image::ImageInput& i : images.images)
+    parts.push_back(fmt::format("photograph {} ({}, normalised {})", fs::path(i.path).filename().string(),
+                                i.key.empty() ? "first image input" : "input " + i.key,
+                                images.options.normalization.spec));
+  if (!options.inputs.empty()) parts.push_back(fmt::format("{} given .npy input(s)", options.inputs.size()));
+  if (g.inputs.size() > images.images.size() + options.inputs.size())
+    parts.push_back(fmt::format("generated inputs (uniform [0,1), seed {})", options.seed));
+  return fmt::format("{}", fmt::join(parts, " + "));
 }
 
 bool AnyFailed(const std::vector<analyze::OutputGateResult>& gates) {
@@ -258,12 +287,11 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
                                                      : exec::WithInputShapes(read, options.input_shapes));
   r.matrix = lint::LoadMatrix((options.data_dir.empty() ? lint::DefaultDataDir() : options.data_dir) + "/compat",
                               options.target);
-  const std::vector<npy::Array> inputs = exec::PrepareInputs(model->main(), options.inputs, options.seed);
+  const image::ImageInputs images = ChooseImages(model->main(), options);
+  const std::vector<npy::Array> inputs = exec::PrepareInputs(model->main(), options.inputs, options.seed, images);
   analyze::ResolveTaskGates(model->main(), options.gates, options.gate_options, {});  // a bad OUT fails here
-  r.inputs_source = options.inputs.empty()
-                        ? fmt::format("generated inputs (uniform [0,1), seed {})", options.seed)
-                        : fmt::format("{} given input file(s), the rest generated (seed {})", options.inputs.size(),
-                                      options.seed);
+  r.inputs_source = DescribeInputs(model->main(), options, images);
+  r.numeric_model = std::string(exec::PrecisionName(lint::NumericModel(r.matrix)));
   progress("[1/4] inspect");
   r.inspect = inspect::Summarize(*model);
 
@@ -271,11 +299,11 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
   r.lint = lint::Lint(*model, r.matrix);
   r.lint.model = model_path;
 
-  progress("[3/4] bisect fp32 vs fp16-compute");
+  progress("[3/4] bisect fp32 vs " + r.numeric_model + " (" + options.target + "'s fp16 model)");
   std::vector<analyze::OutputGate> gates;
   try {
     r.bisect = analyze::Bisect({model, "fp32", exec::Precision::kFp32},
-                               {model, std::string(exec::PrecisionName(lint::NumericModel(r.matrix))), lint::NumericModel(r.matrix)}, inputs,
+                               {model, r.numeric_model, lint::NumericModel(r.matrix)}, inputs,
                                {.threads = options.threads});
     r.bisect.model = model_path;
     gates = analyze::ResolveTaskGates(model->main(), options.gates, options.gate_options,
@@ -377,7 +405,7 @@ std::string RenderText(const CheckReport& r) {
                      f.fix_pass.empty() ? "no known rewrite" : f.fix_pass);
   }
 
-  s += "\nfp16 (fp32 vs fp16-compute emulation) on " + r.inputs_source + ":\n";
+  s += "\nfp16 (fp32 vs " + r.numeric_model + ", the target's fp16 model) on " + r.inputs_source + ":\n";
   if (!r.numerics_skipped.empty()) s += "  not run: " + r.numerics_skipped + "\n";
   for (size_t i = 0; i < r.bisect.outputs.size(); ++i)
     s += fmt::format("  output {}: correlation {}  max|diff| {:.4g}  non-finite {}\n", i,

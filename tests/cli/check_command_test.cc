@@ -71,8 +71,13 @@ TEST(CheckCommand, DefaultModelAndErrors) {
   // Run from the source folder, where tools/setup.sh put the default model.
   auto r = testing::RunCommand("cd " + ShellQuote(testing::SourceDir()) + " && " + ShellQuote(GPUCLEAN_BINARY) +
                                " check --no-probe");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("using .cache/models/selfie_segmentation.tflite"), std::string::npos) << r.err;
+  // The default model has a finding, its fix and the fix's proof, measured
+  // on the default photograph.
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("using .cache/models/face_detection_full_range_sparse.tflite"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("on photograph grace_hopper.jpg"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: fixable with these passes: densify-offline"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("site(s) rewritten and proven"), std::string::npos) << r.out;
   auto bad = RunGpuclean("check /nonexistent.tflite");
   EXPECT_EQ(bad.exit_code, 2);
   auto target = RunGpuclean("check --target nosuch " +
