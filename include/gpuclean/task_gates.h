@@ -32,7 +32,8 @@ struct OutputGate {
 //    with >= 2 entries in its last axis -> argmax;
 //  - anything else (landmarks, boxes, embeddings, flags) -> two gates in the
 //    output's own units (pixels for landmarks), at scale max(1, range,
-//    max|ref|): mean abs diff within 1% of it, max abs diff within 5%.
+//    max|ref|): mean abs diff within 1% of it, max abs diff within 5%; a
+//    flag or score of at most 4 values gets the 5% gate alone.
 std::vector<OutputGate> InferTaskGates(const ir::Subgraph& graph, const std::vector<npy::Array>& reference);
 
 // Gates the user gave (`--gate [OUT:]GATE`, OUT an output index, `out<i>` or

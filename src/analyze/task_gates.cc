@@ -92,6 +92,9 @@ std::vector<OutputGate> InferOne(int output, const ir::Tensor& tensor, const npy
   if (!float_output)
     return {Gate(output, "equal", fmt::format("{} output {} -> equal", ir::DTypeName(ref.dtype), shown))};
   const double scale = std::max({1.0, range.hi - range.lo, range.max_abs});
+  if (ref.num_elements() <= 4)  // a flag or a score: one value, where a mean says nothing more
+    return {Gate(output, fmt::format("maxabs<={:.4g}", kRegressionMaxFraction * scale),
+                 fmt::format("score or flag {} at scale {:.4g} -> within 5% of the scale", shown, scale))};
   const std::string why = fmt::format("regression output {} (landmarks, boxes, scores) at scale {:.4g} -> mean abs "
                                       "diff within 1% and every value within 5% of the scale, in its own units",
                                       shown, scale);

@@ -51,7 +51,7 @@ TEST(TaskGates, InferredFromShapeNameAndValues) {
                                        Filled({1, 16, 16, 39}, -1, 1),  Filled({1, 1000}, -5, 5),
                                        Filled({1, 63}, 10, 210),        Filled({1, 1}, 3, 3)};
   const std::vector<OutputGate> gates = InferTaskGates(g, ref);
-  ASSERT_EQ(gates.size(), 8u) << "regression outputs get a mean and a max gate";
+  ASSERT_EQ(gates.size(), 7u) << "regression outputs get a mean and a max gate, flags one";
   EXPECT_EQ(gates[0].spec.kind, GateKind::kIou);
   EXPECT_EQ(gates[0].options.mask_threshold, 0.0) << "logits threshold at 0";
   EXPECT_EQ(gates[1].spec.kind, GateKind::kIou);
@@ -63,9 +63,8 @@ TEST(TaskGates, InferredFromShapeNameAndValues) {
   EXPECT_EQ(gates[5].spec.kind, GateKind::kMaxAbs);
   EXPECT_NEAR(gates[5].spec.threshold, 10.5, 1e-9) << "5% of it";
   EXPECT_EQ(gates[6].output, 5);
-  EXPECT_EQ(gates[6].spec.kind, GateKind::kMeanAbs);
-  EXPECT_NEAR(gates[6].spec.threshold, 0.03, 1e-9);
-  EXPECT_EQ(gates[7].spec.kind, GateKind::kMaxAbs);
+  EXPECT_EQ(gates[6].spec.kind, GateKind::kMaxAbs);
+  EXPECT_NEAR(gates[6].spec.threshold, 0.15, 1e-9) << "5% of max(1, |3|)";
   for (const OutputGate& gate : gates) {
     EXPECT_TRUE(gate.inferred);
     EXPECT_FALSE(gate.why.empty());
