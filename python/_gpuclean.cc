@@ -364,11 +364,12 @@ py::object Compare(const py::object& ref, const py::object& got, const std::vect
   return ToPython(report);
 }
 
-// fix: the report `gpuclean fix --format json` prints plus the proven model
-// (a Model, or None when the proof failed); written to `output` when given.
+// fix: the report `gpuclean fix --format json` prints plus the fixed model
+// (a Model, or None when a proof failed or lint errors remain, unless
+// allow_remaining); written to `output` when given.
 py::object Fix(const py::object& model_or_path, const std::optional<std::string>& output,
                const std::optional<std::vector<std::string>>& passes, const std::optional<std::string>& target,
-               uint32_t seed, bool gelu_sigmoid) {
+               uint32_t seed, bool gelu_sigmoid, bool allow_remaining) {
   std::string label;
   const std::shared_ptr<const ir::Model> model = ModelOf(model_or_path, label);
   rewrite::FixOptions options;
@@ -383,8 +384,9 @@ py::object Fix(const py::object& model_or_path, const std::optional<std::string>
     rewrite::FixResult result = rewrite::Fix(*model, options);
     report = rewrite::ToJson(result);
     report["model"] = label;
-    report["written"] = output && result.ok ? rewrite::WriteResult(result, *output, false) : std::vector<std::string>{};
-    if (result.ok) {
+    const bool keep = result.ok || (result.proven && allow_remaining);
+    report["written"] = output && keep ? rewrite::WriteResult(result, *output, false) : std::vector<std::string>{};
+    if (keep) {
       fixed = std::make_shared<PyModel>();
       fixed->path = output.value_or(label + " (fixed)");
       fixed->model = std::make_shared<const ir::Model>(std::move(result.model));
@@ -483,8 +485,11 @@ PYBIND11_MODULE(_gpuclean, m) {
         "Metrics of GOT against REF and the given gates (`compare --gate` syntax).");
   m.def("fix", &Fix, py::arg("model"), py::arg("output") = py::none(), py::arg("passes") = py::none(),
         py::arg("target") = py::none(), py::arg("seed") = 0, py::arg("gelu_sigmoid") = false,
+        py::arg("allow_remaining") = false,
         "Apply and prove graph rewrites (`gpuclean fix`): returns (report dict, fixed Model or None when a proof "
-        "failed); writes `output` (and host-input .npy files beside it) when given and proven.");
+        "failed or lint errors remain); writes `output` (and host-input .npy files beside it) when given and fixed. "
+        "allow_remaining=True also returns and writes a proven rewrite that leaves lint errors (report['ok'] stays "
+        "False).");
   m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
         "Cut at the named tensors (`gpuclean split`): returns (chain dict with bit_exact, list of part Models); "
         "writes OUTPUT.part<k>.tflite and OUTPUT.chain.json when output is given and the chain is bit-exact.");

@@ -141,6 +141,7 @@ struct Finding {
   std::string why;
   std::string consequence;
   std::string fix_pass;  // first hint, may be empty
+  std::vector<std::string> hints;  // every hint of the entry, fix_pass first
   std::string fix;       // one line
   std::string provenance;
   Evidence evidence;

@@ -36,6 +36,11 @@ struct PassOptions {
   // host-fed-constants: constants with at least this many elements feeding
   // compute ops become graph inputs.
   int64_t host_fed_min_elements = 65536;
+  // gather-onehot-matmul: the most table rows (gathered entries) a GATHER /
+  // GATHER_ND may index to become a one-hot matmul; the one-hot tensor and
+  // the matmul grow with it, and embedding tables far past this belong on
+  // the host.
+  int64_t onehot_max_rows = 1024;
 };
 
 // One place a pass rewrote.
@@ -53,9 +58,19 @@ struct HostInput {
   npy::Array value;
 };
 
+// A match a pass looked at and left alone: which precondition failed there.
+// Fix() quotes it for a lint error that is still there after the fix.
+struct Skip {
+  int node = -1;                     // op index in the graph the pass was given
+  std::string op;                    // that op's name
+  std::vector<std::string> tensors;  // names of the tensors the match covers
+  std::string why;                   // one line: the precondition that failed
+};
+
 struct PassResult {
   std::vector<Site> sites;  // empty: nothing matched (the model is unchanged)
   std::vector<HostInput> host_inputs;
+  std::vector<Skip> skipped;  // optional: matches left alone, with why
 };
 
 class Pass {
@@ -114,15 +129,37 @@ struct PassOutcome {
   std::string failure;              // one line when not proven and sites exist
 };
 
+// Why an error-level lint finding is still there after the fix.
+enum class RemainingCause {
+  kNoPass,        // no rewrite exists for it (lint names none, or one not implemented)
+  kPrecondition,  // a pass exists but its precondition failed at this op
+  kSplitOrHost,   // it needs gpuclean split or a host step (split-graph, gather-to-host)
+  kOptIn,         // the pass is opt-in: it changes the model's inputs
+  kNotChosen,     // --passes left the pass out
+};
+std::string_view RemainingCauseName(RemainingCause cause);  // "no-pass", "precondition", ...
+
+struct Remaining {
+  lint::Finding finding;  // as in FixResult::after (node indices of FixResult::model)
+  RemainingCause cause = RemainingCause::kNoPass;
+  std::string pass;  // the pass concerned; empty for kNoPass without a named rewrite
+  std::string why;   // one line
+};
+
 struct FixResult {
-  ir::Model model;  // the rewritten model (write it only when ok)
+  ir::Model model;  // the rewritten model (write it only when proven)
   std::vector<HostInput> host_inputs;
   lint::Report before, after;
   std::vector<PassOutcome> passes;  // in the order applied
   // Passes lint suggested that Fix() cannot apply (not implemented, opt-in,
   // or manual work such as split-graph), with why.
   std::vector<std::string> not_applied;
+  // Error-level findings of `after`, each with why no pass removed it.
+  std::vector<Remaining> remaining;
   std::vector<OutputDelta> total;  // original vs final model
+  // Every applied pass is proven and the chain added no lint error.
+  bool proven = false;
+  // proven and no error-level finding remains: the model is fixed.
   bool ok = false;
   std::string failure;  // one line when !ok
   int changed_sites() const;
@@ -134,7 +171,9 @@ FixResult Fix(const ir::Model& model, const FixOptions& options);
 
 // Writes result.model to `path` atomically, and each host input beside it as
 // <path minus .tflite>.<input name, '/' -> '_'>.npy. Refuses to overwrite the
-// model's source file unless `in_place`. Returns the files written.
+// model's source file unless `in_place`, and a result that is not proven
+// (callers decide whether a proven result with remaining errors is written).
+// Returns the files written.
 std::vector<std::string> WriteResult(const FixResult& result, const std::string& path, bool in_place);
 
 nlohmann::json ToJson(const FixResult& result);

@@ -337,11 +337,12 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
     for (const std::string& p : r.passes)
       if (rewrite::FindPass(p)) fix.passes.push_back(p);
     const rewrite::FixResult result = rewrite::Fix(*model, fix);
-    if (!result.ok) {
+    if (!result.proven) {
       r.fix_dry_run = "dry run failed: " + result.failure;
     } else {
       r.fix_dry_run = fmt::format("dry run: {} site(s) rewritten and proven", result.changed_sites());
       if (!result.after.residency.empty()) r.fix_dry_run += "; after it, " + lint::PredictedLine(result.after.residency[0]);
+      if (!result.ok) r.fix_dry_run += "; " + result.failure + " (gpuclean fix lists why)";
     }
   }
   return r;

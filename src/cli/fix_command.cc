@@ -29,7 +29,7 @@ void AddFix(CLI::App& app, Handler& handler) {
     std::string model, output, format = "text";
     std::vector<std::string> passes, input_shapes;
     rewrite::FixOptions options;
-    bool dry_run = false, in_place = false;
+    bool dry_run = false, in_place = false, allow_remaining = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->model, "the .tflite file")->required();
@@ -41,12 +41,18 @@ void AddFix(CLI::App& app, Handler& handler) {
   cmd->add_flag("--dry-run", args->dry_run, "apply and prove, write nothing");
   cmd->add_flag("--in-place", args->in_place, "overwrite MODEL (atomically) with the proven result");
   AddInputShapeFlag(cmd, args->input_shapes);
+  cmd->add_flag("--allow-remaining", args->allow_remaining,
+                "also write a proven rewrite that leaves lint errors (the exit code stays 1)");
   cmd->add_option("--seed", args->options.seed, "seed of the proof inputs")->capture_default_str();
   cmd->add_flag("--gelu-sigmoid", args->options.pass_options.gelu_sigmoid,
                 "gelu-tanh: use x*sigmoid(1.702x) instead of the tanh form");
   cmd->add_option("--host-min-elements", args->options.pass_options.host_fed_min_elements,
                   "host-fed-constants: smallest constant to move out of the file")
       ->capture_default_str();
+  cmd->add_option("--onehot-max-rows", args->options.pass_options.onehot_max_rows,
+                  "gather-onehot-matmul: most table rows a runtime-indexed GATHER may have")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--format", args->format, "text|json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([args, &handler] {
     handler = [args] {
@@ -57,8 +63,11 @@ void AddFix(CLI::App& app, Handler& handler) {
       args->options.passes = SplitCommas(args->passes);
       const ir::Model model = ReadModelAtShapes(args->model, args->input_shapes);
       const rewrite::FixResult result = rewrite::Fix(model, args->options);
+      // Exit 0 means fixed: proven and lint-clean. A proven rewrite that
+      // leaves errors is written only on request, and still exits 1.
+      const bool write = result.ok || (result.proven && args->allow_remaining);
       std::vector<std::string> written;
-      if (result.ok && !args->dry_run)
+      if (write && !args->dry_run)
         written = rewrite::WriteResult(result, args->in_place ? args->model : args->output, args->in_place);
       if (args->format == "json") {
         nlohmann::json j = rewrite::ToJson(result);
@@ -69,7 +78,11 @@ void AddFix(CLI::App& app, Handler& handler) {
         const std::string data_dir = lint::DefaultDataDir();
         const lint::Matrix matrix = lint::LoadMatrix(data_dir + "/compat", args->options.target);
         std::cout << "fix " << args->model << "\n" << rewrite::RenderText(result, matrix);
-        if (!result.ok) std::cout << "nothing written\n";
+        if (!write && result.proven && args->dry_run)
+          std::cout << "proof passed, but not fixed (dry run: nothing written)\n";
+        else if (!write && result.proven)
+          std::cout << "nothing written (--allow-remaining writes the proven partial rewrite, still exit 1)\n";
+        else if (!write) std::cout << "nothing written\n";
         else if (args->dry_run) std::cout << "proof passed (dry run: nothing written)\n";
         for (const std::string& f : written) std::cout << "wrote " << f << "\n";
       }

@@ -8,7 +8,7 @@ namespace gpuclean::lint {
 const std::vector<PassInfo>& PassCatalog() {
   static const std::vector<PassInfo> catalog = {
       {"transpose-conv-zero-stuff", "TRANSPOSE_CONV -> nearest upsample x stride mask + flipped-kernel CONV_2D + crop (exact)"},
-      {"padv2-to-pad0", "PADV2 with -inf/non-zero value after a ReLU -> PAD with 0, then VALID max-pool (exact)"},
+      {"padv2-to-pad0", "PADV2 with -inf/non-zero value before a max-pool -> PAD with 0 after a ReLU, or one SAME max-pool when the padding is SAME's (exact)"},
       {"split-to-slices", "SPLIT / SPLIT_V -> one SLICE per output (exact)"},
       {"pack-to-reshape-concat", "PACK -> RESHAPE each input + CONCATENATION (exact)"},
       {"strided-slice-to-avgpool", "stride-2 STRIDED_SLICE subsample of H/W -> AVERAGE_POOL_2D k=1 s=2 (exact)"},
@@ -21,7 +21,8 @@ const std::vector<PassInfo>& PassCatalog() {
       {"safe-layernorm-v2", "LayerNorm -> per-row scaled normalisation that never rebuilds var * S^2"},
       {"rmsnorm-scale-first", "RMSNorm / ScaleNorm -> scale x down before squaring"},
       {"layerscale-fold", "FULLY_CONNECTED followed by a broadcast MUL (LayerScale) -> gamma folded into weights and bias (exact)"},
-      {"rank5-to-rank4", "rank >= 5 reshape/transpose chains -> equivalent <= 4-D sequences"},
+      {"rank5-to-rank4", "rank >= 5 reshape/transpose chains and elementwise islands between reshapes -> equivalent <= 4-D sequences (exact)"},
+      {"gather-onehot-matmul", "GATHER / GATHER_ND of a small constant table at runtime int32 indices -> one-hot (EQUAL + CAST) x table by FULLY_CONNECTED (exact)"},
       {"add-output-alias", "ADD that is a graph output and consumed -> output acc * one with `one` a runtime input"},
       {"token-output-leaf", "[1,N,C] token outputs that are also consumed -> sole leaf outputs (or 4-D)"},
       {"host-fed-constants", "large baked constants in compute chains -> runtime inputs fed from host files"},

@@ -25,29 +25,104 @@ std::string ImplementedList() {
   return out;
 }
 
-// Lint's suggestions that Fix() turns into passes; the rest is explained.
+bool NeedsSplitOrHost(const std::string& pass) { return pass == "split-graph" || pass == "gather-to-host"; }
+
+// Lint's suggestions that Fix() turns into passes: every implemented, not
+// opt-in hint of every finding (a finding may name several rewrites, each
+// covering some of its shapes). A finding with none is explained.
 std::vector<const Pass*> PassesFromFindings(const lint::Report& report, std::vector<std::string>& not_applied) {
   std::set<std::string> wanted, explained;
   for (const lint::Finding& f : report.findings) {
-    if (f.fix_pass.empty() || wanted.count(f.fix_pass) || explained.count(f.fix_pass)) continue;
+    bool runnable = false;
+    for (const std::string& hint : f.hints) {
+      const Pass* pass = FindPass(hint);
+      if (pass && !pass->opt_in()) {
+        wanted.insert(hint);
+        runnable = true;
+      }
+    }
+    if (runnable || f.fix_pass.empty() || explained.count(f.fix_pass)) continue;
+    explained.insert(f.fix_pass);
     const Pass* pass = FindPass(f.fix_pass);
     const std::string where = f.node >= 0 ? fmt::format("node {} {}", f.node, f.op) : std::string("whole graph");
-    if (pass && !pass->opt_in()) {
-      wanted.insert(f.fix_pass);
-    } else {
-      explained.insert(f.fix_pass);
-      if (pass)
-        not_applied.push_back(fmt::format("{} ({}): opt-in, it changes the model's inputs; add --passes {}", f.fix_pass,
-                                          where, f.fix_pass));
-      else if (f.fix_pass == "split-graph" || f.fix_pass == "gather-to-host")
-        not_applied.push_back(fmt::format("{} ({}): a manual cut; use gpuclean split", f.fix_pass, where));
-      else
-        not_applied.push_back(fmt::format("{} ({}): no automatic rewrite yet; {}", f.fix_pass, where, f.fix));
-    }
+    if (pass)
+      not_applied.push_back(fmt::format("{} ({}): opt-in, it changes the model's inputs; add --passes {}", f.fix_pass,
+                                        where, f.fix_pass));
+    else if (NeedsSplitOrHost(f.fix_pass))
+      not_applied.push_back(fmt::format("{} ({}): a manual cut; use gpuclean split", f.fix_pass, where));
+    else
+      not_applied.push_back(fmt::format("{} ({}): no automatic rewrite yet; {}", f.fix_pass, where, f.fix));
   }
   std::vector<const Pass*> out;
   for (const Pass* p : Registry())
     if (wanted.count(std::string(p->id()))) out.push_back(p);
+  return out;
+}
+
+// A pass's record of a match it left alone, kept by pass id.
+struct PassSkip {
+  std::string pass;
+  Skip skip;
+};
+
+// Why one hint of a finding that is still there did not remove it.
+std::pair<RemainingCause, std::string> WhyHintLeft(const lint::Finding& f, const std::string& hint,
+                                                   const std::set<std::string>& ran,
+                                                   const std::vector<PassSkip>& skips) {
+  const Pass* pass = FindPass(hint);
+  if (!pass) {
+    if (NeedsSplitOrHost(hint))
+      return {RemainingCause::kSplitOrHost, fmt::format("{}: needs a split or a host step (gpuclean split)", hint)};
+    const lint::PassInfo* info = lint::FindPass(hint);
+    return {RemainingCause::kNoPass,
+            fmt::format("{}: no automatic rewrite exists{}", hint, info ? std::string(" (") + info->summary + ")" : "")};
+  }
+  if (!ran.count(hint)) {
+    if (pass->opt_in())
+      return {RemainingCause::kOptIn,
+              fmt::format("{}: opt-in, it changes the model's inputs; add --passes {}", hint, hint)};
+    return {RemainingCause::kNotChosen, fmt::format("{}: not among --passes; add it (or auto)", hint)};
+  }
+  // The pass ran: quote the precondition it reported failing at this op.
+  for (const PassSkip& s : skips) {
+    if (s.pass != hint) continue;
+    for (const std::string& t : s.skip.tensors)
+      if (std::find(f.tensors.begin(), f.tensors.end(), t) != f.tensors.end())
+        return {RemainingCause::kPrecondition, fmt::format("{}: precondition not met: {}", hint, s.skip.why)};
+  }
+  return {RemainingCause::kPrecondition,
+          fmt::format("{}: precondition not met here (it needs: {})", hint, pass->contract())};
+}
+
+// Every error-level finding of the final lint, with why it is still there.
+std::vector<Remaining> Explain(const lint::Report& after, const std::set<std::string>& ran,
+                               const std::vector<PassSkip>& skips) {
+  std::vector<Remaining> out;
+  for (const lint::Finding& f : after.findings) {
+    if (f.severity != lint::Severity::kError) continue;
+    Remaining r;
+    r.finding = f;
+    if (f.hints.empty()) {
+      r.cause = RemainingCause::kNoPass;
+      r.why = "no rewrite exists for it";
+      out.push_back(std::move(r));
+      continue;
+    }
+    // The cause is that of the first implemented hint (the rewrite that was
+    // meant to remove it), else of the first hint; every hint is explained.
+    bool primary = false;
+    for (const std::string& hint : f.hints) {
+      auto [cause, why] = WhyHintLeft(f, hint, ran, skips);
+      const bool implemented = FindPass(hint) != nullptr;
+      if (r.pass.empty() || (implemented && !primary)) {
+        r.cause = cause;
+        r.pass = hint;
+        primary = primary || implemented;
+      }
+      r.why += (r.why.empty() ? "" : "; ") + why;
+    }
+    out.push_back(std::move(r));
+  }
   return out;
 }
 
@@ -127,6 +202,17 @@ int ErrorCount(const lint::Report& r) { return r.count(lint::Severity::kError); 
 
 }  // namespace
 
+std::string_view RemainingCauseName(RemainingCause cause) {
+  switch (cause) {
+    case RemainingCause::kNoPass: return "no-pass";
+    case RemainingCause::kPrecondition: return "precondition";
+    case RemainingCause::kSplitOrHost: return "split-or-host";
+    case RemainingCause::kOptIn: return "opt-in";
+    case RemainingCause::kNotChosen: return "not-chosen";
+  }
+  return "unknown";
+}
+
 int FixResult::changed_sites() const {
   int n = 0;
   for (const PassOutcome& p : passes) n += static_cast<int>(p.sites.size());
@@ -205,6 +291,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
 
   ir::Model current = model;
   double total_bound = 0;
+  std::set<std::string> ran;
+  std::vector<PassSkip> skips;
   for (const Pass* pass : chosen) {
     PassOutcome outcome;
     outcome.id = std::string(pass->id());
@@ -222,6 +310,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
       return result;
     }
     outcome.sites = applied.sites;
+    ran.insert(outcome.id);
+    for (const Skip& skip : applied.skipped) skips.push_back({outcome.id, skip});
     if (applied.sites.empty()) {
       result.passes.push_back(std::move(outcome));
       continue;
@@ -286,12 +376,20 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
                                  ErrorCount(result.after), ErrorCount(result.before));
     return result;
   }
+  result.proven = true;
+  // Proven is not fixed: a CI job reads ok, so it holds only when no lint
+  // error is left for the GPU delegate to reject.
+  result.remaining = Explain(result.after, ran, skips);
+  if (!result.remaining.empty()) {
+    result.failure = fmt::format("{} lint error(s) remain after the fix", result.remaining.size());
+    return result;
+  }
   result.ok = true;
   return result;
 }
 
 std::vector<std::string> WriteResult(const FixResult& result, const std::string& path, bool in_place) {
-  if (!result.ok) ThrowInternal("refusing to write a rewrite whose proof failed");
+  if (!result.proven) ThrowInternal("refusing to write a rewrite whose proof failed");
   std::vector<std::string> written;
   if (in_place) WriteFileAtomically(path, format::Serialize(result.model));
   else format::WriteModel(result.model, path);

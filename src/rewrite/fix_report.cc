@@ -40,6 +40,10 @@ std::string Worst(const std::vector<OutputDelta>& deltas) {
   return out;
 }
 
+std::string Where(const lint::Finding& f) {
+  return f.node >= 0 ? fmt::format("node {} {}", f.node, f.op) : std::string("whole graph");
+}
+
 }  // namespace
 
 nlohmann::json ToJson(const FixResult& result) {
@@ -59,8 +63,18 @@ nlohmann::json ToJson(const FixResult& result) {
   nlohmann::json host = nlohmann::json::array(), total = nlohmann::json::array();
   for (const HostInput& h : result.host_inputs) host.push_back({{"name", h.name}, {"shape", h.value.shape}});
   for (const OutputDelta& d : result.total) total.push_back(DeltaJson(d));
+  nlohmann::json remaining = nlohmann::json::array();
+  for (const Remaining& r : result.remaining)
+    remaining.push_back({{"rule", r.finding.rule},
+                         {"node", r.finding.node},
+                         {"op", r.finding.op},
+                         {"cause", RemainingCauseName(r.cause)},
+                         {"pass", r.pass},
+                         {"why", r.why}});
   return {{"ok", result.ok},
+          {"proven", result.proven},
           {"failure", result.failure},
+          {"remaining", remaining},
           {"changed_sites", result.changed_sites()},
           {"passes", passes},
           {"not_applied", result.not_applied},
@@ -91,14 +105,26 @@ std::string RenderText(const FixResult& result, const lint::Matrix& matrix) {
   for (const HostInput& h : result.host_inputs)
     out += fmt::format("  host input: {} (fed from a .npy written beside the model)\n", h.name);
   out += fmt::format("lint ({}): {}", matrix.target, Counts(result.before));
-  if (!result.after.residency.empty() || result.ok) out += " -> " + Counts(result.after);
+  if (!result.after.residency.empty() || result.proven) out += " -> " + Counts(result.after);
   out += "\n";
   if (!result.before.residency.empty()) {
     out += "  before: " + lint::PredictedLine(result.before.residency[0]) + "\n";
     if (!result.after.residency.empty()) out += "  after:  " + lint::PredictedLine(result.after.residency[0]) + "\n";
   }
   if (!result.total.empty()) out += "outputs vs original: " + Worst(result.total) + "\n";
-  if (!result.ok) out += "proof failed: " + result.failure + "\n";
+  if (!result.remaining.empty()) {
+    out += fmt::format("remaining lint errors ({}), and why no pass removed them:\n", result.remaining.size());
+    // Fixture-size models can keep dozens; --format json has all.
+    constexpr size_t kShown = 12;
+    for (size_t i = 0; i < result.remaining.size() && i < kShown; ++i) {
+      const Remaining& r = result.remaining[i];
+      out += fmt::format("  {} {} [{}]: {}\n", Where(r.finding), r.finding.rule, RemainingCauseName(r.cause), r.why);
+    }
+    if (result.remaining.size() > kShown)
+      out += fmt::format("  ... and {} more (--format json lists all)\n", result.remaining.size() - kShown);
+  }
+  if (!result.proven) out += "proof failed: " + result.failure + "\n";
+  else if (!result.ok) out += "not fixed: " + result.failure + "\n";
   return out;
 }
 

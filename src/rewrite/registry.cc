@@ -25,6 +25,7 @@ const std::vector<const Pass*>& Registry() {
       &passes::MeanSplitAxes(),
       &passes::TransposeConvZeroStuff(),
       &passes::StridedSliceToAvgPool(),
+      &passes::GatherOneHotMatMul(),  // after strided-slice-to-avgpool: constant-index grids are not lookups
       &passes::Relu0To1ToRelus(),
       &passes::DivIdenticalInputs(),
       &passes::BroadcastToFold(),

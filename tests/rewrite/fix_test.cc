@@ -123,7 +123,8 @@ TEST(Fix, EveryPassOnEveryFixtureModelStaysWithinBounds) {
     FixOptions options;
     options.passes = all;
     const FixResult result = Fix(model, options);
-    ASSERT_TRUE(result.ok) << result.failure;
+    // Fixtures may keep errors no pass covers: the proofs are what is tested here.
+    ASSERT_TRUE(result.proven) << result.failure;
     for (const OutputDelta& d : result.total) EXPECT_LE(d.max_abs_diff, d.allowed) << d.output;
     if (result.changed_sites() == 0) continue;
     std::cout << std::filesystem::path(path).filename().string() << ": " << result.changed_sites()
@@ -159,7 +160,7 @@ TEST(Fix, SparseFaceDetectorBecomesFullyDelegatedByPrediction) {
 
 TEST(Fix, HostInputsAreWrittenBesideTheModel) {
   FixResult result;
-  result.ok = true;
+  result.proven = result.ok = true;
   result.model = ReluModel();
   result.host_inputs.push_back({"host-fed-constants/pos_embed", npy::Array{tfl::TensorType_FLOAT32, {2}, std::vector<uint8_t>(8)}});
   testing::TempDir dir;

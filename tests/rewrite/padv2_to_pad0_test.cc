@@ -98,5 +98,54 @@ TEST(Padv2ToPad0, LeavesPaddedChannelsAndOtherConsumersAlone) {
   EXPECT_EQ(Sites(b.Finish()), 0u);
 }
 
+// Without a ReLU the -inf padding cannot become zeros, but when it is
+// exactly what a SAME pool adds (7x6 map, 3x3 stride 2: H (1,1), W (0,1))
+// the VALID pool over it is one SAME pool, which skips padded cells.
+const builder::Paddings kSame7x6 = {{0, 0}, {1, 1}, {0, 1}, {0, 0}};
+
+TEST(Padv2ToPad0, MinusInfinityAsSamePaddingWithoutAReluBecomesASamePool) {
+  for (float value : {-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::lowest()}) {
+    SCOPED_TRACE(value);
+    const ir::Model model = Stem(kNoActivation, value, kSame7x6, tfl::Padding_VALID, 3, 2);
+    const testing::PassProof proof = testing::ExpectPassProven("padv2-to-pad0", model, {StemInput(6)});
+    EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_PADV2), 0);
+    EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_PAD), 0);
+    ASSERT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_MAX_POOL_2D), 1);
+    for (const ir::Op& op : proof.rewritten.main().ops)
+      if (op.code == tfl::BuiltinOperator_MAX_POOL_2D) EXPECT_EQ(op.options.AsPool2DOptions()->padding, tfl::Padding_SAME);
+    // Negative inputs: a zero pad would have won windows the -inf pad does not.
+    EXPECT_EQ(testing::RunOurs(model, {StemInput(6)})[0].data, testing::RunOurs(proof.rewritten, {StemInput(6)})[0].data);
+    testing::ExpectFindingGone(model, proof.rewritten, "padv2-nonzero");
+  }
+}
+
+// Padding past the last window is never read: W (0,2) pools like W (0,1).
+// The pool's fused activation carries over.
+TEST(Padv2ToPad0, UnreadTrailingPaddingAndAFusedActivation) {
+  const builder::Paddings pads = {{0, 0}, {1, 1}, {0, 2}, {0, 0}};
+  GraphBuilder b;
+  int x = b.Input("x", F32, {1, 7, 6, 3});
+  b.Output(b.MaxPool2D(b.PadV2(x, pads, -std::numeric_limits<float>::infinity()), tfl::Padding_VALID, 2, 2, 3, 3,
+                       tfl::ActivationFunctionType_RELU6));
+  const ir::Model model = b.Finish();
+  const testing::PassProof proof = testing::ExpectPassProven("padv2-to-pad0", model, {StemInput(7)});
+  EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_PADV2), 0);
+}
+
+TEST(Padv2ToPad0, LeavesFinitePadValuesAndNonSamePaddingWithoutAReluAlone) {
+  // -1e9 is not -inf: a window of inputs all below it would differ.
+  const ir::Model finite = Stem(kNoActivation, -1e9f, kSame7x6, tfl::Padding_VALID, 3, 2);
+  EXPECT_EQ(Sites(finite), 0u);
+  ir::Model copy = finite;
+  const PassResult r = FindPass("padv2-to-pad0")->Apply(copy, {});
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].why.find("-1e+09 is finite"), std::string::npos) << r.skipped[0].why;
+  // SAME would put no padding before W (6 columns, 3x3 stride 2).
+  const ir::Model shifted = Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kPadHW1, tfl::Padding_VALID, 3, 2);
+  EXPECT_EQ(Sites(shifted), 0u);
+  // Already SAME on top of the padding: the pool would pad again.
+  EXPECT_EQ(Sites(Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kSame7x6, tfl::Padding_SAME, 3, 2)), 0u);
+}
+
 }  // namespace
 }  // namespace gpuclean::rewrite

@@ -28,7 +28,8 @@ TEST(FixResidency, EveryFixableMicroProbeRunsWhollyOnTheWebGpuDelegate) {
     FixOptions options;
     options.target = g->target;
     const FixResult result = Fix(g->build(), options);
-    ASSERT_TRUE(result.ok) << g->name << ": " << result.failure;
+    // Probes of findings no pass covers (TOPK, ...) stay unfixed (not ok); every rewrite must prove.
+    ASSERT_TRUE(result.proven) << g->name << ": " << result.failure;
     if (result.changed_sites() == 0) continue;
     fixable.push_back(g);
     for (bool fixed : {false, true}) {

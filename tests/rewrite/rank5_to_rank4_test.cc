@@ -78,15 +78,113 @@ TEST(Rank5ToRank4, LeavesAnIrreducibleTransposeAlone) {
   EXPECT_EQ(MaxRank(model), 5);
 }
 
-// The 5-D tensor is also read elsewhere: rewriting would leave it in place.
-TEST(Rank5ToRank4, LeavesAFannedOutChainAlone) {
+// The 5-D tensor is read twice: no single chain, but every reader is
+// elementwise or a reshape back, so it is an island computed whole at 4-D.
+TEST(Rank5ToRank4, RewritesAFannedOutChainAsAnIsland) {
   GraphBuilder b;
   const int x = b.Input("x", F32, {1, 2, 3, 4});
   const int five = b.Reshape(x, {1, 2, 3, 2, 2});
   b.Output(b.Reshape(b.Relu(five), {1, 2, 3, 4}));
   b.Output(b.Reshape(b.Tanh(five), {1, 2, 3, 4}));
+  const ir::Model model = b.Finish();
+  ExpectRank4AndBitIdentical(model, {1, 2, 3, 4});
+}
+
+// The 5-D tensor is also a graph output: it has to stay 5-D.
+TEST(Rank5ToRank4, LeavesAFiveDimensionalGraphOutputAlone) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {1, 2, 3, 4});
+  const int five = b.Relu(b.Reshape(x, {1, 2, 3, 2, 2}));
+  b.Output(b.Reshape(b.Tanh(five), {1, 2, 3, 4}));
+  b.Output(five);
   ir::Model model = b.Finish();
-  EXPECT_TRUE(FindPass("rank5-to-rank4")->Apply(model, {}).sites.empty());
+  const PassResult r = FindPass("rank5-to-rank4")->Apply(model, {});
+  EXPECT_TRUE(r.sites.empty());
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].why.find("is a graph output"), std::string::npos) << r.skipped[0].why;
+}
+
+// Islands: elementwise ops on rank-5 tensors between reshapes.
+
+// Group-wise affine as converters emit it: [1,4,4,8] -> [1,4,4,2,4], times a
+// per-(group, channel) gamma [2,4], plus a per-group beta [2,1], times a
+// runtime 4-D scale broadcast over H, then back. gamma and beta broadcast
+// over H and W alike, so H and W merge; the group axis stays apart from the
+// channel axis because beta is full on one and broadcast on the other.
+TEST(Rank5ToRank4, RewritesAnElementwiseIslandWithBroadcastOperands) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {1, 4, 4, 8});
+  const int scale = b.Input("scale", F32, {1, 1, 2, 4});
+  const int five = b.Reshape(x, {1, 4, 4, 2, 4});
+  std::vector<float> gamma(8), beta = {0.5f, -1.25f};
+  for (int i = 0; i < 8; ++i) gamma[i] = 0.25f * static_cast<float>(i) - 0.8f;
+  int y = b.Mul(five, b.ConstF32("gamma", {2, 4}, gamma));
+  y = b.Add(y, b.ConstF32("beta", {2, 1}, beta), tfl::ActivationFunctionType_RELU);
+  y = b.Mul(y, b.Reshape(scale, {1, 1, 1, 2, 4}));
+  b.Output(b.Reshape(y, {1, 4, 4, 8}));
+  ir::Model model = b.Finish();
+  // The reshaped scale is an island entry too; one more runtime input form.
+  const std::vector<npy::Array> inputs = {synth::HashUniform({1, 4, 4, 8}, -4, 4, 72),
+                                          synth::HashUniform({1, 1, 2, 4}, -2, 2, 73)};
+  const testing::PassProof proof = testing::ExpectPassProven("rank5-to-rank4", model, inputs);
+  EXPECT_LE(MaxRank(proof.rewritten), 4);
+  EXPECT_EQ(testing::RunOurs(model, inputs)[0].data, testing::RunOurs(proof.rewritten, inputs)[0].data);
+  testing::ExpectFindingGone(model, proof.rewritten, "rank-5");
+  ASSERT_EQ(proof.result.sites.size(), 1u);
+  EXPECT_NE(proof.result.sites[0].what.find("computed at [16,2,4]"), std::string::npos) << proof.result.sites[0].what;
+}
+
+// Two runtime tensors meet on the 5-D view (a residual inside a head
+// split), with a unary op, a rank-4 runtime operand and two exits.
+TEST(Rank5ToRank4, RewritesAnIslandWithTwoEntriesAndTwoExits) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {1, 6, 8});
+  const int r = b.Input("r", F32, {1, 6, 8});
+  const int bias = b.Input("bias", F32, {3, 1, 4});
+  const int sum = b.Add(b.Reshape(x, {1, 2, 3, 2, 4}), b.Reshape(r, {1, 2, 3, 2, 4}));
+  const int act = b.Tanh(sum);
+  b.Output(b.Reshape(b.Sub(act, bias), {1, 6, 8}));
+  b.Output(b.Reshape(sum, {2, 3, 8}));
+  ir::Model model = b.Finish();
+  const std::vector<npy::Array> inputs = {synth::HashUniform({1, 6, 8}, -4, 4, 74),
+                                          synth::HashUniform({1, 6, 8}, -4, 4, 75),
+                                          synth::HashUniform({3, 1, 4}, -1, 1, 76)};
+  const testing::PassProof proof = testing::ExpectPassProven("rank5-to-rank4", model, inputs);
+  EXPECT_LE(MaxRank(proof.rewritten), 4);
+  const auto before = testing::RunOurs(model, inputs), after = testing::RunOurs(proof.rewritten, inputs);
+  EXPECT_EQ(before[0].data, after[0].data);
+  EXPECT_EQ(before[1].data, after[1].data);
+  testing::ExpectFindingGone(model, proof.rewritten, "rank-5");
+}
+
+// A constant full on axes 0, 2, 4 and broadcast on 1, 3: no two adjacent
+// axes share a pattern, so five axes remain.
+TEST(Rank5ToRank4, LeavesAnIslandWhoseBroadcastKeepsFiveAxesAlone) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {2, 3, 20});
+  std::vector<float> c(2 * 2 * 5, 0.5f);
+  const int y = b.Mul(b.Reshape(x, {2, 3, 2, 2, 5}), b.ConstF32("c", {2, 1, 2, 1, 5}, c));
+  b.Output(b.Reshape(y, {2, 3, 20}));
+  ir::Model model = b.Finish();
+  const PassResult r = FindPass("rank5-to-rank4")->Apply(model, {});
+  EXPECT_TRUE(r.sites.empty());
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].why.find("leave 5 axes"), std::string::npos) << r.skipped[0].why;
+  EXPECT_EQ(MaxRank(model), 5);
+}
+
+// A reduction over a 5-D axis is not elementwise: the island cannot be
+// computed at another rank by merging axes alone.
+TEST(Rank5ToRank4, LeavesAnIslandWithAReductionAlone) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {1, 4, 4, 8});
+  const int five = b.Relu(b.Reshape(x, {1, 4, 4, 2, 4}));
+  b.Output(b.Reshape(b.Mean(b.Add(five, five), {4}, true), {1, 4, 4, 2}));
+  ir::Model model = b.Finish();
+  const PassResult r = FindPass("rank5-to-rank4")->Apply(model, {});
+  EXPECT_TRUE(r.sites.empty());
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].why.find("MEAN"), std::string::npos) << r.skipped[0].why;
 }
 
 }  // namespace

@@ -65,6 +65,7 @@ Finding MakeFinding(const GraphView& view, int subgraph, int node, const std::ve
                                                : RunsOnAccelerator(entry.status) ? "none"
                                                                                   : "rejected")
                                             : entry.consequence;
+  f.hints = entry.hints;
   if (!entry.hints.empty()) {
     f.fix_pass = entry.hints.front();
     if (const PassInfo* pass = FindPass(f.fix_pass)) f.fix = pass->summary;

@@ -26,5 +26,6 @@ const Pass& BroadcastToFold();
 const Pass& PowToExpLog();
 const Pass& SelectToBlend();
 const Pass& GeluTanh();
+const Pass& GatherOneHotMatMul();
 
 }  // namespace gpuclean::rewrite::passes
