@@ -105,6 +105,26 @@ TEST(CheckCommand, CustomOpsWithoutAKernelStillGetEverySectionItCan) {
   EXPECT_NE(text.out.find("verdict: "), std::string::npos) << text.out;
 }
 
+TEST(CheckCommand, PoseLandmarksDriftWithinTheirTaskGatesIsNotASplit) {
+  // MediaPipe ships pose_landmark on mobile GPUs. Raw-logit correlation of its
+  // segmentation head under fp16-compute once made check call it "needs a
+  // split"; judged by task gates on the photograph (mask IoU after the
+  // threshold, landmark error in pixels) the drift is within what the task
+  // accepts, and the verdict says so.
+  const std::string model = ShellQuote(testing::ZooModel("pose_landmark_lite.tflite"));
+  auto r = RunGpuclean("check --no-probe --json " + model);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "gpu-clean") << j["verdict_line"];
+  EXPECT_NE(j["inputs"].get<std::string>().find("grace_hopper.jpg"), std::string::npos) << j["inputs"];
+  bool mask_gate = false;
+  for (const auto& g : j["fp16_gates"]) {
+    EXPECT_TRUE(g["passed"].get<bool>()) << g.dump();
+    if (g["output"] == 2 && g["gate"] == "iou>=0.95") mask_gate = true;
+  }
+  EXPECT_TRUE(mask_gate) << "the 256x256 segmentation head is judged by mask IoU: " << j["fp16_gates"].dump();
+}
+
 TEST(CheckCommand, GivenGatesDecideAndBadGatesAreUsageErrors) {
   const std::string model = ShellQuote(testing::FixtureModel("selfie_segmentation.tflite"));
   // An impossible gate fails the fp16 section whatever the drift.
