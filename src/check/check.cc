@@ -24,10 +24,6 @@ namespace fs = std::filesystem;
 // whole on the GPU after any in-graph rewrite.
 bool NeedsSplit(const std::string& pass) { return pass == "split-graph" || pass == "gather-to-host"; }
 
-// Graph outputs "hold" in fp16 at this correlation and relative error.
-constexpr double kOutputsHold = 0.999;
-constexpr double kOutputDrift = 0.1;
-
 bool Matters(const lint::Finding& f) { return f.severity != lint::Severity::kInfo; }
 
 // A folder for the probe's files, removed when the check ends.
