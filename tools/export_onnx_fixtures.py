@@ -1,0 +1,648 @@
+#!/usr/bin/python3
+"""Export seeded, random-weight ONNX fixture models into .cache/onnx/.
+
+The ONNX front end of gpuclean needs real-architecture models to convert.
+Pretrained weights cannot be downloaded here, so every model is built with
+weights=None from a fixed seed and then made "non-trivial":
+
+  * weights that torchvision initialises to zero or nearly zero (ViT's head,
+    ConvNeXt's layer scales, zero-init residual BN gammas, ...) are
+    re-initialised: layer scales / norm gammas to ones, other weights to
+    N(0, 0.02);
+  * all-zero biases get N(0, 0.02) and all-ones norm weights 1 + N(0, 0.1),
+    so that a converter dropping a bias or a norm's affine part is caught by
+    the reference outputs;
+  * BatchNorm running statistics are recalibrated on random batches
+    (momentum=None, i.e. a cumulative average), because deep random nets with
+    mean 0 / var 1 running stats collapse to activations of ~1e-14.
+
+Every model is exported with opset 17, static shapes, batch 1, input name
+"input", and checked with onnx.checker. Next to each NAME.onnx the script
+writes a reference pair: NAME.input.npy (seeded torch.randn, float32) and
+NAME.expected.npy (eager PyTorch output), or NAME.expected.<output>.npy per
+output for multi-output models. mha_parity additionally gets
+mha_parity.input_<k>.npy / mha_parity.expected_<k>.npy, k=0 a smooth
+deterministic "golden" image, k=1..8 random. NAME.json (written last) records
+shapes, seeds, versions and graph statistics; tools/fetch_onnx_fixtures.sh
+treats a model as done when NAME.onnx and NAME.json both exist.
+
+Usage (Debian's /usr/bin/python3, which has python3-torch and friends):
+  tools/export_onnx_fixtures.py [--only resnet18,vit_small6] [--out DIR]
+                                [--histogram] [--list]
+Prints one line per model: name, size MB, node count, export seconds (and
+the model's total, with BN calibration and checks) and its op-type counts;
+--histogram adds the op-type union over all models.
+Exit status: 0 when every requested model exported (models listed in
+KNOWN_FRAGILE may fail with a clear message without failing the run), 1
+otherwise.
+"""
+
+import sys
+
+# The fixture names, in export order (MODELS below must match). `--list`
+# prints them without importing torch, so tools/fetch_onnx_fixtures.sh can
+# tell what is cached in a fraction of a second.
+MODEL_NAMES = [
+    "resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny",
+    "regnet_y_400mf", "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t",
+    "detr_small", "mha_parity",
+]
+if __name__ == "__main__" and sys.argv[1:] == ["--list"]:
+    print("\n".join(MODEL_NAMES))
+    sys.exit(0)
+
+import argparse  # noqa: E402
+import collections  # noqa: E402
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import os  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import torchvision  # noqa: E402
+
+OPSET = 17
+
+# Models whose export may legitimately fail with this torch version; a failure
+# is reported but does not make the run fail.
+KNOWN_FRAGILE = {"swin_t"}  # exports through a patch of torchvision internals
+
+
+# --------------------------------------------------------------------------
+# Hand-written models
+# --------------------------------------------------------------------------
+
+def conv_bn_relu(cin, cout, k=3, s=2):
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, k, s, k // 2, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+def sine_position_embedding(h, w, d, temperature=10000.0):
+    """DETR's 2-D sine embedding, shape [h*w, d] (d divisible by 4)."""
+    assert d % 4 == 0
+    npf = d // 2
+    y = torch.arange(1, h + 1, dtype=torch.float32)[:, None].expand(h, w)
+    x = torch.arange(1, w + 1, dtype=torch.float32)[None, :].expand(h, w)
+    eps, scale = 1e-6, 2 * math.pi
+    y = y / (h + eps) * scale
+    x = x / (w + eps) * scale
+    dim_t = torch.arange(npf, dtype=torch.float32)
+    dim_t = temperature ** (2 * torch.div(dim_t, 2, rounding_mode="floor") / npf)
+    px = x[:, :, None] / dim_t
+    py = y[:, :, None] / dim_t
+    px = torch.stack((px[:, :, 0::2].sin(), px[:, :, 1::2].cos()), dim=3).flatten(2)
+    py = torch.stack((py[:, :, 0::2].sin(), py[:, :, 1::2].cos()), dim=3).flatten(2)
+    return torch.cat((py, px), dim=2).reshape(h * w, d)
+
+
+class MLP(nn.Module):
+    def __init__(self, din, dhidden, dout, layers):
+        super().__init__()
+        dims = [din] + [dhidden] * (layers - 1) + [dout]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < len(self.layers) - 1:
+                x = F.relu(x)
+        return x
+
+
+class DetrSmall(nn.Module):
+    """A small DETR-style detector: conv backbone (stride 32, 256 channels),
+    1x1 projection to d=128, fixed sine positional embedding, nn.Transformer
+    (2 encoder + 2 decoder layers, 4 heads, batch_first), 20 learned queries,
+    a class head (num_classes + 1 = 11) and a sigmoid box MLP."""
+
+    def __init__(self, image_size=224, d=128, num_queries=20, num_classes=10):
+        super().__init__()
+        self.backbone = nn.Sequential(
+            conv_bn_relu(3, 32),
+            conv_bn_relu(32, 64),
+            conv_bn_relu(64, 128),
+            conv_bn_relu(128, 256),
+            conv_bn_relu(256, 256),
+        )
+        fh = fw = image_size // 32
+        self.input_proj = nn.Conv2d(256, d, 1)
+        self.register_buffer("pos", sine_position_embedding(fh, fw, d)[None], persistent=False)
+        self.transformer = nn.Transformer(
+            d_model=d, nhead=4, num_encoder_layers=2, num_decoder_layers=2,
+            dim_feedforward=2 * d, dropout=0.0, batch_first=True)
+        self.query_embed = nn.Embedding(num_queries, d)
+        self.class_embed = nn.Linear(d, num_classes + 1)
+        self.bbox_embed = MLP(d, d, 4, 3)
+
+    def forward(self, x):
+        f = self.input_proj(self.backbone(x))            # [B, d, h, w]
+        src = f.flatten(2).transpose(1, 2) + self.pos    # [B, h*w, d]
+        tgt = self.query_embed.weight.unsqueeze(0).expand(x.shape[0], -1, -1)
+        hs = self.transformer(src, tgt)                  # [B, Q, d]
+        return self.class_embed(hs), self.bbox_embed(hs).sigmoid()
+
+
+class MhaParity(nn.Module):
+    """Patchify conv stem (3->64, k=16, s=16) -> 196 tokens ->
+    nn.MultiheadAttention(64, 4 heads, batch_first) with residual + LayerNorm
+    -> mean pool -> linear head (10 classes)."""
+
+    def __init__(self, dim=64, heads=4, num_classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, dim, kernel_size=16, stride=16)
+        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, num_classes)
+
+    def forward(self, x):
+        t = self.stem(x).flatten(2).transpose(1, 2)      # [B, 196, 64]
+        a, _ = self.attn(t, t, t, need_weights=False)
+        t = self.norm(t + a)
+        return self.head(t.mean(dim=1))
+
+
+class OutOnly(nn.Module):
+    """torchvision segmentation models return {"out": ...}; keep "out"."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+# --------------------------------------------------------------------------
+# Static-shape Swin (export workaround)
+# --------------------------------------------------------------------------
+# torchvision 0.14's shifted_window_attention reads H, W from input.shape and
+# builds the shifted-window attention mask with in-place slice writes inside
+# forward. Traced by torch 1.13's exporter, every size becomes a Shape/Gather
+# chain and the mask a ConstantOfShape/ScatterND/Range subgraph (about 5,000
+# nodes) whose shapes ONNX shape inference cannot resolve, so even the logits
+# come out with a symbolic batch dimension. These drop-in replacements compute
+# the same thing with Python-int shapes and a NumPy-built mask (a constant in
+# the graph); export_one checks that the patched model matches the original
+# eager model before exporting.
+
+def _static_patch_merging_pad(x):
+    H, W = int(x.shape[-3]), int(x.shape[-2])
+    if H % 2 or W % 2:
+        x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))
+    x0 = x[..., 0::2, 0::2, :]
+    x1 = x[..., 1::2, 0::2, :]
+    x2 = x[..., 0::2, 1::2, :]
+    x3 = x[..., 1::2, 1::2, :]
+    return torch.cat([x0, x1, x2, x3], -1)
+
+
+def _swin_attention_mask(pad_h, pad_w, window_size, shift_size):
+    m = np.zeros((pad_h, pad_w), dtype=np.float32)
+    h_slices = ((0, -window_size[0]), (-window_size[0], -shift_size[0]), (-shift_size[0], None))
+    w_slices = ((0, -window_size[1]), (-window_size[1], -shift_size[1]), (-shift_size[1], None))
+    count = 0
+    for h in h_slices:
+        for w in w_slices:
+            m[h[0]:h[1], w[0]:w[1]] = count
+            count += 1
+    nw = (pad_h // window_size[0]) * (pad_w // window_size[1])
+    m = m.reshape(pad_h // window_size[0], window_size[0], pad_w // window_size[1], window_size[1])
+    m = m.transpose(0, 2, 1, 3).reshape(nw, window_size[0] * window_size[1])
+    m = m[:, None, :] - m[:, :, None]
+    return np.where(m != 0, np.float32(-100.0), np.float32(0.0)).astype(np.float32)
+
+
+def _static_shifted_window_attention(input, qkv_weight, proj_weight, relative_position_bias,
+                                     window_size, num_heads, shift_size, attention_dropout=0.0,
+                                     dropout=0.0, qkv_bias=None, proj_bias=None, logit_scale=None):
+    if logit_scale is not None:
+        raise NotImplementedError("static swin patch covers Swin v1 only")
+    B, H, W, C = (int(d) for d in input.shape)
+    pad_r = (window_size[1] - W % window_size[1]) % window_size[1]
+    pad_b = (window_size[0] - H % window_size[0]) % window_size[0]
+    x = F.pad(input, (0, 0, 0, pad_r, 0, pad_b)) if pad_r or pad_b else input
+    pad_H, pad_W = H + pad_b, W + pad_r
+    shift_size = list(shift_size)
+    if window_size[0] >= pad_H:
+        shift_size[0] = 0
+    if window_size[1] >= pad_W:
+        shift_size[1] = 0
+    shifted = sum(shift_size) > 0
+    if shifted:
+        x = torch.roll(x, shifts=(-shift_size[0], -shift_size[1]), dims=(1, 2))
+    nwh, nww = pad_H // window_size[0], pad_W // window_size[1]
+    num_windows = nwh * nww
+    n = window_size[0] * window_size[1]
+    x = x.reshape(B, nwh, window_size[0], nww, window_size[1], C)
+    x = x.permute(0, 1, 3, 2, 4, 5).reshape(B * num_windows, n, C)
+    qkv = F.linear(x, qkv_weight, qkv_bias)
+    qkv = qkv.reshape(B * num_windows, n, 3, num_heads, C // num_heads).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv[0], qkv[1], qkv[2]
+    q = q * (C // num_heads) ** -0.5
+    attn = q.matmul(k.transpose(-2, -1))
+    attn = attn + relative_position_bias
+    if shifted:
+        mask = torch.from_numpy(_swin_attention_mask(pad_H, pad_W, window_size, shift_size))
+        attn = attn.reshape(B, num_windows, num_heads, n, n)
+        attn = attn + mask.unsqueeze(1).unsqueeze(0)
+        attn = attn.reshape(B * num_windows, num_heads, n, n)
+    attn = F.softmax(attn, dim=-1)
+    x = attn.matmul(v).transpose(1, 2).reshape(B * num_windows, n, C)
+    x = F.linear(x, proj_weight, proj_bias)
+    x = x.reshape(B, nwh, nww, window_size[0], window_size[1], C)
+    x = x.permute(0, 1, 3, 2, 4, 5).reshape(B, pad_H, pad_W, C)
+    if shifted:
+        x = torch.roll(x, shifts=(shift_size[0], shift_size[1]), dims=(1, 2))
+    if pad_r or pad_b:
+        x = x[:, :H, :W, :].contiguous()
+    return x
+
+
+class static_swin:
+    """Context manager: swap torchvision's Swin helpers for the static ones."""
+
+    def __enter__(self):
+        from torchvision.models import swin_transformer as st
+        self.st = st
+        self.saved = (st.shifted_window_attention, st._patch_merging_pad)
+        st.shifted_window_attention = _static_shifted_window_attention
+        st._patch_merging_pad = _static_patch_merging_pad
+        return self
+
+    def __exit__(self, *exc):
+        self.st.shifted_window_attention, self.st._patch_merging_pad = self.saved
+        return False
+
+
+# name -> context manager factory used around the export (and checked against
+# the unpatched eager model)
+EXPORT_PATCHES = {"swin_t": static_swin}
+
+
+# --------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------
+
+def _tv(fn, **kw):
+    return lambda: fn(weights=None, **kw)
+
+
+def _deeplab():
+    from torchvision.models.segmentation import deeplabv3_mobilenet_v3_large
+    return OutOnly(deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None,
+                                                aux_loss=False, num_classes=21))
+
+
+def _vit_small6():
+    from torchvision.models.vision_transformer import VisionTransformer
+    return VisionTransformer(image_size=224, patch_size=16, num_layers=6, num_heads=6,
+                             hidden_dim=384, mlp_dim=1536, num_classes=1000)
+
+
+M = torchvision.models
+# name -> (constructor, seed, input shape, output names)
+MODELS = collections.OrderedDict([
+    ("resnet18", (_tv(M.resnet18), 1001, (1, 3, 224, 224), ["logits"])),
+    ("mobilenet_v3_small", (_tv(M.mobilenet_v3_small), 1002, (1, 3, 224, 224), ["logits"])),
+    ("efficientnet_b0", (_tv(M.efficientnet_b0), 1003, (1, 3, 224, 224), ["logits"])),
+    ("convnext_tiny", (_tv(M.convnext_tiny), 1004, (1, 3, 224, 224), ["logits"])),
+    ("regnet_y_400mf", (_tv(M.regnet_y_400mf), 1005, (1, 3, 224, 224), ["logits"])),
+    ("deeplabv3_mobilenet_v3_large", (_deeplab, 1006, (1, 3, 256, 256), ["out"])),
+    ("vit_small6", (_vit_small6, 1007, (1, 3, 224, 224), ["logits"])),
+    ("swin_t", (_tv(M.swin_t), 1008, (1, 3, 224, 224), ["logits"])),
+    ("detr_small", (DetrSmall, 1009, (1, 3, 224, 224), ["pred_logits", "pred_boxes"])),
+    ("mha_parity", (MhaParity, 1010, (1, 3, 224, 224), ["logits"])),
+])
+assert list(MODELS) == MODEL_NAMES, "keep MODEL_NAMES in step with MODELS"
+ALIASES = {"vit": "vit_small6", "detr": "detr_small", "swin": "swin_t",
+           "deeplab": "deeplabv3_mobilenet_v3_large", "mha": "mha_parity"}
+
+INPUT_SEED_OFFSET = 100000     # reference input seed = model seed + this
+CALIB_SEED_OFFSET = 200000     # BN calibration batches seed = model seed + this
+CHECK_SEED_OFFSET = 300000     # sanity-check inputs
+AFFINE_SEED_OFFSET = 400000    # bias / norm-affine randomisation
+
+
+# --------------------------------------------------------------------------
+# Making random weights non-trivial
+# --------------------------------------------------------------------------
+
+TINY = 1e-5
+
+
+def fix_tiny_weights(model):
+    """Re-initialise every weight-like parameter that is all zero or tiny.
+    Biases (and BN betas) may stay zero. Returns the names changed."""
+    changed = []
+    norm_types = (nn.modules.batchnorm._NormBase, nn.LayerNorm, nn.GroupNorm)
+    norm_weights = set()
+    for mname, m in model.named_modules():
+        if isinstance(m, norm_types) and getattr(m, "weight", None) is not None:
+            norm_weights.add(f"{mname}.weight" if mname else "weight")
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            leaf = name.rsplit(".", 1)[-1]
+            if leaf == "bias" or leaf.endswith("_bias"):
+                continue
+            if p.numel() == 0 or float(p.abs().max()) > TINY:
+                continue
+            if name in norm_weights or "layer_scale" in name or "gamma" in leaf:
+                p.fill_(1.0)
+                how = "ones"
+            else:
+                p.normal_(0.0, 0.02)
+                how = "N(0,0.02)"
+            changed.append(f"{name}->{how}")
+    return changed
+
+
+def randomise_affine(model, seed):
+    """Random-init biases and norm affine parameters are exactly 0 (gamma
+    exactly 1), so a converter that dropped a bias or a norm's scale/shift
+    would still match the reference. Give every all-zero bias a small random
+    value (N(0, 0.02)) and every all-ones norm weight 1 + N(0, 0.1), as a
+    trained model would have. Returns how many tensors changed."""
+    g = torch.Generator().manual_seed(seed)
+    n = 0
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            leaf = name.rsplit(".", 1)[-1]
+            if p.numel() == 0:
+                continue
+            if (leaf == "bias" or leaf.endswith("_bias")) and float(p.abs().max()) == 0.0:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
+                n += 1
+            elif leaf == "weight" and p.dim() == 1 and bool((p == 1).all()):
+                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
+                n += 1
+    return n
+
+
+def recalibrate_batchnorm(model, shape, seed, batches=8, batch_size=4):
+    """Cumulative-average BN running stats over random N(0,1) batches.
+    Only the BN layers are put in train mode (dropout / stochastic depth stay
+    in eval). Returns the number of BN layers."""
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return 0
+    model.eval()
+    for bn in bns:
+        bn.reset_running_stats()
+        bn.momentum = None
+        bn.train()
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn((batch_size,) + tuple(shape[1:]), generator=g))
+    model.eval()
+    return len(bns)
+
+
+# --------------------------------------------------------------------------
+# Export and checks
+# --------------------------------------------------------------------------
+
+def as_tuple(y):
+    return tuple(y) if isinstance(y, (tuple, list)) else (y,)
+
+
+def sanity_check(name, model, shape, out_names, seed):
+    g = torch.Generator().manual_seed(seed)
+    x1 = torch.randn(shape, generator=g)
+    x2 = torch.randn(shape, generator=g)
+    with torch.no_grad():
+        y1, y2 = as_tuple(model(x1)), as_tuple(model(x2))
+    stats = {}
+    for on, a, b in zip(out_names, y1, y2):
+        if not (torch.isfinite(a).all() and torch.isfinite(b).all()):
+            raise RuntimeError(f"{name}: output {on} is not finite")
+        std = float(a.std())
+        if std <= 1e-3:
+            raise RuntimeError(f"{name}: output {on} std {std:.3g} <= 1e-3 (collapsed activations)")
+        diff = float((a - b).abs().max())
+        if diff <= 1e-6 * max(1.0, float(a.abs().max())):
+            raise RuntimeError(f"{name}: output {on} does not depend on the input (max diff {diff:.3g})")
+        stats[on] = {"std": std, "max_abs": float(a.abs().max()), "diff_two_inputs": diff}
+    return stats
+
+
+def golden_image(shape):
+    """Smooth deterministic pattern in roughly [-2, 2] (ImageNet-normalised
+    image range): per-channel sums of low-frequency sines and a radial term."""
+    _, c, h, w = shape
+    yy, xx = np.meshgrid(np.linspace(0.0, 1.0, h), np.linspace(0.0, 1.0, w), indexing="ij")
+    chans = []
+    for k in range(c):
+        v = (np.sin(2 * np.pi * (1.0 + k) * xx + 0.7 * k)
+             + np.cos(2 * np.pi * (1.5 - 0.4 * k) * yy)
+             + 0.5 * np.sin(6.0 * np.hypot(xx - 0.5, yy - 0.5) + k))
+        chans.append(v)
+    return np.stack(chans)[None].astype(np.float32)
+
+
+def save_npy(path, arr):
+    tmp = path + ".tmp.npy"
+    np.save(tmp, np.ascontiguousarray(arr, dtype=np.float32))
+    os.replace(tmp, path)
+
+
+def export_onnx(model, x, path, out_names):
+    tmp = path + ".tmp"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model, (x,), tmp,
+            opset_version=OPSET,
+            do_constant_folding=True,
+            input_names=["input"],
+            output_names=out_names,
+            dynamic_axes=None,
+            export_params=True,
+        )
+    os.replace(tmp, path)
+
+
+def export_one(name, out_dir):
+    ctor, seed, shape, out_names = MODELS[name]
+    t0 = time.time()
+    torch.manual_seed(seed)
+    model = ctor()
+    model.eval()
+    changed = fix_tiny_weights(model)
+    n_affine = randomise_affine(model, seed + AFFINE_SEED_OFFSET)
+    n_bn = recalibrate_batchnorm(model, shape, seed + CALIB_SEED_OFFSET)
+    stats = sanity_check(name, model, shape, out_names, seed + CHECK_SEED_OFFSET)
+
+    # Reference input / output.
+    g = torch.Generator().manual_seed(seed + INPUT_SEED_OFFSET)
+    x = torch.randn(shape, generator=g)
+    with torch.no_grad():
+        ys = as_tuple(model(x))
+    if len(ys) != len(out_names):
+        raise RuntimeError(f"{name}: model returns {len(ys)} outputs, expected {len(out_names)}")
+
+    patch = EXPORT_PATCHES.get(name)
+    if patch is not None:
+        with patch(), torch.no_grad():
+            yp = as_tuple(model(x))
+        for on, a, b in zip(out_names, ys, yp):
+            err = float((a - b).abs().max())
+            if err > 1e-4 * max(1.0, float(a.abs().max())):
+                raise RuntimeError(f"{name}: export patch changes output {on} (max abs diff {err:.3g})")
+
+    onnx_path = os.path.join(out_dir, name + ".onnx")
+    json_path = os.path.join(out_dir, name + ".json")
+    if os.path.exists(json_path):
+        os.remove(json_path)  # not "done" until re-written below
+    te = time.time()
+    # Trace with autograd on and parameters requiring grad: in eval mode under
+    # no_grad, nn.MultiheadAttention / nn.TransformerEncoderLayer take their
+    # fused "fast path" (aten::_native_multi_head_attention,
+    # aten::_transformer_encoder_layer_fwd), which torch 1.13 cannot export.
+    # Autograd disables that path, so the graph is built from plain ops.
+    for p in model.parameters():
+        p.requires_grad_(True)
+    with torch.enable_grad(), (patch() if patch is not None else contextlib.nullcontext()):
+        export_onnx(model, x, onnx_path, out_names)
+    export_s = time.time() - te
+
+    m = onnx.load(onnx_path)
+    onnx.checker.check_model(m)
+    graph_inputs = [i.name for i in m.graph.input]
+    graph_outputs = [o.name for o in m.graph.output]
+    if graph_inputs != ["input"] or graph_outputs != out_names:
+        raise RuntimeError(f"{name}: graph I/O {graph_inputs} -> {graph_outputs}, "
+                           f"expected ['input'] -> {out_names}")
+    for vi in list(m.graph.input) + list(m.graph.output):
+        dims = vi.type.tensor_type.shape.dim
+        if any(not d.HasField("dim_value") for d in dims):
+            raise RuntimeError(f"{name}: {vi.name} has a non-static shape")
+    ops = collections.Counter(n.op_type for n in m.graph.node)
+    n_nodes = len(m.graph.node)
+
+    save_npy(os.path.join(out_dir, name + ".input.npy"), x.numpy())
+    out_files = []
+    if len(ys) == 1:
+        out_files.append(name + ".expected.npy")
+        save_npy(os.path.join(out_dir, out_files[-1]), ys[0].numpy())
+    else:
+        for on, y in zip(out_names, ys):
+            out_files.append(f"{name}.expected.{on}.npy")
+            save_npy(os.path.join(out_dir, out_files[-1]), y.numpy())
+
+    extra = []
+    if name == "mha_parity":
+        gen = torch.Generator().manual_seed(seed + INPUT_SEED_OFFSET + 1)
+        for k in range(9):
+            xk = torch.from_numpy(golden_image(shape)) if k == 0 else torch.randn(shape, generator=gen)
+            with torch.no_grad():
+                yk = model(xk)
+            save_npy(os.path.join(out_dir, f"{name}.input_{k}.npy"), xk.numpy())
+            save_npy(os.path.join(out_dir, f"{name}.expected_{k}.npy"), yk.numpy())
+            extra += [f"{name}.input_{k}.npy", f"{name}.expected_{k}.npy"]
+
+    size = os.path.getsize(onnx_path)
+    meta = {
+        "name": name,
+        "onnx": name + ".onnx",
+        "opset": OPSET,
+        "seed": seed,
+        "input_seed": seed + INPUT_SEED_OFFSET,
+        "input": {"name": "input", "shape": list(shape)},
+        "outputs": [{"name": on, "shape": list(y.shape)} for on, y in zip(out_names, ys)],
+        "reference": {"input": name + ".input.npy", "expected": out_files, "extra": extra},
+        "reinitialised": changed,
+        "affine_randomised": n_affine,
+        "batchnorm_recalibrated": n_bn,
+        "sanity": stats,
+        "size_bytes": size,
+        "nodes": n_nodes,
+        "op_types": dict(sorted(ops.items())),
+        "export_seconds": round(export_s, 2),
+        "versions": {"torch": torch.__version__, "torchvision": torchvision.__version__,
+                     "onnx": onnx.__version__, "numpy": np.__version__},
+    }
+    with open(json_path + ".tmp", "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    os.replace(json_path + ".tmp", json_path)
+    meta["total_seconds"] = time.time() - t0
+    return meta
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="", help="comma-separated model names (default: all)")
+    ap.add_argument("--out", default=None, help="output folder (default: <repo>/.cache/onnx)")
+    ap.add_argument("--list", action="store_true", help="print the model names and exit")
+    ap.add_argument("--histogram", action="store_true",
+                    help="also print the union op-type histogram of the exported models")
+    args = ap.parse_args(argv)
+
+    if args.list:
+        print("\n".join(MODELS))
+        return 0
+    names = list(MODELS)
+    if args.only:
+        names = []
+        for n in args.only.split(","):
+            n = ALIASES.get(n.strip(), n.strip())
+            if not n:
+                continue
+            if n not in MODELS:
+                print(f"export_onnx_fixtures: unknown model '{n}' (known: {', '.join(MODELS)})",
+                      file=sys.stderr)
+                return 2
+            if n not in names:
+                names.append(n)
+    out_dir = args.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".cache", "onnx")
+    out_dir = os.path.normpath(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    failed, fragile_failed = [], []
+    union = collections.Counter()
+    t_all = time.time()
+    for name in names:
+        try:
+            meta = export_one(name, out_dir)
+        except Exception as e:  # report and go on with the rest
+            msg = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+            (fragile_failed if name in KNOWN_FRAGILE else failed).append((name, msg))
+            print(f"{name:30s} FAILED  {msg}", flush=True)
+            if os.environ.get("EXPORT_ONNX_TRACEBACK"):
+                traceback.print_exc()
+            continue
+        union.update(meta["op_types"])
+        ops = " ".join(f"{k}:{v}" for k, v in sorted(meta["op_types"].items(), key=lambda kv: (-kv[1], kv[0])))
+        print(f"{name:30s} {meta['size_bytes'] / 1e6:7.2f} MB  {meta['nodes']:5d} nodes  "
+              f"{meta['export_seconds']:6.2f} s export ({meta['total_seconds']:5.1f} s total)  {ops}",
+              flush=True)
+        if meta["reinitialised"]:
+            print(f"{'':30s} reinitialised: {', '.join(meta['reinitialised'])}", flush=True)
+    if args.histogram and union:
+        print("op-type histogram (all exported models):")
+        for k, v in sorted(union.items()):
+            print(f"  {k:24s} {v}")
+    print(f"export_onnx_fixtures: {len(names) - len(failed) - len(fragile_failed)}/{len(names)} "
+          f"exported to {out_dir} in {time.time() - t_all:.1f} s", flush=True)
+    for name, msg in fragile_failed:
+        print(f"export_onnx_fixtures: note: {name} (known fragile with torch {torch.__version__}) "
+              f"did not export: {msg}", file=sys.stderr)
+    for name, msg in failed:
+        print(f"export_onnx_fixtures: error: {name} failed: {msg}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
