@@ -5,11 +5,14 @@
 //
 //   readNpy(path)                    -> {dtype, descr, shape, data}
 //   parseNpy(bytes, label)           -> same, from a Uint8Array/Buffer
-//   writeNpy(path, typedArray, shape)
-//   encodeNpy(typedArray, shape)     -> Buffer
+//   writeNpy(path, typedArray, shape[, dtype])
+//   encodeNpy(typedArray, shape[, dtype]) -> Buffer
 //
-// dtype names follow LiteRT.js / NumPy: float32, float64, int8, int16, int32,
-// int64, uint8, uint16, uint32, bool.
+// dtype names follow LiteRT.js / NumPy: float16, float32, float64, int8,
+// int16, int32, int64, uint8, uint16, uint32, uint64, bool. float16 data is
+// held raw in a Uint16Array (Node 20 has no Float16Array) and bool in a
+// Uint8Array; pass the dtype to the writer for those two, since their array
+// types alone would be written as <u2 and |u1.
 
 import fs from 'node:fs';
 
@@ -17,6 +20,7 @@ const MAGIC = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]); // \x93NUMPY
 
 // kind+size (without byte-order char) -> dtype name and TypedArray.
 const BY_CODE = {
+  f2: {dtype: 'float16', Ctor: Uint16Array},
   f4: {dtype: 'float32', Ctor: Float32Array},
   f8: {dtype: 'float64', Ctor: Float64Array},
   i1: {dtype: 'int8', Ctor: Int8Array},
@@ -26,6 +30,7 @@ const BY_CODE = {
   u1: {dtype: 'uint8', Ctor: Uint8Array},
   u2: {dtype: 'uint16', Ctor: Uint16Array},
   u4: {dtype: 'uint32', Ctor: Uint32Array},
+  u8: {dtype: 'uint64', Ctor: BigUint64Array},
   b1: {dtype: 'bool', Ctor: Uint8Array},
 };
 
@@ -40,7 +45,14 @@ const DESCR_FOR = new Map([
   [Uint8Array, '|u1'],
   [Uint16Array, '<u2'],
   [Uint32Array, '<u4'],
+  [BigUint64Array, '<u8'],
 ]);
+
+// dtype name -> {descr, Ctor}: for arrays whose type alone is ambiguous.
+const DESCR_FOR_DTYPE = {
+  float16: {descr: '<f2', Ctor: Uint16Array},
+  bool: {descr: '|b1', Ctor: Uint8Array},
+};
 
 export function numElements(shape) {
   return shape.reduce((a, b) => a * b, 1);
@@ -124,8 +136,15 @@ export function readNpy(path) {
   return parseNpy(bytes, path);
 }
 
-export function encodeNpy(data, shape) {
-  const descr = DESCR_FOR.get(data.constructor);
+export function encodeNpy(data, shape, dtype = undefined) {
+  let descr = DESCR_FOR.get(data.constructor);
+  const special = dtype === undefined ? undefined : DESCR_FOR_DTYPE[dtype];
+  if (special) {
+    if (!(data instanceof special.Ctor)) {
+      throw new Error(`encodeNpy: ${dtype} data must be a ${special.Ctor.name}, got ${data.constructor.name}`);
+    }
+    descr = special.descr;
+  }
   if (!descr) throw new Error(`encodeNpy: unsupported array type ${data.constructor.name}`);
   shape = Array.from(shape, Number);
   if (numElements(shape) !== data.length) {
@@ -154,6 +173,6 @@ export function encodeNpy(data, shape) {
   return Buffer.concat([head, Buffer.from(dict, 'latin1'), body]);
 }
 
-export function writeNpy(path, data, shape) {
-  fs.writeFileSync(path, encodeNpy(data, shape));
+export function writeNpy(path, data, shape, dtype = undefined) {
+  fs.writeFileSync(path, encodeNpy(data, shape, dtype));
 }

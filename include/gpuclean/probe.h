@@ -1,7 +1,8 @@
 #pragma once
 // Real runtimes: LiteRT.js on its wasm CPU accelerator (Node) and on its
 // webgpu accelerator (the ML Drift GPU backend, headless Chromium on the
-// SwiftShader adapter), driven through the Node harnesses in probe/.
+// SwiftShader adapter), and onnxruntime (onnxruntime-node, CPU execution
+// provider) for .onnx models, driven through the Node harnesses in probe/.
 //
 // Two parts that can be used apart:
 //  - ParseDelegateLog: GPU-delegate residency from any log text (our
@@ -92,9 +93,13 @@ std::string Summarize(const Residency& residency);
 
 // ----------------------------------------------------------------- runner ---
 
-enum class Runtime { kLiteRtWasm, kLiteRtWebGpu };
+// kOnnxRuntime runs .onnx models on onnxruntime-node's CPU execution
+// provider (probe/onnx_run.mjs): the oracle for an ONNX model, with no
+// delegate and hence no residency.
+enum class Runtime { kLiteRtWasm, kLiteRtWebGpu, kOnnxRuntime };
 
-// "litert-wasm" | "litert-webgpu"; throws Error(kUsage) otherwise.
+// "litert-wasm" | "litert-webgpu" | "onnxruntime"; throws Error(kUsage)
+// otherwise.
 Runtime ParseRuntime(const std::string& name);
 const char* RuntimeName(Runtime runtime);
 
@@ -112,8 +117,27 @@ struct ProbeRequest {
   std::string out_dir;
   // WebGPU only: compile and report residency, do not run.
   bool residency_only = false;
+
+  // onnxruntime only (Error(kUsage) for the LiteRT runtimes):
+  // Fetch only these outputs, by name and in this order: out<i>.npy and
+  // ProbeResult::outputs follow this list. Any name the model lists as a
+  // graph output works, so a caller that wants intermediate tensors adds them
+  // as graph outputs to a temporary model and names them here. Empty: every
+  // model output, in model order.
+  std::vector<std::string> output_names;
+  // Intra-op threads (inter-op is always 1).
+  int threads = 1;
+  // false: graphOptimizationLevel 'disabled' instead of 'all'.
+  bool optimize = true;
+  // Sizes for symbolic input dimensions (ONNX dim_param names), needed only
+  // where an input with such a dimension is generated rather than given.
+  std::vector<std::pair<std::string, int64_t>> dims;
 };
 
+// For kOnnxRuntime, `residency` stays default (not applicable: there is no
+// delegate, so do not Summarize it) and is_fully_accelerated unset; meta holds the harness's
+// meta.json: runtime "onnxruntime", version, inputs and outputs as
+// {name, dtype, shape}, compile_ms, run_ms, run_ms_first, ...
 struct ProbeResult {
   bool ok = false;
   std::string error;  // one line, when !ok
@@ -136,18 +160,31 @@ struct ProbeEnvironment {
   std::string source_dir;  // folder holding probe/ and node_modules/
   std::string chromium;    // for WebGPU
 };
-// `need_browser`: also require Chromium. Lookup: $GPUCLEAN_SOURCE_DIR, else
-// upwards from the running executable (a folder with probe/litert_run.mjs, or
-// a CMake build folder whose CMakeCache.txt names the source folder); node
-// from $GPUCLEAN_NODE or PATH; Chromium from $GPUCLEAN_CHROMIUM or
-// /usr/bin/chromium.
+// What a set of requests needs installed.
+struct ProbeNeeds {
+  bool litert = true;        // @litertjs/core (wasm and WebGPU)
+  bool browser = false;      // Chromium and playwright-core (WebGPU)
+  bool onnxruntime = false;  // onnxruntime-node
+};
+// Lookup: $GPUCLEAN_SOURCE_DIR, else upwards from the running executable (a
+// folder with probe/litert_run.mjs, or a CMake build folder whose
+// CMakeCache.txt names the source folder); node from $GPUCLEAN_NODE or PATH;
+// Chromium from $GPUCLEAN_CHROMIUM or /usr/bin/chromium. A missing npm
+// package is one line naming it and tools/fetch_models.sh.
+ProbeEnvironment FindProbeEnvironment(const ProbeNeeds& needs);
+// LiteRT.js, and Chromium too when `need_browser`.
 ProbeEnvironment FindProbeEnvironment(bool need_browser);
 
 // Runs every request. All WebGPU requests share one harness call (one
 // Chromium launch and one WebGPU device); wasm requests run one harness call
-// each. A request that fails comes back with ok=false and its error; a
-// missing node/Chromium/harness throws Error(kUnsupported) before anything
-// runs. Model and input problems reported by the harness keep their text.
+// each. All onnxruntime requests with the same `threads` and `optimize`
+// share one Node process (`onnx_run.mjs --batch`, one session per model
+// file), which is the batch API for running many input sets, models or
+// output selections on onnxruntime without paying Node start-up each time.
+// A request that fails comes back with ok=false and its error, and the
+// others still run; a missing node/Chromium/npm package/harness throws
+// Error(kUnsupported) before anything runs. Model and input problems
+// reported by the harness keep their text.
 std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests);
 
 // One request; throws Error (kBadInput for model/input problems the harness

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "gpuclean/error.h"
@@ -8,7 +9,36 @@ namespace gpuclean::cli {
 
 namespace {
 
+std::string ShapeText(const nlohmann::json& shape) {
+  std::ostringstream out;
+  out << "[";
+  bool first = true;
+  for (const auto& d : shape) {
+    if (!first) out << ",";
+    first = false;
+    out << d.dump();
+  }
+  out << "]";
+  return out.str();
+}
+
+// onnxruntime has no delegate, so no residency: the outputs and the times.
+void PrintOnnxText(const probe::ProbeResult& r, const probe::ProbeRequest& q) {
+  std::cout << r.model_path << " on onnxruntime " << r.meta.value("version", std::string("?")) << " ("
+            << r.meta.value("execution_provider", std::string("cpu")) << ", " << q.threads << " thread(s), graph optimization "
+            << r.meta.value("graph_optimization", std::string("?")) << ")\n";
+  const auto outputs = r.meta.value("outputs", nlohmann::json::array());
+  std::cout << outputs.size() << " output(s):\n";
+  for (const auto& o : outputs)
+    std::cout << "  " << o.value("file", std::string("?")) << "  " << o.value("name", std::string("?")) << "  "
+              << o.value("dtype", std::string("?")) << " " << ShapeText(o.value("shape", nlohmann::json::array()))
+              << "\n";
+  std::cout << "compile " << r.compile_ms << " ms, run " << r.run_ms << " ms (first " << r.run_ms_first
+            << " ms); results in " << q.out_dir << "\n";
+}
+
 void PrintText(const probe::ProbeResult& r, const probe::ProbeRequest& q) {
+  if (r.runtime == probe::Runtime::kOnnxRuntime) return PrintOnnxText(r, q);
   const probe::Residency& res = r.residency;
   std::cout << r.model_path << " on " << probe::RuntimeName(r.runtime);
   if (r.runtime == probe::Runtime::kLiteRtWebGpu) {
@@ -36,17 +66,21 @@ void PrintText(const probe::ProbeResult& r, const probe::ProbeRequest& q) {
 
 void AddProbe(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand(
-      "probe", "Run a model on a real LiteRT runtime (LiteRT.js wasm CPU or WebGPU in headless Chromium) and report "
-               "GPU residency from the delegate log; writes DIR/out<i>.npy and DIR/meta.json");
+      "probe", "Run a model on a real runtime (LiteRT.js wasm CPU or WebGPU in headless Chromium, or onnxruntime for "
+               ".onnx models) and report GPU residency from the delegate log (LiteRT); writes DIR/out<i>.npy and "
+               "DIR/meta.json");
   struct Args {
     probe::ProbeRequest request;
     std::string runtime;
     std::vector<std::string> inputs;
+    std::string outputs;
+    std::vector<std::string> dims;
+    bool no_optimize = false;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("MODEL", args->request.model_path, "the .tflite file")->required();
-  cmd->add_option("--runtime", args->runtime, "litert-wasm | litert-webgpu")->required();
+  cmd->add_option("MODEL", args->request.model_path, "the .tflite file (.onnx for onnxruntime)")->required();
+  cmd->add_option("--runtime", args->runtime, "litert-wasm | litert-webgpu | onnxruntime")->required();
   cmd->add_option("--precision", args->request.precision, "WebGPU gpuOptions.precision: fp32 | fp16")
       ->default_val("fp32");
   cmd->add_option("--input", args->inputs,
@@ -57,6 +91,12 @@ void AddProbe(CLI::App& app, Handler& handler) {
   cmd->add_option("--repeat", args->request.repeat, "runs; run_ms is the median of runs 2..N")->default_val(1);
   cmd->add_flag("--residency-only", args->request.residency_only,
                 "WebGPU: compile and report residency without running (faster)");
+  cmd->add_option("--outputs", args->outputs,
+                  "onnxruntime: NAME[,NAME...] fetch only these outputs, in this order (default: all, model order)");
+  cmd->add_option("--threads", args->request.threads, "onnxruntime: intra-op threads")->default_val(1);
+  cmd->add_flag("--no-optimize", args->no_optimize, "onnxruntime: graph optimization 'disabled' (default 'all')");
+  cmd->add_option("--dim", args->dims,
+                  "onnxruntime: NAME=SIZE for a symbolic input dimension of a generated input (repeatable)");
   cmd->add_option("--out", args->request.out_dir, "output folder")->required();
   cmd->add_flag("--json", args->json, "print meta.json (with the parsed residency) to stdout");
   cmd->callback([args, &handler] {
@@ -67,6 +107,24 @@ void AddProbe(CLI::App& app, Handler& handler) {
           throw Error(ErrorKind::kUsage, "--input expects KEY=FILE.npy, got '" + spec + "'");
         args->request.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
       }
+      if (!args->outputs.empty()) {
+        std::stringstream names(args->outputs);
+        std::string name;
+        while (std::getline(names, name, ',')) {
+          if (name.empty()) throw Error(ErrorKind::kUsage, "--outputs expects NAME[,NAME...], got '" + args->outputs + "'");
+          args->request.output_names.push_back(name);
+        }
+      }
+      for (const std::string& spec : args->dims) {
+        const auto eq = spec.find('=');
+        int64_t size = -1;
+        if (eq != std::string::npos && eq > 0 && eq + 1 < spec.size() &&
+            spec.find_first_not_of("0123456789", eq + 1) == std::string::npos && spec.size() - eq - 1 <= 12)
+          size = std::stoll(spec.substr(eq + 1));
+        if (size < 0) throw Error(ErrorKind::kUsage, "--dim expects NAME=SIZE, got '" + spec + "'");
+        args->request.dims.emplace_back(spec.substr(0, eq), size);
+      }
+      args->request.optimize = !args->no_optimize;
       args->request.runtime = probe::ParseRuntime(args->runtime);
       const probe::ProbeResult result = probe::RunProbe(args->request);
       if (args->json) std::cout << result.meta.dump(2) << "\n";

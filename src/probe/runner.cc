@@ -1,9 +1,10 @@
-// Runs models on real LiteRT runtimes through the Node harnesses in probe/:
-// litert_run.mjs (wasm CPU, plain Node) and litert_webgpu.mjs (WebGPU in
-// headless Chromium). The harnesses write out<i>.npy and meta.json; this file
-// finds them, starts them, and turns their results into ProbeResult, with the
-// residency re-parsed by ParseDelegateLog so every gpuclean caller sees the
-// same rules.
+// Runs models on real runtimes through the Node harnesses in probe/:
+// litert_run.mjs (LiteRT.js wasm CPU, plain Node), litert_webgpu.mjs
+// (LiteRT.js WebGPU in headless Chromium) and onnx_run.mjs (onnxruntime-node
+// CPU, for .onnx models). The harnesses write out<i>.npy and meta.json; this
+// file finds them, starts them, and turns their results into ProbeResult,
+// with the LiteRT residency re-parsed by ParseDelegateLog so every gpuclean
+// caller sees the same rules.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -30,11 +32,17 @@ namespace fs = std::filesystem;
 Runtime ParseRuntime(const std::string& name) {
   if (name == "litert-wasm") return Runtime::kLiteRtWasm;
   if (name == "litert-webgpu") return Runtime::kLiteRtWebGpu;
-  throw Error(ErrorKind::kUsage, "--runtime expects litert-wasm or litert-webgpu, got '" + name + "'");
+  if (name == "onnxruntime") return Runtime::kOnnxRuntime;
+  throw Error(ErrorKind::kUsage, "--runtime expects litert-wasm, litert-webgpu or onnxruntime, got '" + name + "'");
 }
 
 const char* RuntimeName(Runtime runtime) {
-  return runtime == Runtime::kLiteRtWasm ? "litert-wasm" : "litert-webgpu";
+  switch (runtime) {
+    case Runtime::kLiteRtWasm: return "litert-wasm";
+    case Runtime::kLiteRtWebGpu: return "litert-webgpu";
+    case Runtime::kOnnxRuntime: return "onnxruntime";
+  }
+  return "?";
 }
 
 namespace {
@@ -243,13 +251,15 @@ ProbeResult Collect(const ProbeRequest& request, double harness_ms) {
     r.error = meta_path.string() + ": not JSON: " + e.what();
     return r;
   }
+  const bool litert = request.runtime != Runtime::kOnnxRuntime;
   if (!r.meta.value("ok", false)) {
     r.error = std::string(RuntimeName(request.runtime)) + ": " + r.meta.value("error", std::string("failed"));
     // Residency is still worth having when the run failed after compiling.
-    r.residency = ParseDelegateLog(ModelLog(r.meta));
+    if (litert) r.residency = ParseDelegateLog(ModelLog(r.meta));
     return r;
   }
-  r.residency = ParseDelegateLog(ModelLog(r.meta));
+  // onnxruntime has no delegate: its residency stays "not applicable".
+  if (litert) r.residency = ParseDelegateLog(ModelLog(r.meta));
   if (request.runtime == Runtime::kLiteRtWasm) {
     // The wasm accelerator is the CPU by definition.
     if (auto n = ModelOpCount(request.model_path)) {
@@ -260,7 +270,7 @@ ProbeResult Collect(const ProbeRequest& request, double harness_ms) {
       r.residency.counts_source = "model";
     }
     r.residency.fully_delegated = false;
-  } else if (r.residency.fully_delegated.value_or(false) && !r.residency.gpu_ops) {
+  } else if (litert && r.residency.fully_delegated.value_or(false) && !r.residency.gpu_ops) {
     if (auto n = ModelOpCount(request.model_path)) {
       r.residency.gpu_ops = *n;
       r.residency.cpu_ops = 0;
@@ -285,8 +295,10 @@ ProbeResult Collect(const ProbeRequest& request, double harness_ms) {
       }
     }
   }
-  if (r.meta.contains("residency")) r.meta["harness_residency"] = r.meta["residency"];
-  r.meta["residency"] = ToJson(r.residency);
+  if (litert) {
+    if (r.meta.contains("residency")) r.meta["harness_residency"] = r.meta["residency"];
+    r.meta["residency"] = ToJson(r.residency);
+  }
   r.meta["runtime_id"] = RuntimeName(request.runtime);
   r.meta["harness_ms"] = harness_ms;
   WriteFileAtomically(meta_path.string(), r.meta.dump(2) + "\n");
@@ -298,6 +310,19 @@ void CheckRequest(const ProbeRequest& q) {
   if (q.out_dir.empty()) throw Error(ErrorKind::kUsage, "probe needs an output folder (--out DIR)");
   if (q.precision != "fp32" && q.precision != "fp16")
     throw Error(ErrorKind::kUsage, "--precision expects fp32 or fp16, got '" + q.precision + "'");
+  const bool onnx = q.runtime == Runtime::kOnnxRuntime;
+  if (onnx && q.precision != "fp32")
+    throw Error(ErrorKind::kUsage, "--precision fp16 needs --runtime litert-webgpu (onnxruntime runs the model's own types)");
+  if (onnx && q.residency_only)
+    throw Error(ErrorKind::kUsage, "residency-only needs --runtime litert-webgpu (onnxruntime has no GPU delegate)");
+  if (!onnx && (!q.output_names.empty() || q.threads != 1 || !q.optimize || !q.dims.empty()))
+    throw Error(ErrorKind::kUsage, "--outputs, --threads, --no-optimize and --dim need --runtime onnxruntime");
+  if (q.threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
+  for (const std::string& name : q.output_names)
+    if (name.empty() || name.find(',') != std::string::npos)
+      throw Error(ErrorKind::kUsage, "--outputs: bad output name '" + name + "'");
+  for (const auto& [name, size] : q.dims)
+    if (name.empty() || size < 0) throw Error(ErrorKind::kUsage, "--dim expects NAME=SIZE with SIZE >= 0");
   if (q.runtime == Runtime::kLiteRtWasm && q.precision != "fp32")
     throw Error(ErrorKind::kUsage, "--precision fp16 needs --runtime litert-webgpu (the wasm CPU path is fp32)");
   if (q.runtime == Runtime::kLiteRtWasm && q.residency_only)
@@ -359,6 +384,46 @@ std::vector<ProbeResult> RunWebGpu(const std::vector<const ProbeRequest*>& reque
   return results;
 }
 
+// One `onnx_run.mjs --batch` call for requests that share threads and
+// optimize (session options are per process).
+std::vector<ProbeResult> RunOnnx(const std::vector<const ProbeRequest*>& requests, const ProbeEnvironment& env) {
+  Scratch scratch;
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const ProbeRequest* q : requests) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& [key, file] : q->inputs) inputs.push_back({{"key", key}, {"file", fs::absolute(file).string()}});
+    nlohmann::json job = {{"model", fs::absolute(q->model_path).string()},
+                          {"out", fs::absolute(q->out_dir).string()},
+                          {"inputs", inputs},
+                          {"seed", q->seed},
+                          {"repeat", q->repeat}};
+    if (!q->output_names.empty()) job["outputs"] = q->output_names;
+    if (!q->dims.empty()) {
+      nlohmann::json dims = nlohmann::json::object();
+      for (const auto& [name, size] : q->dims) dims[name] = size;
+      job["dims"] = dims;
+    }
+    jobs.push_back(std::move(job));
+  }
+  WriteFileAtomically((scratch / "jobs.json").string(), jobs.dump());
+  const std::string harness = (fs::path(env.source_dir) / "probe" / "onnx_run.mjs").string();
+  std::vector<std::string> argv = {env.node, harness, "--batch", (scratch / "jobs.json").string(),
+                                   "--threads", std::to_string(requests.front()->threads)};
+  if (!requests.front()->optimize) argv.push_back("--no-optimize");
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult p = RunProcess(argv, {}, scratch / "stdout", scratch / "stderr", HarnessTimeout());
+  const double ms = MsSince(t0);
+  std::vector<ProbeResult> results;
+  for (const ProbeRequest* q : requests) results.push_back(Collect(*q, ms));
+  // As for WebGPU: exit 2 with per-job meta.json files is a per-model
+  // failure; no meta.json at all, or setup_failure (onnxruntime-node could
+  // not load), means nothing ran.
+  bool setup_failed = p.exit_code != 0;
+  for (const ProbeResult& r : results) setup_failed &= r.meta.is_null() || r.meta.value("setup_failure", false);
+  if (setup_failed) ThrowHarnessFailure("onnx_run.mjs", p);
+  return results;
+}
+
 ProbeResult RunWasm(const ProbeRequest& q, const ProbeEnvironment& env) {
   Scratch scratch;
   const std::string harness = (fs::path(env.source_dir) / "probe" / "litert_run.mjs").string();
@@ -381,15 +446,31 @@ ProbeResult RunWasm(const ProbeRequest& q, const ProbeEnvironment& env) {
 }  // namespace
 
 ProbeEnvironment FindProbeEnvironment(bool need_browser) {
+  ProbeNeeds needs;
+  needs.browser = need_browser;
+  return FindProbeEnvironment(needs);
+}
+
+ProbeEnvironment FindProbeEnvironment(const ProbeNeeds& needs) {
   ProbeEnvironment env;
   env.node = EnvOr("GPUCLEAN_NODE", "");
   if (env.node.empty()) env.node = FindOnPath("node");
   if (env.node.empty() || !IsExecutable(env.node))
-    ThrowUnsupported("node not found on PATH (set GPUCLEAN_NODE); the LiteRT.js probe needs Node.js 20 (tools/setup.sh)");
+    ThrowUnsupported(std::string("node not found on PATH (set GPUCLEAN_NODE); the ") +
+                     (needs.litert || needs.browser ? "LiteRT.js" : "onnxruntime") +
+                     " probe needs Node.js 20 (tools/setup.sh)");
   env.source_dir = FindSourceDir();
-  if (!fs::exists(fs::path(env.source_dir) / "node_modules" / "@litertjs" / "core" / "package.json"))
+  if ((needs.litert || needs.browser) &&
+      !fs::exists(fs::path(env.source_dir) / "node_modules" / "@litertjs" / "core" / "package.json"))
     ThrowUnsupported("LiteRT.js is not installed in " + env.source_dir + "/node_modules; run npm ci there (tools/setup.sh)");
-  if (need_browser) {
+  if (needs.onnxruntime) {
+    if (!fs::exists(fs::path(env.source_dir) / "probe" / "onnx_run.mjs"))
+      ThrowUnsupported(env.source_dir + " has no probe/onnx_run.mjs (the onnxruntime harness)");
+    if (!fs::exists(fs::path(env.source_dir) / "node_modules" / "onnxruntime-node" / "package.json"))
+      ThrowUnsupported("onnxruntime-node is not installed in " + env.source_dir +
+                       "/node_modules; run tools/fetch_models.sh there");
+  }
+  if (needs.browser) {
     env.chromium = EnvOr("GPUCLEAN_CHROMIUM", "/usr/bin/chromium");
     if (!IsExecutable(env.chromium))
       ThrowUnsupported(env.chromium + " not found; the WebGPU probe needs Chromium (apt-get install chromium, see tools/setup.sh) or GPUCLEAN_CHROMIUM");
@@ -400,27 +481,40 @@ ProbeEnvironment FindProbeEnvironment(bool need_browser) {
 }
 
 std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests) {
-  bool need_browser = false;
+  ProbeNeeds needs;
+  needs.litert = false;
   for (const ProbeRequest& q : requests) {
     CheckRequest(q);
-    need_browser |= q.runtime == Runtime::kLiteRtWebGpu;
+    needs.litert |= q.runtime != Runtime::kOnnxRuntime;
+    needs.browser |= q.runtime == Runtime::kLiteRtWebGpu;
+    needs.onnxruntime |= q.runtime == Runtime::kOnnxRuntime;
   }
   for (size_t i = 0; i < requests.size(); ++i)
     for (size_t j = i + 1; j < requests.size(); ++j)
       if (fs::absolute(requests[i].out_dir) == fs::absolute(requests[j].out_dir))
         throw Error(ErrorKind::kUsage, "two probe requests share the output folder " + requests[i].out_dir);
   if (requests.empty()) return {};
-  const ProbeEnvironment env = FindProbeEnvironment(need_browser);
+  const ProbeEnvironment env = FindProbeEnvironment(needs);
   std::vector<ProbeResult> results(requests.size());
   std::vector<const ProbeRequest*> webgpu;
   std::vector<size_t> webgpu_index;
+  // onnxruntime: one harness call per (threads, optimize).
+  std::map<std::pair<int, bool>, std::vector<size_t>> onnx_groups;
   for (size_t i = 0; i < requests.size(); ++i) {
     if (requests[i].runtime == Runtime::kLiteRtWebGpu) {
       webgpu.push_back(&requests[i]);
       webgpu_index.push_back(i);
+    } else if (requests[i].runtime == Runtime::kOnnxRuntime) {
+      onnx_groups[{requests[i].threads, requests[i].optimize}].push_back(i);
     } else {
       results[i] = RunWasm(requests[i], env);
     }
+  }
+  for (const auto& [options, indices] : onnx_groups) {
+    std::vector<const ProbeRequest*> group;
+    for (size_t i : indices) group.push_back(&requests[i]);
+    std::vector<ProbeResult> got = RunOnnx(group, env);
+    for (size_t k = 0; k < got.size(); ++k) results[indices[k]] = std::move(got[k]);
   }
   if (!webgpu.empty()) {
     std::vector<ProbeResult> got = RunWebGpu(webgpu, env);
