@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gpuclean/bisect.h"
+#include "gpuclean/convert.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
@@ -395,6 +396,34 @@ py::object Fix(const py::object& model_or_path, const std::optional<std::string>
   return py::make_tuple(ToPython(report), fixed ? py::cast(fixed) : py::none());
 }
 
+// convert: ONNX -> .tflite proven against onnxruntime (`gpuclean convert --json`).
+py::object Convert(const std::string& path, const std::optional<std::string>& output,
+                   const std::map<std::string, std::vector<int64_t>>& inputs, const std::string& weights,
+                   const std::string& io_layout, bool prove) {
+  if (weights != "fp32" && weights != "fp16") throw Error(ErrorKind::kUsage, "weights must be 'fp32' or 'fp16'");
+  if (io_layout != "onnx" && io_layout != "nhwc") throw Error(ErrorKind::kUsage, "io_layout must be 'onnx' or 'nhwc'");
+  convert::Options options;
+  options.onnx_path = path;
+  options.output_path = output.value_or("");
+  options.input_shapes = inputs;
+  options.fp16_weights = weights == "fp16";
+  options.nhwc_io = io_layout == "nhwc";
+  options.prove = prove;
+  nlohmann::json report;
+  std::shared_ptr<PyModel> converted;
+  {
+    py::gil_scoped_release release;
+    convert::Result result = convert::Convert(options);
+    report = result.report.ToJson();
+    if (result.report.proven || !prove) {
+      converted = std::make_shared<PyModel>();
+      converted->path = output.value_or(path + " (converted)");
+      converted->model = std::make_shared<const ir::Model>(std::move(result.model));
+    }
+  }
+  return py::make_tuple(ToPython(report), converted ? py::cast(converted) : py::none());
+}
+
 // split: the chain (`gpuclean split --json`) and the parts as Models;
 // written as OUTPUT.part<k>.tflite + OUTPUT.chain.json when output is given.
 py::object Split(const py::object& model_or_path, const std::vector<std::string>& at,
@@ -490,6 +519,12 @@ PYBIND11_MODULE(_gpuclean, m) {
         "failed or lint errors remain); writes `output` (and host-input .npy files beside it) when given and fixed. "
         "allow_remaining=True also returns and writes a proven rewrite that leaves lint errors (report['ok'] stays "
         "False).");
+  m.def("convert", &Convert, py::arg("path"), py::arg("output") = py::none(),
+        py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("weights") = "fp32",
+        py::arg("io_layout") = "onnx", py::arg("prove") = true,
+        "Convert an ONNX model (`gpuclean convert`): returns (report dict, Model or None when the proof against "
+        "onnxruntime failed); writes `output` only when proven. inputs={'name': [1, 3, 224, 224]} pins dynamic "
+        "dimensions; weights='fp16' stores float weights as float16.");
   m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
         "Cut at the named tensors (`gpuclean split`): returns (chain dict with bit_exact, list of part Models); "
         "writes OUTPUT.part<k>.tflite and OUTPUT.chain.json when output is given and the chain is bit-exact.");

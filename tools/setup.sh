@@ -3,8 +3,12 @@
 #   1. Debian packages (compiler, CMake, flatbuffers, CLI11, json, fmt, gtest,
 #      clang for the fuzzer, Node.js for the LiteRT.js oracle, Chromium for
 #      the LiteRT.js WebGPU probe, pybind11/numpy/pytest for the Python module,
-#      libstb for decoding photographs, python-matplotlib-data for the demo one);
-#   2. the pinned npm packages and the fixture models (tools/fetch_models.sh);
+#      libstb for decoding photographs, python-matplotlib-data for the demo one,
+#      libonnx-dev for `convert`, ONNX's node tests, and PyTorch/torchvision/
+#      onnx to export the ONNX fixtures);
+#   2. the pinned npm packages (LiteRT.js, onnxruntime-node), the fixture
+#      models (tools/fetch_models.sh) and the exported ONNX fixtures
+#      (tools/fetch_onnx_fixtures.sh);
 #   3. a Release build in build/ of what the main job runs: the CLI and the
 #      Python module. `tools/test.sh` builds the tests and benchmarks
 #      (GPUCLEAN_BUILD_TARGETS=all does the same here).
@@ -22,6 +26,8 @@ APT_PACKAGES=(
   nodejs npm
   chromium
   libstb-dev python-matplotlib-data
+  libonnx-dev libprotobuf-dev libonnx-testdata
+  python3-torch python3-torchvision python3-onnx
 )
 
 missing=()
@@ -45,6 +51,7 @@ fi
 echo "setup: fetching npm packages and fixture models" >&2
 tools/fetch_models.sh >&2
 tools/fetch_images.sh >&2
+tools/fetch_onnx_fixtures.sh >&2
 
 BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"
 echo "setup: building in $BUILD_DIR" >&2

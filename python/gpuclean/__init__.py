@@ -1,4 +1,4 @@
-"""gpuclean from Python: load, run, lint, bisect, compare, fix and split .tflite models.
+"""gpuclean from Python: convert ONNX models; load, run, lint, bisect, compare, fix and split .tflite models.
 
 Everything here is the C++ library (the extension module ``_gpuclean``); this
 package only re-exports it. See docs/python.md.
@@ -13,6 +13,7 @@ from ._gpuclean import (  # noqa: F401
     UsageError,
     bisect,
     compare,
+    convert,
     fix,
     lint,
     load,
@@ -29,6 +30,7 @@ __all__ = [
     "UsageError",
     "bisect",
     "compare",
+    "convert",
     "fix",
     "lint",
     "load",

@@ -13,6 +13,7 @@
 #include "gpuclean/image.h"
 #include "gpuclean/rewrite.h"
 #include "gpuclean/inspect.h"
+#include "gpuclean/io.h"
 #include "gpuclean/run.h"
 
 namespace gpuclean::check {
@@ -25,24 +26,6 @@ namespace fs = std::filesystem;
 bool NeedsSplit(const std::string& pass) { return pass == "split-graph" || pass == "gather-to-host"; }
 
 bool Matters(const lint::Finding& f) { return f.severity != lint::Severity::kInfo; }
-
-// A folder for the probe's files, removed when the check ends.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() / fmt::format("gpuclean-check-{:08x}", rd());
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 // Our fp32 outputs when the interpreter ran; otherwise LiteRT.js wasm (fp32)
 // runs in the same probe batch and is the reference.
@@ -60,7 +43,7 @@ MeasuredProbe ProbeWebGpu(const std::string& model_path, const std::vector<npy::
     m.skipped_because = e.what();
     return m;
   }
-  ScratchDir dir;
+  ScratchDir dir("gpuclean-check");
   probe::ProbeRequest request;
   request.model_path = model_path;
   request.runtime = probe::Runtime::kLiteRtWebGpu;

@@ -8,6 +8,8 @@
 #include "cli/image_flags.h"
 #include "cli/input_shape_flag.h"
 #include "gpuclean/bisect.h"
+#include "gpuclean/convert.h"
+#include "gpuclean/npy.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
 #include "gpuclean/lint.h"
@@ -31,6 +33,37 @@ analyze::BisectSide Side(const std::string& spec, const std::string& target,
   return {std::make_shared<const ir::Model>(format::ReadModel(spec)), spec, exec::Precision::kFp32};
 }
 
+// MODEL.onnx --b OUT.tflite: onnxruntime against our interpreter, tensor by
+// tensor in ONNX node order.
+int BisectOnnx(const std::string& onnx_path, const std::string& tflite, const std::vector<std::string>& input_specs,
+               uint32_t seed, bool json) {
+  if (tflite.size() < 8 || tflite.substr(tflite.size() - 7) != ".tflite")
+    throw Error(ErrorKind::kUsage, "bisect MODEL.onnx needs --b CONVERTED.tflite (the graph convert wrote)");
+  std::vector<npy::Array> inputs;
+  for (const auto& [key, file] : ParseInputSpecs(input_specs)) {
+    if (key != std::to_string(inputs.size()))
+      throw Error(ErrorKind::kUsage, "bisect MODEL.onnx takes --input 0=FILE.npy, 1=..., in input order (ONNX layout)");
+    inputs.push_back(npy::Read(file));
+  }
+  std::cerr << "bisect: onnxruntime on " << onnx_path << " vs our interpreter on " << tflite
+            << ", every shared tensor tapped...\n";
+  const convert::Divergence d = convert::BisectAcrossFormats(onnx_path, format::ReadModel(tflite), inputs, seed);
+  if (json) {
+    nlohmann::json j = {{"onnx", onnx_path}, {"tflite", tflite}, {"tensors_compared", d.compared}, {"diverged", d.found}};
+    if (d.found)
+      j["first_divergence"] = {{"node", d.node}, {"tensor", d.tensor}, {"max_abs_diff", d.max_abs_diff},
+                               {"max_scaled_diff", d.max_scaled_diff}};
+    std::cout << j.dump(2) << "\n";
+  } else if (d.found) {
+    std::cout << fmt::format("first diverging ONNX node: {} (output '{}': max |diff| {:.3g}, scaled {:.3g}); {} "
+                             "tensor(s) compared\n",
+                             d.node, d.tensor, d.max_abs_diff, d.max_scaled_diff, d.compared);
+  } else {
+    std::cout << fmt::format("no divergence: {} shared tensor(s) within 1e-4*max(1,|ref|)\n", d.compared);
+  }
+  return d.found ? 1 : 0;
+}
+
 }  // namespace
 
 void AddBisect(CLI::App& app, Handler& handler) {
@@ -47,7 +80,7 @@ void AddBisect(CLI::App& app, Handler& handler) {
     ImageFlags image;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("MODEL", args->model, "the .tflite file")->required();
+  cmd->add_option("MODEL", args->model, "the .tflite file, or an .onnx model with --b its converted .tflite")->required();
   cmd->add_option("--input", args->inputs, "KEY=FILE.npy (repeatable); inputs not given are generated as by `run`");
   AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->seed, "seed for generated inputs")->default_val(0);
@@ -68,6 +101,7 @@ void AddBisect(CLI::App& app, Handler& handler) {
   args->image.Add(cmd);
   cmd->callback([args, &handler] {
     handler = [args] {
+      if (args->model.size() > 5 && args->model.substr(args->model.size() - 5) == ".onnx") return BisectOnnx(args->model, args->b, args->inputs, args->seed, args->json);
       if (args->threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
       auto model = std::make_shared<const ir::Model>(ReadModelAtShapes(args->model, args->input_shapes));
       const analyze::BisectSide a = Side(args->a, args->target, model),

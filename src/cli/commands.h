@@ -38,5 +38,6 @@ void AddBench(CLI::App& app, Handler& handler);
 void AddSynth(CLI::App& app, Handler& handler);
 void AddFix(CLI::App& app, Handler& handler);
 void AddSplit(CLI::App& app, Handler& handler);
+void AddConvert(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

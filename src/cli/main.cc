@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddCheck(app, handler);
   gpuclean::cli::AddFix(app, handler);
   gpuclean::cli::AddSplit(app, handler);
+  gpuclean::cli::AddConvert(app, handler);
   gpuclean::cli::AddCompare(app, handler);
   gpuclean::cli::AddRecord(app, handler);
   gpuclean::cli::AddBench(app, handler);

@@ -51,4 +51,16 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
   WriteFileAtomically(path, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
+ScratchDir::ScratchDir(const std::string& prefix) {
+  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(pattern.data()))
+    throw Error(ErrorKind::kIo, fmt::format("cannot create a temporary folder {}: {}", pattern, std::strerror(errno)));
+  path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
 }  // namespace gpuclean

@@ -1,0 +1,109 @@
+#pragma once
+// `gpuclean convert`: ONNX in, a .tflite out that computes the same function,
+// proven against onnxruntime before a byte is written (docs/convert.md).
+//
+//   convert::Options o;
+//   o.onnx_path = "model.onnx";
+//   o.output_path = "model.tflite";
+//   convert::Result r = convert::Convert(o);   // r.report.written, r.model
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuclean/ir.h"
+#include "gpuclean/npy.h"
+
+namespace gpuclean::convert {
+
+struct Options {
+  std::string onnx_path;
+  std::string output_path;  // empty: convert and prove, write nothing
+  // Pins for graph inputs with unknown dimensions (NAME -> dims).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Rank-4 float inputs and outputs in NHWC instead of ONNX's NCHW.
+  bool nhwc_io = false;
+  // Float weights stored as float16 with DEQUANTIZE (half the file).
+  bool fp16_weights = false;
+  // Prove against onnxruntime before writing (off: write unproven; the
+  // report says so).
+  bool prove = true;
+  int proof_seeds = 2;
+  // Every output within atol * max(1, |ref|), correlation >= min_correlation.
+  double atol = 1e-4;
+  double min_correlation = 0.99999;
+  // Receives one line per step of a long conversion ("proving: seed 1/2").
+  std::function<void(const std::string&)> progress;
+};
+
+struct OutputProof {
+  std::string name;
+  int seed = 0;
+  bool ok = false;
+  double max_abs_diff = 0;
+  double max_scaled_diff = 0;  // max |got - ref| / max(1, |ref|)
+  double correlation = 1;
+  std::string why;  // when !ok
+};
+
+// The first ONNX node whose output differs between onnxruntime and the
+// converted graph on our interpreter (layout undone).
+struct Divergence {
+  bool found = false;
+  std::string node;       // "Conv 'conv1'"
+  std::string tensor;     // ONNX tensor name
+  double max_abs_diff = 0;
+  double max_scaled_diff = 0;
+  double correlation = 1;
+  int compared = 0;       // tensors compared before (and including) it
+};
+
+struct Report {
+  std::string onnx_path;
+  std::string output_path;
+  bool written = false;
+  bool proven = false;
+  bool proof_run = false;
+  std::string producer;
+  int64_t opset = 0, original_opset = 0;
+  std::map<std::string, int> ops_in;     // ONNX op histogram
+  std::map<std::string, int> ops_out;    // TFLite op histogram
+  std::map<std::string, int> folded;     // ONNX op type -> nodes folded at convert time
+  int64_t nodes_in = 0;
+  // TRANSPOSE ops left in the graph, each with why it exists.
+  std::vector<std::string> transposes;
+  std::vector<OutputProof> proof;
+  Divergence divergence;
+  double import_ms = 0, lower_ms = 0, prove_ms = 0, total_ms = 0;
+  size_t peak_rss_bytes = 0;
+  size_t tflite_bytes = 0;
+  nlohmann::json ToJson() const;
+  std::string RenderText() const;
+};
+
+struct Result {
+  Report report;
+  ir::Model model;
+};
+
+// Errors: kBadInput (malformed model), kUnsupported (ops or features we do
+// not convert; one line naming them all), kUsage (bad options). A failed
+// proof is not an error: report.proven is false and nothing is written.
+Result Convert(const Options& options);
+
+// Bisect across formats: runs `onnx_path` on onnxruntime and `tflite` on our
+// interpreter with `inputs` (ONNX layout, ONNX input order; empty: the
+// proof's generated set for `seed`) and names the first ONNX node whose
+// output differs beyond atol * max(1, |ref|). Tensors are matched through the
+// origins convert stores in the .tflite's metadata (ONNX name and layout per
+// tensor); a .tflite without them is matched by tensor name.
+Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tflite,
+                               std::vector<npy::Array> inputs = {}, uint32_t seed = 1, double atol = 1e-4);
+
+// Metadata entry convert writes: {"<tflite tensor>": {"onnx": name, "perm": [...]}}.
+constexpr const char* kOriginsMetadata = "gpuclean.onnx_origins";
+
+}  // namespace gpuclean::convert

@@ -1,0 +1,59 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "gpuclean/convert.h"
+#include "gpuclean/run.h"
+
+namespace gpuclean::cli {
+
+void AddConvert(CLI::App& app, Handler& handler) {
+  auto* cmd = app.add_subcommand(
+      "convert",
+      "Convert an ONNX model to .tflite, proven against onnxruntime before it is written: every output within "
+      "1e-4*max(1,|ref|) and correlation >= 0.99999 on two seeded input sets. Exit 0 proven and written, 1 the proof "
+      "failed (nothing written; the first diverging ONNX node is named), 2 bad input or unsupported ops");
+  struct Args {
+    convert::Options options;
+    std::vector<std::string> input_shapes;
+    std::string io_layout = "onnx";
+    std::string weights = "fp32";
+    bool json = false;
+    bool no_prove = false;
+    bool quiet = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("MODEL", args->options.onnx_path, "the .onnx file")->required();
+  cmd->add_option("-o,--output", args->options.output_path, "the .tflite to write (atomically, only when proven)");
+  cmd->add_option("--input-shape", args->input_shapes,
+                  "NAME=d0,d1,... pin graph input NAME's unknown dimensions (repeatable)");
+  cmd->add_option("--io-layout", args->io_layout,
+                  "onnx: inputs and outputs keep ONNX's layout (NCHW); nhwc: rank-4 float inputs/outputs are NHWC, "
+                  "which drops their transposes")
+      ->check(CLI::IsMember({"onnx", "nhwc"}))
+      ->default_val("onnx");
+  cmd->add_option("--weights", args->weights, "fp32, or fp16: float weights stored as float16 with DEQUANTIZE")
+      ->check(CLI::IsMember({"fp32", "fp16"}))
+      ->default_val("fp32");
+  cmd->add_option("--seeds", args->options.proof_seeds, "seeded input sets the proof runs")->default_val(2)->check(CLI::Range(1, 100));
+  cmd->add_flag("--no-prove", args->no_prove, "write without running onnxruntime (the report says unproven)");
+  cmd->add_flag("--json", args->json, "print the report as JSON");
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
+  cmd->callback([args, &handler] {
+    handler = [args] {
+      for (const exec::InputShape& s : exec::ParseInputShapes(args->input_shapes))
+        args->options.input_shapes[s.key] = std::vector<int64_t>(s.dims.begin(), s.dims.end());
+      args->options.nhwc_io = args->io_layout == "nhwc";
+      args->options.fp16_weights = args->weights == "fp16";
+      args->options.prove = !args->no_prove;
+      if (args->options.output_path.empty() && !args->json)
+        std::cerr << "gpuclean: note: no -o given; converting and proving only\n";
+      if (!args->quiet) args->options.progress = [](const std::string& line) { std::cerr << "convert: " << line << "\n"; };
+      const convert::Result result = convert::Convert(args->options);
+      if (args->json) std::cout << result.report.ToJson().dump(2) << "\n";
+      else std::cout << result.report.RenderText();
+      return result.report.proof_run && !result.report.proven ? 1 : 0;
+    };
+  });
+}
+
+}  // namespace gpuclean::cli

@@ -1,0 +1,478 @@
+// convert: import -> lower -> prove against onnxruntime -> write.
+#include "gpuclean/convert.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/format.h"
+#include "gpuclean/io.h"
+#include "gpuclean/metrics.h"
+#include "gpuclean/probe.h"
+#include "gpuclean/run.h"
+#include "onnx/lowering.h"
+#include "onnx/onnx_model.h"
+
+namespace gpuclean::convert {
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double MsSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+void Progress(const Options& o, const std::string& line) {
+  if (o.progress) o.progress(line);
+}
+
+std::map<std::string, int> OpHistogram(const ir::Subgraph& g) {
+  std::map<std::string, int> h;
+  for (const ir::Op& op : g.ops) ++h[op.name()];
+  return h;
+}
+
+// Why each TRANSPOSE is there: what reads its output.
+std::vector<std::string> TransposeReasons(const ir::Subgraph& g) {
+  std::vector<std::string> out;
+  const auto consumers = g.Consumers();
+  for (const ir::Op& op : g.ops) {
+    if (op.code != tfl::BuiltinOperator_TRANSPOSE) continue;
+    const int in = op.inputs.at(0), t = op.outputs.at(0);
+    std::string readers;
+    for (int c : consumers[t]) readers += (readers.empty() ? "" : ", ") + g.ops[c].name();
+    if (g.IsGraphOutput(t)) readers += std::string(readers.empty() ? "" : ", ") + "the graph output";
+    const int producer = g.Producer(in);
+    out.push_back(fmt::format("{} -> {}: {} ({}) feeds {}", g.tensors[in].name, g.tensors[t].name,
+                              producer >= 0 ? g.ops[producer].name() : (g.IsGraphInput(in) ? "graph input" : "constant"),
+                              ir::FormatShape(g.tensors[in].shape), readers.empty() ? "nothing" : readers));
+  }
+  return out;
+}
+
+nlohmann::json OriginsJson(const onnx::LoweredGraph& lowered) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [tensor, origin] : lowered.origins)
+    j[tensor] = {{"onnx", origin.onnx_name}, {"perm", origin.perm}};
+  return j;
+}
+
+struct Origin {
+  std::string onnx_name;
+  onnx::Perm perm;
+};
+
+std::map<std::string, Origin> ReadOrigins(const ir::Model& model) {
+  std::map<std::string, Origin> out;
+  for (const ir::Metadata& m : model.metadata) {
+    if (m.name != kOriginsMetadata) continue;
+    try {
+      const auto j = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(m.data.data()), m.data.size()));
+      for (const auto& [tensor, o] : j.items())
+        out[tensor] = {o.at("onnx").get<std::string>(), o.at("perm").get<onnx::Perm>()};
+    } catch (const std::exception&) {
+      ThrowBadInput(fmt::format("{}: metadata '{}' is not the JSON convert writes", model.source, kOriginsMetadata));
+    }
+  }
+  return out;
+}
+
+// Seeded inputs in ONNX layout: floats uniform in [-1, 1) (both signs, so
+// Relu and friends are exercised), integers 0, booleans false.
+std::vector<npy::Array> ProofInputs(const onnx::Graph& g, uint32_t seed) {
+  std::vector<npy::Array> out;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    ir::Tensor t;
+    t.name = g.inputs[i].name;
+    const ir::DType d = g.inputs[i].dtype;
+    t.dtype = d == tfl::TensorType_INT64 ? tfl::TensorType_INT64 : d;
+    for (int64_t dim : g.inputs[i].shape) t.shape.push_back(static_cast<int32_t>(dim));
+    npy::Array a = exec::GenerateInput(t, seed, static_cast<int>(i));
+    if (a.dtype == tfl::TensorType_FLOAT32)
+      for (int64_t k = 0; k < a.num_elements(); ++k) a.as<float>()[k] = a.as<float>()[k] * 2.0f - 1.0f;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// An ONNX-layout array as the converted graph's input tensor wants it.
+npy::Array ToGraphInput(const npy::Array& a, const ir::Tensor& t, const onnx::Perm& perm) {
+  npy::Array b = onnx::TransposeHost(a, perm);
+  if (a.dtype == tfl::TensorType_INT64 && t.dtype == tfl::TensorType_INT32) {
+    npy::Array n;
+    n.dtype = tfl::TensorType_INT32;
+    n.shape = b.shape;
+    n.data.resize(b.num_elements() * 4);
+    for (int64_t k = 0; k < b.num_elements(); ++k) {
+      const int64_t v = b.as<int64_t>()[k];
+      if (v > INT32_MAX || v < INT32_MIN)
+        ThrowUnsupported(fmt::format("input '{}' holds {}, which does not fit the converted graph's int32", t.name, v));
+      n.as<int32_t>()[k] = static_cast<int32_t>(v);
+    }
+    return n;
+  }
+  return b;
+}
+
+struct Agreement {
+  bool ok = true;
+  double max_abs = 0, max_scaled = 0, correlation = 1;
+  std::string why;
+};
+
+Agreement Agree(const npy::Array& ref, const npy::Array& got, double atol, double min_corr) {
+  Agreement a;
+  if (ref.num_elements() != got.num_elements()) {
+    a.ok = false;
+    a.why = fmt::format("{} elements vs {}", got.num_elements(), ref.num_elements());
+    return a;
+  }
+  const auto r = analyze::ToDoubles(ref), g = analyze::ToDoubles(got);
+  const bool integral = ref.dtype != tfl::TensorType_FLOAT32 && ref.dtype != tfl::TensorType_FLOAT16 &&
+                        ref.dtype != tfl::TensorType_FLOAT64;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const bool rf = std::isfinite(r[i]), gf = std::isfinite(g[i]);
+    if (rf != gf || (!rf && !(std::isnan(r[i]) && std::isnan(g[i])) && r[i] != g[i])) {
+      a.ok = false;
+      a.why = fmt::format("element {}: {} vs {}", i, g[i], r[i]);
+      a.max_abs = a.max_scaled = INFINITY;
+      return a;
+    }
+    if (!rf) continue;
+    const double d = std::abs(g[i] - r[i]);
+    a.max_abs = std::max(a.max_abs, d);
+    a.max_scaled = std::max(a.max_scaled, d / std::max(1.0, std::abs(r[i])));
+  }
+  if (integral) {
+    if (a.max_abs != 0) {
+      a.ok = false;
+      a.why = fmt::format("integer outputs differ (max |diff| {})", a.max_abs);
+    }
+    return a;
+  }
+  const analyze::Metrics m = analyze::Compare(ref, got);
+  a.correlation = m.correlation;
+  if (a.max_scaled > atol) {
+    a.ok = false;
+    a.why = fmt::format("max |diff| / max(1,|ref|) = {:.3g} > {:.3g}", a.max_scaled, atol);
+  } else if (std::isfinite(m.correlation) && m.correlation < min_corr && a.max_abs > 1e-6) {
+    a.ok = false;
+    a.why = fmt::format("correlation {:.7f} < {}", m.correlation, min_corr);
+  }
+  return a;
+}
+
+// Runs `onnx_path` on onnxruntime for each input set, fetching `names`
+// (empty: the graph outputs).
+std::vector<std::vector<npy::Array>> RunOnnxRuntime(const std::string& onnx_path, const onnx::Graph& g,
+                                                    const std::vector<std::vector<npy::Array>>& input_sets,
+                                                    const std::vector<std::string>& names, const ScratchDir& dir) {
+  std::vector<probe::ProbeRequest> requests;
+  for (size_t s = 0; s < input_sets.size(); ++s) {
+    probe::ProbeRequest q;
+    q.model_path = onnx_path;
+    q.runtime = probe::Runtime::kOnnxRuntime;
+    q.out_dir = dir / fmt::format("ort{}", s);
+    q.output_names = names;
+    fs::create_directories(q.out_dir);
+    for (size_t i = 0; i < input_sets[s].size(); ++i) {
+      const std::string file = dir / fmt::format("set{}_in{}.npy", s, i);
+      npy::Write(file, input_sets[s][i]);
+      q.inputs.emplace_back(g.inputs[i].name, file);
+    }
+    requests.push_back(std::move(q));
+  }
+  std::vector<std::vector<npy::Array>> out;
+  for (probe::ProbeResult& r : probe::RunProbes(requests)) {
+    if (!r.ok) ThrowBadInput("onnxruntime: " + r.error);
+    out.push_back(std::move(r.outputs));
+  }
+  return out;
+}
+
+struct OurRun {
+  std::vector<npy::Array> outputs;               // ONNX layout
+  std::map<std::string, npy::Array> tapped;      // by graph tensor name (stored layout)
+};
+
+OurRun RunOurs(const std::shared_ptr<const ir::Model>& model, const std::vector<npy::Array>& onnx_inputs,
+               const std::vector<onnx::Perm>& input_perms, const std::vector<onnx::Perm>& output_perms, bool tap_all) {
+  exec::InterpreterOptions io;
+  io.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  exec::Interpreter interp(model, io);
+  const ir::Subgraph& g = model->main();
+  for (size_t i = 0; i < onnx_inputs.size(); ++i)
+    interp.SetInput(static_cast<int>(i), ToGraphInput(onnx_inputs[i], g.tensors[g.inputs[i]], input_perms[i]));
+  OurRun run;
+  exec::TapFn tap = nullptr;
+  if (tap_all)
+    tap = [&](int, int tensor, const exec::Tensor& value) { run.tapped[g.tensors[tensor].name] = exec::ToArray(value); };
+  interp.Invoke(tap);
+  for (int k = 0; k < interp.num_outputs(); ++k)
+    run.outputs.push_back(onnx::TransposeHost(interp.Output(k), onnx::InversePerm(output_perms[k])));
+  return run;
+}
+
+onnx::Perm IoPerm(const ir::Tensor& t, bool nhwc_io, size_t onnx_rank) {
+  if (nhwc_io && onnx_rank == 4 && t.dtype == tfl::TensorType_FLOAT32) return onnx::kToNhwc;
+  return {};
+}
+
+Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, const ir::Model& model,
+                           const std::vector<npy::Array>& inputs, double atol) {
+  Divergence d;
+  std::map<std::string, Origin> origins = ReadOrigins(model);
+  if (origins.empty())
+    for (const ir::Tensor& t : model.main().tensors) origins[t.name] = {t.name, {}};
+  // ONNX name -> (graph tensor name, perm).
+  std::map<std::string, std::pair<std::string, onnx::Perm>> by_onnx;
+  for (const auto& [tensor, o] : origins) by_onnx.emplace(o.onnx_name, std::make_pair(tensor, o.perm));
+  std::vector<std::string> names;
+  for (const onnx::Node& n : g.nodes)
+    for (const std::string& out : n.outputs)
+      if (by_onnx.count(out)) names.push_back(out);
+  if (names.empty()) return d;
+  ScratchDir dir("gpuclean-bisect");
+  const std::string exposed = dir / "exposed.onnx";
+  onnx::WriteWithOutputs(onnx_path, names, exposed);
+  const auto ref = RunOnnxRuntime(exposed, g, {inputs}, names, dir).at(0);
+  auto shared = std::make_shared<const ir::Model>(model);
+  std::vector<onnx::Perm> in_perms, out_perms;
+  const ir::Subgraph& sg = model.main();
+  for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    const auto it = origins.find(sg.tensors[sg.inputs[i]].name);
+    in_perms.push_back(it == origins.end() ? onnx::Perm{} : it->second.perm);
+  }
+  for (size_t i = 0; i < sg.outputs.size(); ++i) {
+    const auto it = origins.find(sg.tensors[sg.outputs[i]].name);
+    out_perms.push_back(it == origins.end() ? onnx::Perm{} : it->second.perm);
+  }
+  const OurRun ours = RunOurs(shared, inputs, in_perms, out_perms, /*tap_all=*/true);
+  std::map<std::string, int> producer_of;
+  for (const onnx::Node& n : g.nodes)
+    for (const std::string& out : n.outputs) producer_of[out] = n.index;
+  for (size_t k = 0; k < names.size() && k < ref.size(); ++k) {
+    const auto& [tensor, perm] = by_onnx.at(names[k]);
+    auto it = ours.tapped.find(tensor);
+    if (it == ours.tapped.end()) continue;
+    ++d.compared;
+    const npy::Array got = onnx::TransposeHost(it->second, onnx::InversePerm(perm));
+    const Agreement a = Agree(ref[k], got, atol, 0.99999);
+    if (a.ok) continue;
+    d.found = true;
+    d.tensor = names[k];
+    d.node = g.nodes.at(producer_of.at(names[k])).Label();
+    d.max_abs_diff = a.max_abs;
+    d.max_scaled_diff = a.max_scaled;
+    d.correlation = a.correlation;
+    return d;
+  }
+  return d;
+}
+
+}  // namespace
+
+Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tflite, std::vector<npy::Array> inputs,
+                               uint32_t seed, double atol) {
+  onnx::ImportOptions io;
+  // Pin the ONNX model's unknown dimensions at the converted graph's input shapes.
+  const ir::Subgraph& sg = tflite.main();
+  const std::map<std::string, Origin> origins = ReadOrigins(tflite);
+  for (int t : sg.inputs) {
+    const ir::Tensor& tensor = sg.tensors[t];
+    auto it = origins.find(tensor.name);
+    const onnx::Perm perm = it == origins.end() ? onnx::Perm{} : it->second.perm;
+    onnx::Dims dims(tensor.shape.size());
+    for (size_t i = 0; i < dims.size(); ++i) dims[perm.empty() ? i : perm[i]] = tensor.shape[i];
+    io.input_shapes[it == origins.end() ? tensor.name : it->second.onnx_name] = dims;
+  }
+  onnx::Graph g;
+  try {
+    g = onnx::Import(onnx_path, io);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kUsage) throw;
+    g = onnx::Import(onnx_path);  // the names do not match: use the model's own shapes
+  }
+  if (inputs.empty()) inputs = ProofInputs(g, seed);
+  if (inputs.size() != g.inputs.size())
+    throw Error(ErrorKind::kUsage, fmt::format("{} has {} inputs, {} given", onnx_path, g.inputs.size(), inputs.size()));
+  return FirstDivergence(onnx_path, g, tflite, inputs, atol);
+}
+
+Result Convert(const Options& o) {
+  const auto start = Clock::now();
+  Result result;
+  Report& r = result.report;
+  r.onnx_path = o.onnx_path;
+  r.output_path = o.output_path;
+  if (!o.output_path.empty()) {
+    std::error_code ec;
+    if (fs::exists(o.output_path, ec) && fs::equivalent(o.output_path, o.onnx_path, ec))
+      throw Error(ErrorKind::kUsage, "-o names the input model; convert never overwrites its input");
+  }
+  Progress(o, "importing " + o.onnx_path);
+  onnx::ImportOptions import_options;
+  import_options.input_shapes = o.input_shapes;
+  const onnx::Graph g = onnx::Import(o.onnx_path, import_options);
+  r.import_ms = MsSince(start);
+  r.producer = g.producer;
+  r.opset = g.opset;
+  r.original_opset = g.original_opset;
+  r.nodes_in = static_cast<int64_t>(g.nodes.size());
+  for (const onnx::Node& n : g.nodes) ++r.ops_in[n.op_type];
+
+  const auto lower_start = Clock::now();
+  Progress(o, fmt::format("lowering {} nodes (opset {}{})", g.nodes.size(), g.opset,
+                          g.original_opset != g.opset ? fmt::format(", converted from {}", g.original_opset) : ""));
+  onnx::LowerOptions lo;
+  lo.nhwc_io = o.nhwc_io;
+  lo.fp16_weights = o.fp16_weights;
+  onnx::LoweredGraph lowered = onnx::Lower(g, lo);
+  r.lower_ms = MsSince(lower_start);
+  r.folded = lowered.folded;
+  ir::Model& model = lowered.model;
+  const std::string origins = OriginsJson(lowered).dump();
+  model.metadata.push_back({kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
+  model.source = o.output_path.empty() ? o.onnx_path + " (converted)" : o.output_path;
+  r.ops_out = OpHistogram(model.main());
+  r.transposes = TransposeReasons(model.main());
+
+  if (o.prove) {
+    const auto prove_start = Clock::now();
+    r.proof_run = true;
+    std::vector<std::vector<npy::Array>> sets;
+    for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
+    ScratchDir dir("gpuclean-convert");
+    Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
+    const auto ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
+    auto shared = std::make_shared<const ir::Model>(model);
+    const ir::Subgraph& sg = shared->main();
+    std::vector<onnx::Perm> in_perms, out_perms;
+    for (size_t i = 0; i < sg.inputs.size(); ++i) in_perms.push_back(IoPerm(sg.tensors[sg.inputs[i]], o.nhwc_io, g.inputs[i].shape.size()));
+    for (size_t i = 0; i < sg.outputs.size(); ++i) {
+      const auto it = lowered.origins.find(sg.tensors[sg.outputs[i]].name);
+      out_perms.push_back(it == lowered.origins.end() ? onnx::Perm{} : it->second.perm);
+    }
+    r.proven = true;
+    for (size_t s = 0; s < sets.size(); ++s) {
+      Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
+      const OurRun ours = RunOurs(shared, sets[s], in_perms, out_perms, false);
+      for (size_t k = 0; k < ours.outputs.size() && k < ref[s].size(); ++k) {
+        const Agreement a = Agree(ref[s][k], ours.outputs[k], o.atol, o.min_correlation);
+        OutputProof p;
+        p.name = g.outputs.at(k).name;
+        p.seed = static_cast<int>(s + 1);
+        p.ok = a.ok;
+        p.max_abs_diff = a.max_abs;
+        p.max_scaled_diff = a.max_scaled;
+        p.correlation = a.correlation;
+        p.why = a.why;
+        r.proven = r.proven && a.ok;
+        r.proof.push_back(p);
+      }
+    }
+    if (!r.proven) {
+      Progress(o, "proof failed: bisecting to the first diverging ONNX node");
+      try {
+        r.divergence = FirstDivergence(o.onnx_path, g, model, sets[0], o.atol);
+      } catch (const Error& e) {
+        Progress(o, std::string("bisect failed: ") + e.what());
+      }
+    }
+    r.prove_ms = MsSince(prove_start);
+  }
+
+  const std::vector<uint8_t> bytes = format::Serialize(model);
+  r.tflite_bytes = bytes.size();
+  if (!o.output_path.empty() && (r.proven || !o.prove)) {
+    WriteFileAtomically(o.output_path, bytes);
+    r.written = true;
+  }
+  r.total_ms = MsSince(start);
+  r.peak_rss_bytes = exec::PeakRssBytes();
+  result.model = std::move(model);
+  return result;
+}
+
+nlohmann::json Report::ToJson() const {
+  nlohmann::json j;
+  j["onnx"] = onnx_path;
+  j["output"] = output_path;
+  j["written"] = written;
+  j["proof_run"] = proof_run;
+  j["proven"] = proven;
+  j["producer"] = producer;
+  j["opset"] = opset;
+  j["original_opset"] = original_opset;
+  j["nodes_in"] = nodes_in;
+  j["ops_in"] = ops_in;
+  j["ops_out"] = ops_out;
+  j["folded"] = folded;
+  j["transposes"] = transposes;
+  nlohmann::json proofs = nlohmann::json::array();
+  for (const OutputProof& p : proof)
+    proofs.push_back({{"output", p.name}, {"seed", p.seed}, {"ok", p.ok}, {"max_abs_diff", p.max_abs_diff},
+                      {"max_scaled_diff", p.max_scaled_diff},
+                      {"correlation", std::isfinite(p.correlation) ? nlohmann::json(p.correlation) : nlohmann::json()},
+                      {"why", p.why}});
+  j["proof"] = proofs;
+  if (divergence.found)
+    j["first_divergence"] = {{"node", divergence.node}, {"tensor", divergence.tensor},
+                             {"max_abs_diff", divergence.max_abs_diff}, {"max_scaled_diff", divergence.max_scaled_diff},
+                             {"tensors_compared", divergence.compared}};
+  j["time_ms"] = {{"import", import_ms}, {"lower", lower_ms}, {"prove", prove_ms}, {"total", total_ms}};
+  j["peak_rss_bytes"] = peak_rss_bytes;
+  j["tflite_bytes"] = tflite_bytes;
+  return j;
+}
+
+std::string Report::RenderText() const {
+  std::string s;
+  auto hist = [](const std::map<std::string, int>& h) {
+    std::string out;
+    int total = 0;
+    for (const auto& [op, n] : h) {
+      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", op, n);
+      total += n;
+    }
+    return fmt::format("{} ops: {}", total, out);
+  };
+  s += fmt::format("{} (opset {}{}, {})\n", onnx_path, original_opset,
+                   opset != original_opset ? fmt::format(" -> {}", opset) : "", producer.empty() ? "unknown producer" : producer);
+  s += "  in:  " + hist(ops_in) + "\n";
+  int folded_total = 0;
+  std::string folded_list;
+  for (const auto& [op, n] : folded) {
+    folded_total += n;
+    folded_list += fmt::format("{}{} {}", folded_list.empty() ? "" : ", ", op, n);
+  }
+  s += fmt::format("  folded at convert time: {} node(s){}\n", folded_total, folded_list.empty() ? "" : " (" + folded_list + ")");
+  s += "  out: " + hist(ops_out) + "\n";
+  s += fmt::format("  transposes left: {}\n", transposes.size());
+  for (const std::string& t : transposes) s += "    " + t + "\n";
+  if (proof_run) {
+    for (const OutputProof& p : proof)
+      s += fmt::format("  proof seed {} {}: max |diff| {:.3g}, scaled {:.3g}, corr {:.7f}{}\n", p.seed, p.name,
+                       p.max_abs_diff, p.max_scaled_diff, p.correlation, p.ok ? " ok" : " FAILED: " + p.why);
+    if (divergence.found)
+      s += fmt::format("  first diverging ONNX node: {} (output '{}', max |diff| {:.3g}, scaled {:.3g}; {} tensors "
+                       "compared)\n",
+                       divergence.node, divergence.tensor, divergence.max_abs_diff, divergence.max_scaled_diff,
+                       divergence.compared);
+  } else {
+    s += "  proof: not run (--no-prove); the output is unproven\n";
+  }
+  s += fmt::format("  time: import {:.0f} ms, lower {:.0f} ms, prove {:.0f} ms, total {:.0f} ms; peak RSS {:.0f} MB; "
+                   ".tflite {:.2f} MB\n",
+                   import_ms, lower_ms, prove_ms, total_ms, peak_rss_bytes / 1048576.0, tflite_bytes / 1048576.0);
+  if (written) s += "  wrote " + output_path + "\n";
+  else if (!output_path.empty()) s += "  wrote nothing: the proof failed\n";
+  return s;
+}
+
+}  // namespace gpuclean::convert

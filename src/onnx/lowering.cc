@@ -1,0 +1,572 @@
+#include "onnx/lowering.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+
+namespace gpuclean::onnx {
+
+const Perm kToNhwc = {0, 2, 3, 1};
+
+Perm IdentityPerm(int rank) {
+  Perm p(rank);
+  std::iota(p.begin(), p.end(), 0);
+  return p;
+}
+
+bool IsIdentity(const Perm& perm) {
+  for (int i = 0; i < static_cast<int>(perm.size()); ++i)
+    if (perm[i] != i) return false;
+  return true;
+}
+
+Perm InversePerm(const Perm& perm) {
+  Perm inv(perm.size());
+  for (int i = 0; i < static_cast<int>(perm.size()); ++i) inv[perm[i]] = i;
+  return inv;
+}
+
+Perm RelativePerm(const Perm& from, const Perm& to) {
+  // stored_to[i] = onnx[to[i]] = stored_from[inv_from[to[i]]].
+  const int rank = static_cast<int>(std::max(from.size(), to.size()));
+  const Perm f = from.empty() ? IdentityPerm(rank) : from;
+  const Perm t = to.empty() ? IdentityPerm(rank) : to;
+  const Perm inv = InversePerm(f);
+  Perm rel(t.size());
+  for (size_t i = 0; i < t.size(); ++i) rel[i] = inv[t[i]];
+  return rel;
+}
+
+int StoredAxis(const Perm& perm, int onnx_axis) {
+  if (perm.empty()) return onnx_axis;
+  for (int i = 0; i < static_cast<int>(perm.size()); ++i)
+    if (perm[i] == onnx_axis) return i;
+  ThrowInternal(fmt::format("axis {} not in layout [{}]", onnx_axis, fmt::join(perm, ",")));
+}
+
+Dims PermuteDims(const Dims& dims, const Perm& perm) {
+  if (perm.empty()) return dims;
+  Dims out(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) out[i] = dims.at(perm[i]);
+  return out;
+}
+
+npy::Array TransposeHost(const npy::Array& a, const Perm& perm) {
+  if (perm.empty() || IsIdentity(perm)) return a;
+  const int rank = static_cast<int>(a.shape.size());
+  npy::Array out;
+  out.dtype = a.dtype;
+  out.shape = PermuteDims(a.shape, perm);
+  out.data.resize(a.data.size());
+  const size_t esize = ir::DTypeSize(a.dtype);
+  std::vector<int64_t> in_strides(rank, 1);
+  for (int i = rank - 2; i >= 0; --i) in_strides[i] = in_strides[i + 1] * a.shape[i + 1];
+  const int64_t n = a.num_elements();
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t o = 0; o < n; ++o) {
+    int64_t src = 0;
+    for (int i = 0; i < rank; ++i) src += idx[i] * in_strides[perm[i]];
+    std::memcpy(out.data.data() + o * esize, a.data.data() + src * esize, esize);
+    for (int i = rank - 1; i >= 0; --i) {
+      if (++idx[i] < out.shape[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return out;
+}
+
+int NormalizeAxis(int64_t axis, int rank, const std::string& what) {
+  const int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= std::max(rank, 1)) ThrowBadInput(fmt::format("{}: axis {} is out of range for rank {}", what, axis, rank));
+  return static_cast<int>(a);
+}
+
+namespace {
+
+ir::DType StoredDType(ir::DType onnx_dtype) {
+  switch (onnx_dtype) {
+    case tfl::TensorType_INT64:
+    case tfl::TensorType_UINT64:
+    case tfl::TensorType_UINT32: return tfl::TensorType_INT32;
+    case tfl::TensorType_FLOAT16:
+    case tfl::TensorType_FLOAT64: return tfl::TensorType_FLOAT32;
+    default: return onnx_dtype;
+  }
+}
+
+std::vector<int32_t> ToShape32(const Dims& dims, const std::string& what) {
+  std::vector<int32_t> out;
+  for (int64_t d : dims) {
+    if (d < 0 || d > INT32_MAX) ThrowUnsupported(fmt::format("{}: dimension {} does not fit the format", what, d));
+    out.push_back(static_cast<int32_t>(d));
+  }
+  return out;
+}
+
+uint32_t HalfToFloatBits(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp == 0) {
+    if (mant == 0) return sign;
+    exp = 127 - 15 + 1;
+    while (!(mant & 0x400)) { mant <<= 1; --exp; }
+    mant &= 0x3ff;
+    return sign | (exp << 23) | (mant << 13);
+  }
+  if (exp == 31) return sign | 0x7f800000u | (mant << 13);
+  return sign | ((exp + 127 - 15) << 23) | (mant << 13);
+}
+
+// A constant in the dtype the graph stores it in. int64 values must fit
+// int32 (checked) except in scratch graphs, where they saturate.
+npy::Array ToStored(const npy::Array& a, bool saturate, const std::string& name) {
+  const ir::DType want = StoredDType(a.dtype);
+  if (want == a.dtype) return a;
+  npy::Array out;
+  out.dtype = want;
+  out.shape = a.shape;
+  const int64_t n = a.num_elements();
+  out.data.resize(static_cast<size_t>(n) * ir::DTypeSize(want));
+  for (int64_t i = 0; i < n; ++i) {
+    if (want == tfl::TensorType_FLOAT32) {
+      if (a.dtype == tfl::TensorType_FLOAT16) {
+        const uint32_t bits = HalfToFloatBits(a.as<uint16_t>()[i]);
+        std::memcpy(&out.as<float>()[i], &bits, 4);
+      } else {
+        out.as<float>()[i] = static_cast<float>(a.as<double>()[i]);
+      }
+      continue;
+    }
+    int64_t v = a.dtype == tfl::TensorType_INT64    ? a.as<int64_t>()[i]
+                : a.dtype == tfl::TensorType_UINT32 ? static_cast<int64_t>(a.as<uint32_t>()[i])
+                                                    : static_cast<int64_t>(std::min<uint64_t>(a.as<uint64_t>()[i], INT64_MAX));
+    if (v > INT32_MAX || v < INT32_MIN) {
+      if (!saturate)
+        ThrowUnsupported(fmt::format("constant '{}' holds {}, which does not fit int32 (TFLite's GPU delegates have no "
+                                     "int64)", name, v));
+      v = std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
+    }
+    out.as<int32_t>()[i] = static_cast<int32_t>(v);
+  }
+  return out;
+}
+
+std::string LayoutSuffix(const Perm& perm) {
+  if (perm.empty() || IsIdentity(perm)) return "";
+  if (perm == kToNhwc) return "|nhwc";
+  return fmt::format("|perm{}", fmt::join(perm, ""));
+}
+
+Perm Normalized(const Perm& perm) { return IsIdentity(perm) ? Perm{} : perm; }
+
+}  // namespace
+
+// ------------------------------------------------------------------ Lowerer
+
+Lowerer::Lowerer(const Graph& graph, const LowerOptions& options, bool scratch)
+    : graph_(graph), options_(options), scratch_(scratch), builder_("main") {}
+
+Value& Lowerer::value(const std::string& name) {
+  auto it = values_.find(name);
+  if (it == values_.end()) ThrowInternal("ONNX value '" + name + "' was used before it was lowered");
+  return it->second;
+}
+
+int Lowerer::Materialize(Value& v, const Perm& wanted) {
+  const Perm perm = Normalized(wanted);
+  if (auto it = v.layouts.find(perm); it != v.layouts.end()) return it->second;
+  int t;
+  if (v.constant) {
+    npy::Array stored = TransposeHost(ToStored(*v.constant, scratch_, v.name), perm);
+    const std::string name = v.name + LayoutSuffix(perm);
+    const auto shape = ToShape32(stored.shape, "constant '" + v.name + "'");
+    if (options_.fp16_weights && !scratch_ && stored.dtype == tfl::TensorType_FLOAT32 && stored.num_elements() > 1) {
+      std::vector<float> values(stored.as<float>(), stored.as<float>() + stored.num_elements());
+      t = builder_.Dequantize(builder_.ConstF16FromF32(name + "|fp16", shape, values));
+      builder_.mutable_graph().tensors[t].name = name;
+    } else {
+      t = builder_.Const(name, stored.dtype, shape, Bytes::Own(std::move(stored.data)));
+    }
+  } else {
+    if (v.tensor < 0) ThrowInternal("ONNX value '" + v.name + "' has no tensor");
+    const Perm rel = RelativePerm(v.perm, perm);
+    if (IsIdentity(rel)) {
+      t = v.tensor;
+    } else {
+      t = builder_.Transpose(v.tensor, rel);
+      if (!scratch_) builder_.mutable_graph().tensors[t].name = v.name + LayoutSuffix(perm);
+    }
+  }
+  v.layouts[perm] = t;
+  return t;
+}
+
+// -------------------------------------------------------------- NodeContext
+
+builder::GraphBuilder& NodeContext::b() { return lowerer_.builder(); }
+
+namespace {
+const Attribute* FindAttr(const Node& node, const std::string& name) {
+  auto it = node.attributes.find(name);
+  return it == node.attributes.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+int64_t NodeContext::Int(const std::string& name, int64_t fallback) const {
+  const Attribute* a = FindAttr(node_, name);
+  if (!a) return fallback;
+  if (a->kind != Attribute::kInt) BadModel("attribute '" + name + "' is not an int");
+  return a->i;
+}
+
+float NodeContext::Float(const std::string& name, float fallback) const {
+  const Attribute* a = FindAttr(node_, name);
+  if (!a) return fallback;
+  if (a->kind == Attribute::kInt) return static_cast<float>(a->i);
+  if (a->kind != Attribute::kFloat) BadModel("attribute '" + name + "' is not a float");
+  return a->f;
+}
+
+std::string NodeContext::Str(const std::string& name, const std::string& fallback) const {
+  const Attribute* a = FindAttr(node_, name);
+  if (!a) return fallback;
+  if (a->kind != Attribute::kString) BadModel("attribute '" + name + "' is not a string");
+  return a->s;
+}
+
+std::vector<int64_t> NodeContext::Ints(const std::string& name, std::vector<int64_t> fallback) const {
+  const Attribute* a = FindAttr(node_, name);
+  if (!a) return fallback;
+  if (a->kind == Attribute::kInt) return {a->i};
+  if (a->kind != Attribute::kInts) BadModel("attribute '" + name + "' is not a list of ints");
+  return a->ints;
+}
+
+std::vector<float> NodeContext::Floats(const std::string& name, std::vector<float> fallback) const {
+  const Attribute* a = FindAttr(node_, name);
+  if (!a) return fallback;
+  if (a->kind != Attribute::kFloats) BadModel("attribute '" + name + "' is not a list of floats");
+  return a->floats;
+}
+
+const npy::Array& NodeContext::TensorAttr(const std::string& name) const {
+  const Attribute* a = FindAttr(node_, name);
+  if (!a || a->kind != Attribute::kTensor || !a->tensor) BadModel("attribute '" + name + "' is not a tensor");
+  return *a->tensor;
+}
+
+const Value& NodeContext::In(int i) const {
+  if (!Has(i)) BadModel(fmt::format("input {} is missing", i));
+  return lowerer_.value(node_.inputs[i]);
+}
+
+const npy::Array& NodeContext::Const(int i) const {
+  const Value& v = In(i);
+  if (!v.constant) Fail(fmt::format("input {} ('{}') must be known at convert time; it is computed at run time", i, v.name));
+  return *v.constant;
+}
+
+std::vector<int64_t> NodeContext::ConstInts(int i) const {
+  const npy::Array& a = Const(i);
+  std::vector<int64_t> out(a.num_elements());
+  for (size_t k = 0; k < out.size(); ++k) {
+    switch (a.dtype) {
+      case tfl::TensorType_INT64: out[k] = a.as<int64_t>()[k]; break;
+      case tfl::TensorType_INT32: out[k] = a.as<int32_t>()[k]; break;
+      case tfl::TensorType_UINT8:
+      case tfl::TensorType_BOOL: out[k] = a.as<uint8_t>()[k]; break;
+      case tfl::TensorType_INT8: out[k] = a.as<int8_t>()[k]; break;
+      case tfl::TensorType_FLOAT32: out[k] = static_cast<int64_t>(a.as<float>()[k]); break;
+      default: Fail(fmt::format("input {} has dtype {}, expected integers", i, ir::DTypeName(a.dtype)));
+    }
+  }
+  return out;
+}
+
+std::vector<float> NodeContext::ConstFloats(int i) const {
+  const npy::Array& a = Const(i);
+  std::vector<float> out(a.num_elements());
+  for (size_t k = 0; k < out.size(); ++k) {
+    switch (a.dtype) {
+      case tfl::TensorType_FLOAT32: out[k] = a.as<float>()[k]; break;
+      case tfl::TensorType_INT64: out[k] = static_cast<float>(a.as<int64_t>()[k]); break;
+      case tfl::TensorType_INT32: out[k] = static_cast<float>(a.as<int32_t>()[k]); break;
+      case tfl::TensorType_FLOAT16: {
+        const uint32_t bits = HalfToFloatBits(a.as<uint16_t>()[k]);
+        std::memcpy(&out[k], &bits, 4);
+        break;
+      }
+      default: Fail(fmt::format("input {} has dtype {}, expected floats", i, ir::DTypeName(a.dtype)));
+    }
+  }
+  return out;
+}
+
+Perm NodeContext::PermOf(int i) const {
+  const Value& v = In(i);
+  return v.constant ? Perm{} : Normalized(v.perm);
+}
+
+int NodeContext::TensorIn(int i, const Perm& perm) {
+  In(i);
+  return lowerer_.Materialize(lowerer_.value(node_.inputs[i]), perm);
+}
+
+std::vector<int> NodeContext::Aligned(const std::vector<int>& indices, Perm* perm_out) {
+  int rank = 0;
+  for (int i : indices) rank = std::max(rank, Rank(i));
+  Perm perm;
+  for (int i : indices)
+    if (!IsConst(i) && Rank(i) == rank && !PermOf(i).empty()) {
+      perm = PermOf(i);
+      break;
+    }
+  std::vector<int> out;
+  for (int i : indices) {
+    const Value& v = In(i);
+    if (Rank(i) == rank) {
+      out.push_back(TensorIn(i, perm));
+    } else if (v.constant) {
+      if (v.constant->num_elements() == 1) {
+        out.push_back(TensorIn(i, {}));
+        continue;
+      }
+      npy::Array c = ToStored(*v.constant, lowerer_.scratch(), v.name);
+      c.shape.insert(c.shape.begin(), rank - Rank(i), 1);
+      c = TransposeHost(c, perm);
+      out.push_back(b().Const(v.name + "|rank" + std::to_string(rank) + LayoutSuffix(perm), c.dtype,
+                              ToShape32(c.shape, v.name), Bytes::Own(std::move(c.data))));
+    } else {
+      int t = Tensor(i);
+      if (!perm.empty()) {
+        Dims shape = v.shape;
+        shape.insert(shape.begin(), rank - Rank(i), 1);
+        t = b().Transpose(b().Reshape(t, ToShape32(shape, v.name)), perm);
+      }
+      out.push_back(t);
+    }
+  }
+  if (perm_out) *perm_out = perm;
+  return out;
+}
+
+void NodeContext::Out(int k, int tensor, const Perm& perm_in) {
+  if (!HasOutput(k)) return;
+  const Perm perm = Normalized(perm_in);
+  const std::string& name = node_.outputs[k];
+  const ir::Tensor& t = b().tensor(tensor);
+  Value v;
+  v.name = name;
+  v.dtype = t.dtype;
+  v.tensor = tensor;
+  v.perm = perm;
+  Dims stored(t.shape.begin(), t.shape.end());
+  if (!perm.empty() && perm.size() != stored.size())
+    ThrowInternal(fmt::format("{}: layout of rank {} for a rank-{} tensor", node_.Label(), perm.size(), stored.size()));
+  v.shape = stored;
+  if (!perm.empty())
+    for (size_t i = 0; i < perm.size(); ++i) v.shape[perm[i]] = stored[i];
+  v.layouts[perm] = tensor;
+  // A constant result (a folded or pass-through constant) stays foldable.
+  if (t.is_const() && perm.empty() && t.sparsity == std::nullopt && t.quant.empty()) {
+    npy::Array c;
+    c.dtype = t.dtype;
+    c.shape = v.shape;
+    c.data.assign(t.data->data(), t.data->data() + t.data->size());
+    v.constant = std::move(c);
+  }
+  if (!lowerer_.scratch() && !lowerer_.named().count(tensor) && !t.is_const() &&
+      !b().graph().IsGraphInput(tensor)) {
+    lowerer_.named()[tensor] = name;
+    b().mutable_graph().tensors[tensor].name = name + LayoutSuffix(perm);
+  }
+  lowerer_.values()[name] = std::move(v);
+}
+
+void NodeContext::OutConst(int k, npy::Array value) {
+  if (!HasOutput(k)) return;
+  Value v;
+  v.name = node_.outputs[k];
+  v.dtype = StoredDType(value.dtype);
+  v.shape = value.shape;
+  v.constant = std::move(value);
+  lowerer_.values()[v.name] = std::move(v);
+}
+
+int NodeContext::ConstF32(const Dims& shape, const std::vector<float>& values) {
+  const std::string base = node_.outputs.empty() ? node_.op_type : node_.outputs[0];
+  return b().ConstF32(fmt::format("{}/const{}", base, b().graph().tensors.size()), ToShape32(shape, base), values);
+}
+
+int NodeContext::ConstI32(const Dims& shape, const std::vector<int32_t>& values) {
+  const std::string base = node_.outputs.empty() ? node_.op_type : node_.outputs[0];
+  return b().ConstI32(fmt::format("{}/const{}", base, b().graph().tensors.size()), ToShape32(shape, base), values);
+}
+
+void NodeContext::Fail(const std::string& why) const {
+  ThrowUnsupported(fmt::format("{}: {}: {}", lowerer_.graph().source, node_.Label(), why));
+}
+
+void NodeContext::BadModel(const std::string& why) const {
+  ThrowBadInput(fmt::format("{}: {}: {}", lowerer_.graph().source, node_.Label(), why));
+}
+
+// ------------------------------------------------------------------- driver
+
+namespace {
+
+void RequireSupported(const Graph& g) {
+  std::map<std::string, std::pair<int, std::string>> missing;
+  for (const Node& n : g.nodes) {
+    if (Rules().rules.count(n.op_type)) continue;
+    auto& [count, first] = missing[n.op_type];
+    if (count++ == 0) first = n.Label();
+  }
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& [op, c] : missing) list += fmt::format("{}{} ({} node(s), first {})", list.empty() ? "" : "; ", op, c.first, c.second);
+  ThrowUnsupported(fmt::format("{}: {} ONNX op type(s) gpuclean cannot convert: {}", g.source, missing.size(), list));
+}
+
+// Widens an evaluated constant back to the ONNX dtype shape inference gave
+// (the interpreter computes int64 in int32).
+npy::Array ToOnnxDType(npy::Array a, ir::DType onnx_dtype) {
+  if (onnx_dtype == tfl::TensorType_INT64 && a.dtype == tfl::TensorType_INT32) {
+    npy::Array w;
+    w.dtype = onnx_dtype;
+    w.shape = a.shape;
+    w.data.resize(a.num_elements() * 8);
+    for (int64_t i = 0; i < a.num_elements(); ++i) w.as<int64_t>()[i] = a.as<int32_t>()[i];
+    return w;
+  }
+  return a;
+}
+
+void Fold(Lowerer& main, const Node& node, const LowerFn& rule) {
+  Lowerer scratch(main.graph(), main.options(), /*scratch=*/true);
+  for (const std::string& in : node.inputs) {
+    if (in.empty()) continue;
+    const Value& v = main.value(in);
+    Value copy;
+    copy.name = v.name;
+    copy.dtype = v.dtype;
+    copy.shape = v.shape;
+    copy.constant = v.constant;
+    scratch.values()[in] = std::move(copy);
+  }
+  NodeContext ctx(scratch, node);
+  rule(ctx);
+  std::vector<std::pair<std::string, int>> computed;
+  for (const std::string& out : node.outputs) {
+    if (out.empty()) continue;
+    auto it = scratch.values().find(out);
+    if (it == scratch.values().end()) ThrowInternal(node.Label() + ": lowering left output '" + out + "' unset");
+    if (it->second.constant) {
+      Value v = it->second;
+      v.layouts.clear();
+      v.tensor = -1;
+      main.values()[out] = std::move(v);
+    } else {
+      computed.emplace_back(out, scratch.Materialize(it->second, {}));
+    }
+  }
+  if (computed.empty()) return;
+  for (const auto& [_, t] : computed) scratch.builder().Output(t);
+  auto model = std::make_shared<ir::Model>(scratch.builder().Finish());
+  exec::Interpreter interpreter(model);
+  interpreter.Invoke();
+  for (size_t k = 0; k < computed.size(); ++k) {
+    const std::string& name = computed[k].first;
+    auto info = main.graph().value_info.find(name);
+    npy::Array a = interpreter.Output(static_cast<int>(k));
+    if (info != main.graph().value_info.end()) a = ToOnnxDType(std::move(a), info->second.dtype);
+    Value v;
+    v.name = name;
+    v.dtype = StoredDType(a.dtype);
+    v.shape = a.shape;
+    v.constant = std::move(a);
+    main.values()[name] = std::move(v);
+  }
+}
+
+}  // namespace
+
+LoweredGraph Lower(const Graph& g, const LowerOptions& options) {
+  RequireSupported(g);
+  Lowerer L(g, options, /*scratch=*/false);
+  auto& b = L.builder();
+  for (const ValueInfo& in : g.inputs) {
+    if (in.dtype == tfl::TensorType_FLOAT16 || !in.dtype_known)
+      ThrowUnsupported(fmt::format("{}: graph input '{}' has a dtype gpuclean does not convert", g.source, in.name));
+    Value v;
+    v.name = in.name;
+    v.dtype = StoredDType(in.dtype);
+    v.shape = in.shape;
+    const bool nhwc = options.nhwc_io && in.shape.size() == 4 && in.dtype == tfl::TensorType_FLOAT32;
+    v.perm = nhwc ? kToNhwc : Perm{};
+    v.tensor = b.Input(in.name, v.dtype, ToShape32(PermuteDims(in.shape, v.perm), "input '" + in.name + "'"));
+    v.layouts[v.perm] = v.tensor;
+    L.named()[v.tensor] = in.name;
+    L.values()[in.name] = std::move(v);
+  }
+  for (const auto& [name, array] : g.initializers) {
+    Value v;
+    v.name = name;
+    v.dtype = StoredDType(array.dtype);
+    v.shape = array.shape;
+    v.constant = array;
+    L.values()[name] = std::move(v);
+  }
+  LoweredGraph result;
+  for (const Node& node : g.nodes) {
+    const LowerFn& rule = Rules().rules.at(node.op_type);
+    bool all_const = true;
+    for (const std::string& in : node.inputs)
+      if (!in.empty() && !L.value(in).constant) all_const = false;
+    if (all_const) {
+      Fold(L, node, rule);
+      ++result.folded[node.op_type];
+    } else {
+      NodeContext ctx(L, node);
+      rule(ctx);
+      for (const std::string& out : node.outputs)
+        if (!out.empty() && !L.values().count(out))
+          ThrowInternal(node.Label() + ": lowering left output '" + out + "' unset");
+    }
+    ++result.nodes_lowered;
+  }
+  for (const ValueInfo& out : g.outputs) {
+    Value& v = L.value(out.name);
+    const bool nhwc = options.nhwc_io && v.shape.size() == 4 && v.dtype == tfl::TensorType_FLOAT32;
+    int t = L.Materialize(v, nhwc ? kToNhwc : Perm{});
+    if (b.tensor(t).is_const() || b.graph().IsGraphInput(t) || b.graph().IsGraphOutput(t)) {
+      // The format wants every output written by an op.
+      t = b.Reshape(t, b.shape(t));
+    }
+    b.mutable_graph().tensors[t].name = out.name;
+    L.named()[t] = out.name;
+    b.Output(t);
+  }
+  result.model = b.Finish();
+  result.model.description = "gpuclean convert from " + g.source;
+  const ir::Subgraph& graph = result.model.main();
+  for (const auto& [name, v] : L.values()) {
+    for (const auto& [perm, t] : v.layouts) {
+      if (t < 0 || t >= static_cast<int>(graph.tensors.size()) || graph.tensors[t].is_const()) continue;
+      auto it = L.named().find(t);
+      if (it == L.named().end() || it->second != name) continue;
+      result.origins[graph.tensors[t].name] = {name, perm};
+    }
+  }
+  return result;
+}
+
+}  // namespace gpuclean::onnx

@@ -1,0 +1,418 @@
+// ONNX import: the one file that knows protobuf and the ONNX library.
+#include "onnx/onnx_model.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpuclean/error.h"
+#include "gpuclean/io.h"
+
+namespace gpuclean::onnx {
+namespace fs = std::filesystem;
+namespace pb = ::onnx;
+
+std::string Node::Label() const {
+  return name.empty() ? fmt::format("{} #{}", op_type, index) : fmt::format("{} '{}'", op_type, name);
+}
+
+namespace {
+
+// Protobuf refuses messages over 2 GiB; larger weights must be external.
+constexpr int64_t kMaxProtoBytes = INT_MAX;
+// Far beyond any real model; a declared shape past this is hostile.
+constexpr int64_t kMaxElements = int64_t{1} << 34;
+
+std::string OneLine(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (text.size() > 400) text = text.substr(0, 400) + "...";
+  return text;
+}
+
+[[noreturn]] void Bad(const std::string& path, const std::string& what) {
+  ThrowBadInput(OneLine(path + ": " + what));
+}
+
+}  // namespace
+
+ir::DType DTypeFromOnnx(int onnx_type, const std::string& what) {
+  switch (onnx_type) {
+    case pb::TensorProto::FLOAT: return tfl::TensorType_FLOAT32;
+    case pb::TensorProto::UINT8: return tfl::TensorType_UINT8;
+    case pb::TensorProto::INT8: return tfl::TensorType_INT8;
+    case pb::TensorProto::UINT16: return tfl::TensorType_UINT16;
+    case pb::TensorProto::INT16: return tfl::TensorType_INT16;
+    case pb::TensorProto::INT32: return tfl::TensorType_INT32;
+    case pb::TensorProto::INT64: return tfl::TensorType_INT64;
+    case pb::TensorProto::BOOL: return tfl::TensorType_BOOL;
+    case pb::TensorProto::FLOAT16: return tfl::TensorType_FLOAT16;
+    case pb::TensorProto::DOUBLE: return tfl::TensorType_FLOAT64;
+    case pb::TensorProto::UINT32: return tfl::TensorType_UINT32;
+    case pb::TensorProto::UINT64: return tfl::TensorType_UINT64;
+    default: break;
+  }
+  const std::string name = pb::TensorProto::DataType_IsValid(onnx_type)
+                               ? pb::TensorProto::DataType_Name(static_cast<pb::TensorProto::DataType>(onnx_type))
+                               : std::to_string(onnx_type);
+  ThrowUnsupported(what + " has ONNX data type " + name + ", which gpuclean does not convert");
+}
+
+namespace {
+
+int64_t CheckedElements(const std::string& path, const std::string& what, const google::protobuf::RepeatedField<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) Bad(path, what + " has a negative dimension " + std::to_string(d));
+    if (d != 0 && n > kMaxElements / d) Bad(path, what + " declares more than 2^34 elements");
+    n *= d;
+  }
+  return n;
+}
+
+// Reads external data (location/offset/length) into raw_data. The location
+// must stay inside the model's folder: no absolute paths, no "..", no
+// symbolic link that leads out.
+void LoadExternalData(const std::string& path, pb::TensorProto& t) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : t.external_data()) {
+    try {
+      if (kv.key() == "location") location = kv.value();
+      else if (kv.key() == "offset") offset = std::stoll(kv.value());
+      else if (kv.key() == "length") length = std::stoll(kv.value());
+    } catch (const std::exception&) {
+      Bad(path, "initializer '" + t.name() + "' has a malformed external data " + kv.key() + " '" + kv.value() + "'");
+    }
+  }
+  const std::string what = "initializer '" + t.name() + "'";
+  if (location.empty()) Bad(path, what + " is stored externally without a location");
+  const fs::path rel(location);
+  if (rel.is_absolute()) Bad(path, what + " has an absolute external data location '" + location + "'");
+  for (const auto& part : rel)
+    if (part == "..") Bad(path, what + " has an external data location that leaves the model's folder: '" + location + "'");
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(fs::path(path)).parent_path(), ec);
+  const fs::path file = fs::weakly_canonical(dir / rel, ec);
+  if (ec) Bad(path, what + ": cannot resolve external data '" + location + "'");
+  const auto [end, _] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
+  if (end != dir.end()) Bad(path, what + "'s external data '" + location + "' resolves outside the model's folder");
+  if (!fs::is_regular_file(file, ec)) Bad(path, what + "'s external data file '" + location + "' is missing");
+  const int64_t size = static_cast<int64_t>(fs::file_size(file, ec));
+  if (offset < 0 || offset > size) Bad(path, what + "'s external data offset " + std::to_string(offset) + " is outside '" + location + "'");
+  if (length < 0) length = size - offset;
+  if (length > size - offset)
+    Bad(path, what + "'s external data is short: wants " + std::to_string(length) + " bytes at " +
+                  std::to_string(offset) + ", '" + location + "' has " + std::to_string(size));
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes(static_cast<size_t>(length), '\0');
+  in.seekg(offset);
+  if (!in.read(bytes.data(), length)) Bad(path, what + ": cannot read external data '" + location + "'");
+  t.set_raw_data(std::move(bytes));
+  t.clear_external_data();
+  t.set_data_location(pb::TensorProto::DEFAULT);
+}
+
+template <typename Src, typename Dst>
+void CopyTyped(const Src& field, npy::Array& a) {
+  Dst* out = a.as<Dst>();
+  for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Dst>(field.Get(i));
+}
+
+}  // namespace
+
+npy::Array TensorFromProto(const std::string& path, const pb::TensorProto& t) {
+  const std::string what = "tensor '" + t.name() + "'";
+  npy::Array a;
+  a.dtype = DTypeFromOnnx(t.data_type(), what);
+  const int64_t n = CheckedElements(path, what, t.dims());
+  a.shape.assign(t.dims().begin(), t.dims().end());
+  const size_t esize = ir::DTypeSize(a.dtype);
+  if (t.data_location() == pb::TensorProto::EXTERNAL) Bad(path, what + " still refers to external data");
+  const size_t want = static_cast<size_t>(n) * esize;
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != want)
+      Bad(path, fmt::format("{} holds {} bytes of data for {} elements of {} bytes", what, t.raw_data().size(), n, esize));
+    a.data.assign(t.raw_data().begin(), t.raw_data().end());
+  } else {
+    a.data.assign(want, 0);
+    auto check = [&](int have) {
+      if (have != n) Bad(path, fmt::format("{} holds {} values for {} elements", what, have, n));
+    };
+    switch (a.dtype) {
+      case tfl::TensorType_FLOAT32: check(t.float_data_size()); CopyTyped<decltype(t.float_data()), float>(t.float_data(), a); break;
+      case tfl::TensorType_FLOAT64: check(t.double_data_size()); CopyTyped<decltype(t.double_data()), double>(t.double_data(), a); break;
+      case tfl::TensorType_INT64: check(t.int64_data_size()); CopyTyped<decltype(t.int64_data()), int64_t>(t.int64_data(), a); break;
+      case tfl::TensorType_UINT64: check(t.uint64_data_size()); CopyTyped<decltype(t.uint64_data()), uint64_t>(t.uint64_data(), a); break;
+      case tfl::TensorType_UINT32: check(t.uint64_data_size()); CopyTyped<decltype(t.uint64_data()), uint32_t>(t.uint64_data(), a); break;
+      case tfl::TensorType_INT32: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), int32_t>(t.int32_data(), a); break;
+      case tfl::TensorType_INT16: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), int16_t>(t.int32_data(), a); break;
+      case tfl::TensorType_UINT16:
+      case tfl::TensorType_FLOAT16: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), uint16_t>(t.int32_data(), a); break;
+      case tfl::TensorType_INT8: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), int8_t>(t.int32_data(), a); break;
+      case tfl::TensorType_UINT8:
+      case tfl::TensorType_BOOL: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), uint8_t>(t.int32_data(), a); break;
+      default: Bad(path, what + " has an unsupported data type");
+    }
+  }
+  // Double precision is carried as float32 throughout: neither TFLite's GPU
+  // delegates nor our kernels compute in it.
+  if (a.dtype == tfl::TensorType_FLOAT64) {
+    npy::Array f;
+    f.dtype = tfl::TensorType_FLOAT32;
+    f.shape = a.shape;
+    f.data.resize(static_cast<size_t>(n) * 4);
+    for (int64_t i = 0; i < n; ++i) f.as<float>()[i] = static_cast<float>(a.as<double>()[i]);
+    return f;
+  }
+  return a;
+}
+
+namespace {
+
+Attribute AttributeFromProto(const std::string& path, const pb::AttributeProto& p) {
+  Attribute a;
+  switch (p.type()) {
+    case pb::AttributeProto::INT: a.kind = Attribute::kInt; a.i = p.i(); break;
+    case pb::AttributeProto::FLOAT: a.kind = Attribute::kFloat; a.f = p.f(); break;
+    case pb::AttributeProto::STRING: a.kind = Attribute::kString; a.s = p.s(); break;
+    case pb::AttributeProto::INTS: a.kind = Attribute::kInts; a.ints.assign(p.ints().begin(), p.ints().end()); break;
+    case pb::AttributeProto::FLOATS: a.kind = Attribute::kFloats; a.floats.assign(p.floats().begin(), p.floats().end()); break;
+    case pb::AttributeProto::STRINGS: a.kind = Attribute::kStrings; a.strings.assign(p.strings().begin(), p.strings().end()); break;
+    case pb::AttributeProto::TENSOR: a.kind = Attribute::kTensor; a.tensor = TensorFromProto(path, p.t()); break;
+    case pb::AttributeProto::GRAPH:
+    case pb::AttributeProto::GRAPHS: a.kind = Attribute::kGraph; break;
+    default: a.kind = Attribute::kOther; break;
+  }
+  return a;
+}
+
+ValueInfo ValueInfoFromProto(const pb::ValueInfoProto& v) {
+  ValueInfo info;
+  info.name = v.name();
+  if (!v.type().has_tensor_type()) return info;
+  const auto& tt = v.type().tensor_type();
+  try {
+    info.dtype = DTypeFromOnnx(tt.elem_type(), "value '" + v.name() + "'");
+  } catch (const Error&) {
+    info.dtype_known = false;
+  }
+  if (info.dtype == tfl::TensorType_FLOAT64) info.dtype = tfl::TensorType_FLOAT32;
+  if (!tt.has_shape()) return info;
+  info.has_shape = true;
+  for (const auto& d : tt.shape().dim()) {
+    info.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    info.dim_params.push_back(d.has_dim_param() ? d.dim_param() : "");
+  }
+  return info;
+}
+
+pb::ModelProto Parse(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) ThrowBadInput(path + ": no such file");
+  if (fs::is_directory(path, ec)) ThrowBadInput(path + ": is a folder, not an ONNX model");
+  const auto size = fs::file_size(path, ec);
+  if (ec) ThrowBadInput(path + ": cannot read the file");
+  if (static_cast<int64_t>(size) > kMaxProtoBytes) Bad(path, "over 2 GiB; store the weights as external data");
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(size, '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) ThrowBadInput(path + ": cannot read the file");
+  pb::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  coded.SetRecursionLimit(64);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    Bad(path, "not an ONNX model (the protobuf does not parse; truncated or another format?)");
+  if (!model.has_graph() || model.ir_version() <= 0) Bad(path, "not an ONNX model (no graph or IR version)");
+  return model;
+}
+
+int64_t DefaultOpset(const std::string& path, const pb::ModelProto& model) {
+  int64_t opset = -1;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  if (opset < 0) Bad(path, "imports no version of the default ONNX operator set");
+  return opset;
+}
+
+void RefuseForeignDomains(const std::string& path, const pb::GraphProto& graph) {
+  std::map<std::string, std::pair<int, std::string>> foreign;
+  for (const auto& n : graph.node()) {
+    if (n.domain().empty() || n.domain() == "ai.onnx") continue;
+    auto& [count, first] = foreign[n.domain()];
+    if (count++ == 0) first = n.op_type() + (n.name().empty() ? "" : " '" + n.name() + "'");
+  }
+  if (foreign.empty()) return;
+  std::string list;
+  for (const auto& [domain, c] : foreign)
+    list += (list.empty() ? "" : "; ") + fmt::format("{} ({} node(s), first {})", domain, c.first, c.second);
+  ThrowUnsupported(OneLine(path + ": ops from operator domains gpuclean does not convert: " + list));
+}
+
+[[noreturn]] void ThrowError(const std::string& path, const pb::ValueInfoProto& input, const Dims& dims, int rank) {
+  throw Error(ErrorKind::kUsage, fmt::format("--input-shape {}: gives {} dimensions, the input has rank {} ({})",
+                                             input.name(), dims.size(), rank, path));
+}
+
+void PinInputShapes(const std::string& path, pb::GraphProto& graph, const ImportOptions& options) {
+  std::set<std::string> initializer_names;
+  for (const auto& t : graph.initializer()) initializer_names.insert(t.name());
+  std::set<std::string> used;
+  std::vector<std::string> unknown;
+  for (auto& input : *graph.mutable_input()) {
+    if (initializer_names.count(input.name())) continue;
+    auto it = options.input_shapes.find(input.name());
+    if (!input.type().has_tensor_type()) Bad(path, "graph input '" + input.name() + "' is not a tensor");
+    auto* tt = input.mutable_type()->mutable_tensor_type();
+    if (it != options.input_shapes.end()) {
+      used.insert(it->first);
+      const Dims& dims = it->second;
+      if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(dims.size()))
+        ThrowError(path, input, dims, tt->shape().dim_size());
+      auto* shape = tt->mutable_shape();
+      for (int i = 0; i < static_cast<int>(dims.size()); ++i) {
+        if (i < shape->dim_size()) {
+          auto* d = shape->mutable_dim(i);
+          if (d->has_dim_value() && d->dim_value() != dims[i])
+            throw Error(ErrorKind::kUsage, fmt::format("--input-shape {}: dimension {} is fixed at {} in the model, not {}",
+                                                       input.name(), i, d->dim_value(), dims[i]));
+          d->set_dim_value(dims[i]);
+        } else {
+          shape->add_dim()->set_dim_value(dims[i]);
+        }
+      }
+      continue;
+    }
+    if (!tt->has_shape()) {
+      unknown.push_back(input.name() + " (no shape)");
+      continue;
+    }
+    std::string dims;
+    bool dynamic = false;
+    for (const auto& d : tt->shape().dim()) {
+      dims += (dims.empty() ? "" : ",");
+      if (d.has_dim_value() && d.dim_value() >= 0) dims += std::to_string(d.dim_value());
+      else { dims += d.has_dim_param() && !d.dim_param().empty() ? d.dim_param() : "?"; dynamic = true; }
+    }
+    if (dynamic) unknown.push_back(input.name() + " [" + dims + "]");
+  }
+  for (const auto& [name, _] : options.input_shapes)
+    if (!used.count(name)) throw Error(ErrorKind::kUsage, "--input-shape names '" + name + "', which is not a graph input of " + path);
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& u : unknown) list += (list.empty() ? "" : "; ") + u;
+    ThrowUnsupported(OneLine(path + ": graph inputs with unknown dimensions: " + list +
+                             "; pin them with --input-shape NAME=d0,d1,..."));
+  }
+}
+
+}  // namespace
+
+Graph Import(const std::string& path, const ImportOptions& options) {
+  pb::ModelProto model = Parse(path);
+  const int64_t opset = DefaultOpset(path, model);
+  RefuseForeignDomains(path, model.graph());
+  if (opset < kMinOpset || opset > kCanonicalOpset)
+    ThrowUnsupported(fmt::format("{}: opset {} is outside the opsets gpuclean converts ({}..{})", path, opset, kMinOpset,
+                                 kCanonicalOpset));
+  for (auto& t : *model.mutable_graph()->mutable_initializer())
+    if (t.data_location() == pb::TensorProto::EXTERNAL) LoadExternalData(path, t);
+  for (auto& n : *model.mutable_graph()->mutable_node())
+    for (auto& a : *n.mutable_attribute())
+      if (a.has_t() && a.t().data_location() == pb::TensorProto::EXTERNAL) LoadExternalData(path, *a.mutable_t());
+  try {
+    pb::checker::check_model(model);
+  } catch (const std::exception& e) {
+    Bad(path, std::string("fails the ONNX checker: ") + e.what());
+  }
+  PinInputShapes(path, *model.mutable_graph(), options);
+  if (opset != kCanonicalOpset) {
+    try {
+      model = pb::version_conversion::ConvertVersion(model, kCanonicalOpset);
+    } catch (const std::exception& e) {
+      ThrowUnsupported(OneLine(fmt::format("{}: cannot convert opset {} to {}: {}", path, opset, kCanonicalOpset, e.what())));
+    }
+  }
+  try {
+    pb::ShapeInferenceOptions shape_options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
+    pb::shape_inference::InferShapes(model, pb::OpSchemaRegistry::Instance(), shape_options);
+  } catch (const std::exception& e) {
+    Bad(path, std::string("ONNX shape inference fails: ") + e.what());
+  }
+
+  Graph g;
+  g.source = path;
+  g.opset = DefaultOpset(path, model);
+  g.original_opset = opset;
+  g.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
+  const auto& graph = model.graph();
+  for (const auto& t : graph.initializer()) g.initializers[t.name()] = TensorFromProto(path, t);
+  for (const auto& v : graph.input())
+    if (!g.initializers.count(v.name())) g.inputs.push_back(ValueInfoFromProto(v));
+  for (const auto& v : graph.output()) g.outputs.push_back(ValueInfoFromProto(v));
+  for (const auto& v : graph.value_info()) g.value_info[v.name()] = ValueInfoFromProto(v);
+  for (const auto& v : graph.output()) g.value_info[v.name()] = ValueInfoFromProto(v);
+  std::set<std::string> defined;
+  for (const auto& v : g.inputs) defined.insert(v.name);
+  for (const auto& [name, _] : g.initializers) defined.insert(name);
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& p = graph.node(i);
+    Node n;
+    n.index = i;
+    n.name = p.name();
+    n.op_type = p.op_type();
+    n.domain = p.domain() == "ai.onnx" ? "" : p.domain();
+    n.inputs.assign(p.input().begin(), p.input().end());
+    n.outputs.assign(p.output().begin(), p.output().end());
+    for (const auto& a : p.attribute()) n.attributes[a.name()] = AttributeFromProto(path, a);
+    for (const auto& in : n.inputs)
+      if (!in.empty() && !defined.count(in))
+        Bad(path, n.Label() + " reads '" + in + "' before anything defines it (a cycle or a missing tensor)");
+    for (const auto& out : n.outputs) defined.insert(out);
+    g.nodes.push_back(std::move(n));
+  }
+  for (const auto& v : g.outputs)
+    if (!defined.count(v.name)) Bad(path, "graph output '" + v.name + "' is produced by no node");
+  return g;
+}
+
+void WriteWithOutputs(const std::string& path, const std::vector<std::string>& names, const std::string& out_path) {
+  pb::ModelProto model = Parse(path);
+  for (auto& t : *model.mutable_graph()->mutable_initializer())
+    if (t.data_location() == pb::TensorProto::EXTERNAL) LoadExternalData(path, t);
+  try {
+    pb::shape_inference::InferShapes(model, pb::OpSchemaRegistry::Instance(), pb::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception&) {
+    // Outputs without inferred types are skipped below.
+  }
+  std::map<std::string, const pb::ValueInfoProto*> infos;
+  for (const auto& v : model.graph().value_info()) infos[v.name()] = &v;
+  std::set<std::string> existing;
+  for (const auto& v : model.graph().output()) existing.insert(v.name());
+  std::vector<pb::ValueInfoProto> extra;
+  for (const auto& name : names) {
+    if (existing.count(name)) continue;
+    auto it = infos.find(name);
+    if (it == infos.end()) continue;
+    extra.push_back(*it->second);
+    existing.insert(name);
+  }
+  for (auto& v : extra) *model.mutable_graph()->add_output() = std::move(v);
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) ThrowInternal("cannot serialise the ONNX model with extra outputs");
+  WriteFileAtomically(out_path, bytes);
+}
+
+}  // namespace gpuclean::onnx

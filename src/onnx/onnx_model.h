@@ -1,0 +1,87 @@
+#pragma once
+// The ONNX model as the lowering sees it: plain structs, no protobuf. Import
+// (onnx_model.cc) is the only code that includes ONNX or protobuf headers: it
+// parses the file (external data kept inside the model's folder), checks it
+// with onnx::checker, converts it to kCanonicalOpset, pins input shapes and
+// runs ONNX shape inference with data propagation.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuclean/npy.h"
+
+namespace gpuclean::onnx {
+
+// Every op is lowered for this opset only; models from opset 7 on are
+// converted to it on import.
+constexpr int kCanonicalOpset = 17;
+constexpr int kMinOpset = 7;
+
+using Dims = std::vector<int64_t>;
+
+struct Attribute {
+  enum Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph, kOther };
+  Kind kind = kOther;
+  int64_t i = 0;
+  float f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  std::vector<std::string> strings;
+  std::optional<npy::Array> tensor;
+};
+
+struct Node {
+  int index = 0;  // position in the (topologically sorted) graph
+  std::string name;
+  std::string op_type;
+  std::string domain;  // "" for the default domain
+  std::vector<std::string> inputs;   // "" marks an omitted optional input
+  std::vector<std::string> outputs;
+  std::map<std::string, Attribute> attributes;
+  // "Conv 'name'" or "Conv #12" for messages.
+  std::string Label() const;
+};
+
+struct ValueInfo {
+  std::string name;
+  ir::DType dtype = tfl::TensorType_FLOAT32;
+  bool dtype_known = true;  // false for element types gpuclean does not convert
+  bool has_shape = false;
+  Dims shape;                           // -1 for an unknown dimension
+  std::vector<std::string> dim_params;  // symbolic names, "" where none
+};
+
+struct Graph {
+  std::string source;  // the file, for messages
+  int64_t opset = 0;   // after conversion
+  int64_t original_opset = 0;
+  std::string producer;
+  std::vector<Node> nodes;
+  std::map<std::string, npy::Array> initializers;
+  std::vector<ValueInfo> inputs;  // initializers excluded
+  std::vector<ValueInfo> outputs;
+  std::map<std::string, ValueInfo> value_info;  // inferred shapes, by tensor name
+};
+
+struct ImportOptions {
+  // NAME=dims pins for graph inputs with unknown or symbolic dimensions.
+  std::map<std::string, Dims> input_shapes;
+};
+
+// Throws Error(kBadInput) naming the file for anything malformed, and
+// Error(kUnsupported) for valid models we cannot take (unknown domains,
+// opsets outside [kMinOpset, kCanonicalOpset], dynamic dims left unknown).
+Graph Import(const std::string& path, const ImportOptions& options = {});
+
+// Writes a copy of the model at `path` whose graph also outputs `names`
+// (intermediate tensors), so a runtime can be asked for them. Shapes and
+// types come from shape inference; names with none are skipped.
+void WriteWithOutputs(const std::string& path, const std::vector<std::string>& names, const std::string& out_path);
+
+// ONNX TensorProto data type number -> our dtype; throws kUnsupported.
+ir::DType DTypeFromOnnx(int onnx_type, const std::string& what);
+
+}  // namespace gpuclean::onnx

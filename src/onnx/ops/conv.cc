@@ -1,0 +1,177 @@
+// Conv and ConvTranspose (1-D and 2-D): NHWC in and out, weights re-laid out
+// at convert time. Depthwise groups map to DEPTHWISE_CONV_2D, other groups
+// to one convolution per group; ONNX's explicit pads become SAME/VALID when
+// they agree, a PAD otherwise.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "onnx/ops/spatial.h"
+
+namespace gpuclean::onnx::ops {
+namespace {
+
+npy::Array Slice0(const npy::Array& a, int64_t begin, int64_t count) {
+  npy::Array out;
+  out.dtype = a.dtype;
+  out.shape = a.shape;
+  out.shape[0] = count;
+  const size_t row = a.data.size() / a.shape[0];
+  out.data.assign(a.data.begin() + begin * row, a.data.begin() + (begin + count) * row);
+  return out;
+}
+
+npy::Array ToF32(NodeContext& ctx, int index) {
+  npy::Array a;
+  a.dtype = tfl::TensorType_FLOAT32;
+  a.shape = ctx.Shape(index);
+  const auto values = ctx.ConstFloats(index);
+  a.data.resize(values.size() * 4);
+  std::memcpy(a.data.data(), values.data(), a.data.size());
+  return a;
+}
+
+std::vector<float> Floats(const npy::Array& a) { return {a.as<float>(), a.as<float>() + a.num_elements()}; }
+
+void Conv(NodeContext& ctx) {
+  if (!ctx.IsConst(1)) ctx.Fail("weights computed at run time are not supported");
+  npy::Array weights = ToF32(ctx, 1);  // [O, I/g, kH, kW] or [O, I/g, kW]
+  SpatialInput in = NhwcInput(ctx, 0);
+  if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
+  if (weights.shape.size() != 4) ctx.BadModel("weights are not rank 4");
+  const int64_t out_channels = weights.shape[0], group_channels = weights.shape[1];
+  const int64_t channels = ctx.Shape(0)[1];
+  const int64_t groups = ctx.Int("group", 1);
+  if (groups < 1 || channels != group_channels * groups || out_channels % groups != 0)
+    ctx.BadModel(fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
+  std::vector<float> bias(out_channels, 0.0f);
+  if (ctx.Has(2)) {
+    if (!ctx.IsConst(2)) ctx.Fail("a bias computed at run time is not supported");
+    bias = ctx.ConstFloats(2);
+    if (static_cast<int64_t>(bias.size()) != out_channels) ctx.BadModel("bias size does not match the output channels");
+  }
+  std::vector<Window> w = SpatialWindows(ctx, in, {weights.shape[2], weights.shape[3]});
+  if (in.one_d) {
+    const auto ks = ctx.Ints("kernel_shape", {});
+    if (!ks.empty() && ks.size() != 1) ctx.BadModel("kernel_shape does not match a 1-D convolution");
+  }
+  auto& b = ctx.b();
+  int x = in.tensor;
+  const tfl::Padding padding = PadFor(ctx, x, w);
+  const int sh = static_cast<int>(w[0].stride), sw = static_cast<int>(w[1].stride);
+  const int dh = static_cast<int>(w[0].dilation), dw = static_cast<int>(w[1].dilation);
+  const Dims kshape = {weights.shape[2], weights.shape[3]};
+  int y;
+  if (groups == 1) {
+    const npy::Array f = TransposeHost(weights, {0, 2, 3, 1});
+    y = b.Conv2D(x, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
+                 b.ConstF32(ctx.node().outputs[0] + "/bias", {static_cast<int32_t>(out_channels)}, bias), padding, sw, sh,
+                 builder::kNoActivation, dw, dh);
+  } else if (group_channels == 1) {
+    // Depthwise: [O, 1, kH, kW] -> [1, kH, kW, O].
+    const npy::Array f = TransposeHost(weights, {1, 2, 3, 0});
+    y = b.DepthwiseConv2D(x, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
+                          b.ConstF32(ctx.node().outputs[0] + "/bias", {static_cast<int32_t>(out_channels)}, bias),
+                          padding, sw, sh, builder::kNoActivation, dw, dh);
+  } else {
+    const int64_t per_group = out_channels / groups;
+    const auto parts = b.Split(x, 3, static_cast<int32_t>(groups));
+    std::vector<int> outs;
+    for (int64_t g = 0; g < groups; ++g) {
+      const npy::Array f = TransposeHost(Slice0(weights, g * per_group, per_group), {0, 2, 3, 1});
+      const std::vector<float> gb(bias.begin() + g * per_group, bias.begin() + (g + 1) * per_group);
+      const std::string name = fmt::format("{}/group{}", ctx.node().outputs[0], g);
+      outs.push_back(b.Conv2D(parts[g], b.ConstF32(name + "/filter", ToShape32(f.shape), Floats(f)),
+                              b.ConstF32(name + "/bias", {static_cast<int32_t>(per_group)}, gb), padding, sw, sh,
+                              builder::kNoActivation, dw, dh));
+    }
+    y = b.Concatenation(outs, 3);
+  }
+  (void)kshape;
+  NhwcOutput(ctx, 0, y, in.one_d);
+}
+
+void ConvTranspose(NodeContext& ctx) {
+  if (!ctx.IsConst(1)) ctx.Fail("weights computed at run time are not supported");
+  npy::Array weights = ToF32(ctx, 1);  // [C_in, C_out/g, kH, kW]
+  SpatialInput in = NhwcInput(ctx, 0);
+  if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
+  if (weights.shape.size() != 4) ctx.BadModel("weights are not rank 4");
+  const int64_t groups = ctx.Int("group", 1);
+  const int64_t channels = ctx.Shape(0)[1];
+  if (groups != 1) ctx.Fail("grouped ConvTranspose is not supported");
+  if (weights.shape[0] != channels) ctx.BadModel("weights do not match the input channels");
+  const int64_t out_channels = weights.shape[1];
+  const size_t n = 2;
+  Dims strides = ctx.Ints("strides", Dims(in.one_d ? 1 : 2, 1));
+  Dims dilations = ctx.Ints("dilations", Dims(in.one_d ? 1 : 2, 1));
+  Dims pads = ctx.Ints("pads", Dims(in.one_d ? 2 : 4, 0));
+  Dims out_pad = ctx.Ints("output_padding", Dims(in.one_d ? 1 : 2, 0));
+  if (in.one_d) {
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    pads = {0, pads.at(0), 0, pads.at(1)};
+    out_pad.insert(out_pad.begin(), 0);
+  }
+  if (strides.size() != n || dilations.size() != n || pads.size() != 2 * n || out_pad.size() != n)
+    ctx.BadModel("strides/dilations/pads/output_padding do not match a 2-D ConvTranspose");
+  for (int64_t d : dilations)
+    if (d != 1) ctx.Fail("dilated ConvTranspose is not supported");
+  const Dims kernel = {weights.shape[2], weights.shape[3]};
+  Dims full(2), want(2), begin(2);
+  const std::string auto_pad = ctx.Str("auto_pad", "NOTSET");
+  const bool has_output_shape = ctx.HasAttr("output_shape");
+  const Dims output_shape = ctx.Ints("output_shape", {});
+  for (size_t i = 0; i < n; ++i) {
+    if (strides[i] < 1) ctx.BadModel("strides must be >= 1");
+    full[i] = strides[i] * (in.spatial[i] - 1) + kernel[i];
+    if (has_output_shape || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const int64_t target = has_output_shape ? output_shape.at(output_shape.size() - n + i) : in.spatial[i] * strides[i];
+      const int64_t total = full[i] + out_pad[i] - target;
+      const int64_t lo = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      begin[i] = lo;
+      want[i] = target;
+    } else {
+      begin[i] = pads[i];
+      want[i] = full[i] + out_pad[i] - pads[i] - pads[i + n];
+    }
+    if (want[i] < 1) ctx.BadModel("the output is empty");
+  }
+  auto& b = ctx.b();
+  const npy::Array f = TransposeHost(weights, {1, 2, 3, 0});
+  const std::vector<float> bias = ctx.Has(2) ? ctx.ConstFloats(2) : std::vector<float>(out_channels, 0.0f);
+  const auto& xs = b.shape(in.tensor);
+  int y = b.TransposeConv(in.tensor, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
+                          builder::kNoInput,
+                          {xs[0], static_cast<int32_t>(full[0]), static_cast<int32_t>(full[1]),
+                           static_cast<int32_t>(out_channels)},
+                          tfl::Padding_VALID, static_cast<int>(strides[1]), static_cast<int>(strides[0]));
+  // Crop what the pads remove; output_padding past the full output is zeros.
+  builder::Paddings extra = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+  std::vector<int32_t> sb = {0, 0, 0, 0}, ss = {xs[0], 0, 0, static_cast<int32_t>(out_channels)};
+  bool crop = false, pad = false;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t lo = std::max<int64_t>(begin[i], 0);
+    const int64_t hi = std::min<int64_t>(begin[i] + want[i], full[i]);
+    sb[1 + i] = static_cast<int32_t>(lo);
+    ss[1 + i] = static_cast<int32_t>(hi - lo);
+    crop = crop || lo != 0 || hi != full[i];
+    extra[1 + i] = {static_cast<int32_t>(lo - begin[i]), static_cast<int32_t>(begin[i] + want[i] - hi)};
+    pad = pad || extra[1 + i][0] != 0 || extra[1 + i][1] != 0;
+  }
+  if (crop) y = b.Slice(y, sb, ss);
+  if (pad) y = b.Pad(y, extra);
+  bool any_bias = false;
+  for (float v : bias) any_bias = any_bias || v != 0.0f;
+  if (any_bias) y = b.Add(y, b.ConstF32(ctx.node().outputs[0] + "/bias", {static_cast<int32_t>(out_channels)}, bias));
+  NhwcOutput(ctx, 0, y, in.one_d);
+}
+
+}  // namespace
+
+void RegisterConv(Registry& r) {
+  r.Add("Conv", Conv);
+  r.Add("ConvTranspose", ConvTranspose);
+}
+
+}  // namespace gpuclean::onnx::ops

@@ -1,0 +1,121 @@
+// Elementwise ONNX ops: numpy-broadcast binaries, comparisons, logic, Where,
+// the variadic Max/Min/Sum/Mean and the one-to-one unaries. All of them run
+// in whatever layout their inputs arrive in (NodeContext::Aligned).
+#include <cmath>
+
+#include "onnx/ops/ops.h"
+
+namespace gpuclean::onnx::ops {
+namespace {
+
+void Binary(NodeContext& ctx, tfl::BuiltinOperator code) {
+  Perm perm;
+  const auto t = ctx.Aligned({0, 1}, &perm);
+  ctx.Out(0, ctx.b().Binary(code, t[0], t[1]), perm);
+}
+
+void Variadic(NodeContext& ctx, tfl::BuiltinOperator code, bool mean) {
+  std::vector<int> indices;
+  for (int i = 0; i < ctx.num_inputs(); ++i)
+    if (ctx.Has(i)) indices.push_back(i);
+  if (indices.empty()) ctx.BadModel("has no inputs");
+  Perm perm;
+  const auto t = ctx.Aligned(indices, &perm);
+  int acc = t[0];
+  for (size_t i = 1; i < t.size(); ++i) acc = ctx.b().Binary(code, acc, t[i]);
+  if (mean && t.size() > 1) acc = ctx.b().Mul(acc, ctx.ScalarF32(1.0f / static_cast<float>(t.size())));
+  if (t.size() == 1) acc = ctx.b().Reshape(acc, ctx.b().shape(acc));
+  ctx.Out(0, acc, perm);
+}
+
+void Unary(NodeContext& ctx, tfl::BuiltinOperator code) {
+  const Perm perm = ctx.PermOf(0);
+  ctx.Out(0, ctx.b().Unary(code, ctx.TensorIn(0, perm)), perm);
+}
+
+// erf(x) = sign(x) (1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^{-x^2}),
+// t = 1 / (1 + p |x|) (Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7): TFLite
+// has no ERF, and this uses only ops every GPU delegate runs.
+void Erf(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  const int ax = b.Abs(x);
+  const int t = b.Div(ctx.ScalarF32(1.0f), b.Add(b.Mul(ax, ctx.ScalarF32(0.3275911f)), ctx.ScalarF32(1.0f)));
+  const float a[] = {0.254829592f, -0.284496736f, 1.421413741f, -1.453152027f, 1.061405429f};
+  int poly = ctx.ScalarF32(a[4]);
+  for (int i = 3; i >= 0; --i) poly = b.Add(b.Mul(poly, t), ctx.ScalarF32(a[i]));
+  poly = b.Mul(poly, t);
+  const int e = b.Exp(b.Neg(b.Mul(x, x)));
+  const int y = b.Sub(ctx.ScalarF32(1.0f), b.Mul(poly, e));  // erf(|x|)
+  // sign(x) * y == y * x / |x|, with x == 0 giving 0 via the clamp below.
+  const int sign = b.Sub(b.Cast(b.Greater(x, ctx.ScalarF32(0.0f)), tfl::TensorType_FLOAT32),
+                         b.Cast(b.Less(x, ctx.ScalarF32(0.0f)), tfl::TensorType_FLOAT32));
+  ctx.Out(0, b.Mul(y, sign), perm);
+}
+
+void Sign(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  const auto dtype = b.tensor(x).dtype;
+  const int zero = dtype == tfl::TensorType_FLOAT32 ? ctx.ScalarF32(0) : ctx.ConstI32({}, {0});
+  ctx.Out(0, b.Sub(b.Cast(b.Greater(x, zero), dtype), b.Cast(b.Less(x, zero), dtype)), perm);
+}
+
+void Where(NodeContext& ctx) {
+  Perm perm;
+  const auto t = ctx.Aligned({0, 1, 2}, &perm);
+  ctx.Out(0, ctx.b().SelectV2(t[0], t[1], t[2]), perm);
+}
+
+void Reciprocal(NodeContext& ctx) {
+  const Perm perm = ctx.PermOf(0);
+  ctx.Out(0, ctx.b().Div(ctx.ScalarF32(1.0f), ctx.TensorIn(0, perm)), perm);
+}
+
+void Xor(NodeContext& ctx) {
+  Perm perm;
+  const auto t = ctx.Aligned({0, 1}, &perm);
+  ctx.Out(0, ctx.b().NotEqual(t[0], t[1]), perm);
+}
+
+void Div(NodeContext& ctx) { Binary(ctx, tfl::BuiltinOperator_DIV); }
+
+}  // namespace
+
+void RegisterElementwise(Registry& r) {
+  r.Add("Add", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_ADD); });
+  r.Add("Sub", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_SUB); });
+  r.Add("Mul", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_MUL); });
+  r.Add("Div", Div);
+  r.Add("Pow", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_POW); });
+  r.Add("Equal", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_EQUAL); });
+  r.Add("Less", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LESS); });
+  r.Add("LessOrEqual", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LESS_EQUAL); });
+  r.Add("Greater", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_GREATER); });
+  r.Add("GreaterOrEqual", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_GREATER_EQUAL); });
+  r.Add("And", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LOGICAL_AND); });
+  r.Add("Or", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LOGICAL_OR); });
+  r.Add("Xor", Xor);
+  r.Add("Max", [](NodeContext& c) { Variadic(c, tfl::BuiltinOperator_MAXIMUM, false); });
+  r.Add("Min", [](NodeContext& c) { Variadic(c, tfl::BuiltinOperator_MINIMUM, false); });
+  r.Add("Sum", [](NodeContext& c) { Variadic(c, tfl::BuiltinOperator_ADD, false); });
+  r.Add("Mean", [](NodeContext& c) { Variadic(c, tfl::BuiltinOperator_ADD, true); });
+  r.Add("Where", Where);
+  r.Add("Not", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_LOGICAL_NOT); });
+  r.Add("Abs", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_ABS); });
+  r.Add("Neg", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_NEG); });
+  r.Add("Exp", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_EXP); });
+  r.Add("Log", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_LOG); });
+  r.Add("Sqrt", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_SQRT); });
+  r.Add("Floor", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_FLOOR); });
+  r.Add("Ceil", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_CEIL); });
+  r.Add("Sin", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_SIN); });
+  r.Add("Cos", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_COS); });
+  r.Add("Reciprocal", Reciprocal);
+  r.Add("Erf", Erf);
+  r.Add("Sign", Sign);
+}
+
+}  // namespace gpuclean::onnx::ops

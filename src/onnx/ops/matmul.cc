@@ -1,0 +1,100 @@
+// MatMul (any rank, numpy broadcasting) and Gemm. A constant 2-D right-hand
+// side becomes FULLY_CONNECTED with the weights stored [N, K], as TFLite's
+// own converter writes them; anything else is BATCH_MATMUL.
+#include <fmt/format.h>
+
+#include "onnx/ops/ops.h"
+
+namespace gpuclean::onnx::ops {
+namespace {
+
+std::vector<float> TransposedWeights(const std::vector<float>& w, int64_t rows, int64_t cols) {
+  std::vector<float> t(w.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = w[r * cols + c];
+  return t;
+}
+
+void MatMul(NodeContext& ctx) {
+  auto& b = ctx.b();
+  Dims as = ctx.Shape(0), bs = ctx.Shape(1);
+  if (as.empty() || bs.empty()) ctx.BadModel("MatMul of a scalar");
+  const bool a_vector = as.size() == 1, b_vector = bs.size() == 1;
+  if (ctx.IsConst(1) && bs.size() <= 2 && ctx.DType(1) == tfl::TensorType_FLOAT32 && !ctx.IsConst(0)) {
+    const int64_t k = bs[0], n = b_vector ? 1 : bs[1];
+    int a = ctx.Tensor(0);
+    if (a_vector) a = b.Reshape(a, {1, static_cast<int32_t>(k)});
+    const auto w = TransposedWeights(ctx.ConstFloats(1), k, n);
+    const int weights = b.ConstF32(ctx.In(1).name + "|nk", {static_cast<int32_t>(n), static_cast<int32_t>(k)}, w);
+    const int rank = static_cast<int>(b.shape(a).size());
+    int y = b.FullyConnected(a, weights, builder::kNoInput, builder::kNoActivation, rank > 2);
+    if (a_vector || b_vector) {
+      Dims out(as.begin(), as.end() - 1);
+      if (!b_vector) out.push_back(n);
+      y = b.Reshape(y, ToShape32(out));
+    }
+    ctx.Out(0, y);
+    return;
+  }
+  int a = ctx.Tensor(0), c = ctx.Tensor(1);
+  if (a_vector) a = b.Reshape(a, {1, static_cast<int32_t>(as[0])});
+  if (b_vector) c = b.Reshape(c, {static_cast<int32_t>(bs[0]), 1});
+  int y = b.BatchMatMul(a, c);
+  if (a_vector || b_vector) {
+    Dims out = ctx.Shape(0);
+    Dims ys(b.shape(y).begin(), b.shape(y).end());
+    if (a_vector) ys.erase(ys.end() - 2);
+    if (b_vector) ys.pop_back();
+    y = b.Reshape(y, ToShape32(ys));
+  }
+  ctx.Out(0, y);
+}
+
+void Gemm(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const float alpha = ctx.Float("alpha", 1.0f), beta = ctx.Float("beta", 1.0f);
+  const bool trans_a = ctx.Int("transA", 0) != 0, trans_b = ctx.Int("transB", 0) != 0;
+  if (ctx.Rank(0) != 2 || ctx.Rank(1) != 2) ctx.BadModel("Gemm inputs must be 2-D");
+  int a = ctx.Tensor(0);
+  if (trans_a) a = b.Transpose(a, {1, 0});
+  const Dims bs = ctx.Shape(1);
+  const int64_t k = trans_b ? bs[1] : bs[0], n = trans_b ? bs[0] : bs[1];
+  int y;
+  bool bias_fused = false;
+  if (ctx.IsConst(1)) {
+    std::vector<float> w = ctx.ConstFloats(1);
+    if (!trans_b) w = TransposedWeights(w, k, n);
+    if (alpha != 1.0f)
+      for (float& v : w) v *= alpha;
+    const int weights = b.ConstF32(ctx.In(1).name + "|nk", {static_cast<int32_t>(n), static_cast<int32_t>(k)}, w);
+    int bias = builder::kNoInput;
+    if (ctx.Has(2) && ctx.IsConst(2) && NumElements(ctx.Shape(2)) <= n &&
+        (ctx.Rank(2) == 0 || ctx.Shape(2).back() == n || NumElements(ctx.Shape(2)) == 1) &&
+        (ctx.Rank(2) < 2 || ctx.Shape(2)[0] == 1)) {
+      std::vector<float> c = ctx.ConstFloats(2);
+      std::vector<float> full(n);
+      for (int64_t i = 0; i < n; ++i) full[i] = beta * (c.size() == 1 ? c[0] : c[i]);
+      bias = b.ConstF32(ctx.In(2).name + "|bias", {static_cast<int32_t>(n)}, full);
+      bias_fused = true;
+    }
+    y = b.FullyConnected(a, weights, bias);
+  } else {
+    y = b.BatchMatMul(a, ctx.Tensor(1), false, trans_b);
+    if (alpha != 1.0f) y = b.Mul(y, ctx.ScalarF32(alpha));
+  }
+  if (ctx.Has(2) && !bias_fused) {
+    int c = ctx.Tensor(2);
+    if (beta != 1.0f) c = b.Mul(c, ctx.ScalarF32(beta));
+    y = b.Add(y, c);
+  }
+  ctx.Out(0, y);
+}
+
+}  // namespace
+
+void RegisterMatMul(Registry& r) {
+  r.Add("MatMul", MatMul);
+  r.Add("Gemm", Gemm);
+}
+
+}  // namespace gpuclean::onnx::ops

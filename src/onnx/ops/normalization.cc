@@ -1,0 +1,96 @@
+// BatchNormalization (inference), LayerNormalization, InstanceNormalization.
+// Per-channel parameters become constants laid out like the input, so the
+// ops run in the input's layout (NHWC after a convolution).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "onnx/ops/ops.h"
+
+namespace gpuclean::onnx::ops {
+namespace {
+
+// A constant holding `values` along ONNX axis `axis` of a rank-`rank` tensor
+// stored with `perm`, size 1 elsewhere.
+int PerAxisConst(NodeContext& ctx, const std::vector<float>& values, int axis, int rank, const Perm& perm,
+                 const std::string& role) {
+  Shape32 shape(rank, 1);
+  shape[StoredAxis(perm, axis)] = static_cast<int32_t>(values.size());
+  return ctx.b().ConstF32(ctx.node().outputs[0] + "/" + role, shape, values);
+}
+
+void BatchNorm(NodeContext& ctx) {
+  if (ctx.HasOutput(1) || ctx.HasOutput(2)) ctx.Fail("training mode (running statistics outputs) is not supported");
+  const int rank = ctx.Rank(0);
+  if (rank < 2) ctx.BadModel("input rank < 2");
+  const int64_t c = ctx.Shape(0)[1];
+  const auto scale = ctx.ConstFloats(1), bias = ctx.ConstFloats(2), mean = ctx.ConstFloats(3), var = ctx.ConstFloats(4);
+  if (static_cast<int64_t>(scale.size()) != c || bias.size() != scale.size() || mean.size() != scale.size() ||
+      var.size() != scale.size())
+    ctx.BadModel("parameter sizes do not match the channels");
+  const float eps = ctx.Float("epsilon", 1e-5f);
+  std::vector<float> mul(c), add(c);
+  for (int64_t i = 0; i < c; ++i) {
+    // Folded in double so the one rounding is the float result's.
+    const double m = static_cast<double>(scale[i]) / std::sqrt(static_cast<double>(var[i]) + eps);
+    mul[i] = static_cast<float>(m);
+    add[i] = static_cast<float>(static_cast<double>(bias[i]) - static_cast<double>(mean[i]) * m);
+  }
+  const Perm perm = ctx.PermOf(0);
+  auto& b = ctx.b();
+  const int x = ctx.TensorIn(0, perm);
+  const int y = b.Add(b.Mul(x, PerAxisConst(ctx, mul, 1, rank, perm, "scale")), PerAxisConst(ctx, add, 1, rank, perm, "shift"));
+  ctx.Out(0, y, perm);
+}
+
+// (x - mean) / sqrt(var + eps) over `axes` (stored positions).
+int Normalize(NodeContext& ctx, int x, const std::vector<int32_t>& axes, float eps) {
+  auto& b = ctx.b();
+  const int mean = b.Mean(x, axes, true);
+  const int centered = b.Sub(x, mean);
+  const int var = b.Mean(b.Mul(centered, centered), axes, true);
+  return b.Mul(centered, b.Rsqrt(b.Add(var, ctx.ScalarF32(eps))));
+}
+
+void LayerNorm(NodeContext& ctx) {
+  if (ctx.HasOutput(1) || ctx.HasOutput(2)) ctx.Fail("the Mean/InvStdDev outputs are not supported");
+  const int rank = ctx.Rank(0);
+  const int axis = NormalizeAxis(ctx.Int("axis", -1), rank, ctx.node().Label());
+  std::vector<int> idx = {0, 1};
+  if (ctx.Has(2)) idx.push_back(2);
+  Perm perm;
+  const auto t = ctx.Aligned(idx, &perm);
+  std::vector<int32_t> axes;
+  for (int a = axis; a < rank; ++a) axes.push_back(StoredAxis(perm, a));
+  std::sort(axes.begin(), axes.end());
+  auto& b = ctx.b();
+  int y = b.Mul(Normalize(ctx, t[0], axes, ctx.Float("epsilon", 1e-5f)), t[1]);
+  if (ctx.Has(2)) y = b.Add(y, t[2]);
+  ctx.Out(0, y, perm);
+}
+
+void InstanceNorm(NodeContext& ctx) {
+  const int rank = ctx.Rank(0);
+  if (rank < 3) ctx.BadModel("input rank < 3");
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  std::vector<int32_t> axes;
+  for (int a = 2; a < rank; ++a) axes.push_back(StoredAxis(perm, a));
+  std::sort(axes.begin(), axes.end());
+  auto& b = ctx.b();
+  const int y = Normalize(ctx, x, axes, ctx.Float("epsilon", 1e-5f));
+  ctx.Out(0,
+          b.Add(b.Mul(y, PerAxisConst(ctx, ctx.ConstFloats(1), 1, rank, perm, "scale")),
+                PerAxisConst(ctx, ctx.ConstFloats(2), 1, rank, perm, "bias")),
+          perm);
+}
+
+}  // namespace
+
+void RegisterNormalization(Registry& r) {
+  r.Add("BatchNormalization", BatchNorm);
+  r.Add("LayerNormalization", LayerNorm);
+  r.Add("InstanceNormalization", InstanceNorm);
+}
+
+}  // namespace gpuclean::onnx::ops

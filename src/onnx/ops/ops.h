@@ -1,0 +1,29 @@
+#pragma once
+// Shared vocabulary of the ONNX op lowerings (one file per op family).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "onnx/lowering.h"
+
+namespace gpuclean::onnx::ops {
+
+namespace tfl = ::gpuclean::tfl;
+using Shape32 = std::vector<int32_t>;
+
+// Dims -> the builder's int32 shape (checked).
+Shape32 ToShape32(const Dims& dims);
+int64_t NumElements(const Dims& dims);
+
+// Each op family's registration (registry.cc calls them all).
+void RegisterElementwise(Registry& r);
+void RegisterActivations(Registry& r);
+void RegisterConv(Registry& r);
+void RegisterPool(Registry& r);
+void RegisterMatMul(Registry& r);
+void RegisterShapeOps(Registry& r);
+void RegisterNormalization(Registry& r);
+void RegisterSoftmax(Registry& r);
+void RegisterReduce(Registry& r);
+
+}  // namespace gpuclean::onnx::ops

@@ -1,0 +1,114 @@
+// MaxPool / AveragePool (1-D and 2-D, pads, ceil_mode, count_include_pad)
+// and the global pools. Windows TFLite's SAME/VALID cannot express are padded
+// explicitly; average pools then rescale by a constant so the divisor is the
+// count ONNX asks for.
+#include <cfloat>
+
+#include <fmt/format.h>
+
+#include "onnx/ops/spatial.h"
+
+namespace gpuclean::onnx::ops {
+namespace {
+
+// ceil_mode: the last window may hang off the end, as long as it starts
+// inside the input or its leading padding.
+void ApplyCeilMode(NodeContext& ctx, std::vector<Window>& w) {
+  if (!ctx.Int("ceil_mode", 0)) return;
+  for (Window& win : w) {
+    const int64_t span = win.in + win.pad_begin + win.pad_end - win.Extent();
+    int64_t out = (span + win.stride - 1) / win.stride + 1;
+    if ((out - 1) * win.stride >= win.in + win.pad_begin) --out;
+    const int64_t need = (out - 1) * win.stride + win.Extent() - win.in - win.pad_begin;
+    if (need > win.pad_end) win.pad_end = need;
+  }
+}
+
+void MaxPool(NodeContext& ctx) {
+  if (ctx.HasOutput(1)) ctx.Fail("the Indices output is not supported");
+  SpatialInput in = NhwcInput(ctx, 0);
+  Dims kernel = ctx.Ints("kernel_shape");
+  if (in.one_d) kernel.insert(kernel.begin(), 1);
+  if (kernel.size() != 2) ctx.BadModel("kernel_shape does not match the input rank");
+  std::vector<Window> w = SpatialWindows(ctx, in, kernel);
+  for (const Window& win : w)
+    if (win.dilation != 1) ctx.Fail("dilated max pooling is not supported");
+  ApplyCeilMode(ctx, w);
+  int x = in.tensor;
+  const tfl::Padding padding = PadFor(ctx, x, w, -FLT_MAX);
+  const int y = ctx.b().MaxPool2D(x, padding, static_cast<int>(w[1].stride), static_cast<int>(w[0].stride),
+                                  static_cast<int>(w[1].kernel), static_cast<int>(w[0].kernel));
+  NhwcOutput(ctx, 0, y, in.one_d);
+}
+
+void AveragePool(NodeContext& ctx) {
+  SpatialInput in = NhwcInput(ctx, 0);
+  Dims kernel = ctx.Ints("kernel_shape");
+  if (in.one_d) kernel.insert(kernel.begin(), 1);
+  if (kernel.size() != 2) ctx.BadModel("kernel_shape does not match the input rank");
+  std::vector<Window> w = SpatialWindows(ctx, in, kernel);
+  for (const Window& win : w)
+    if (win.dilation != 1) ctx.Fail("dilated average pooling is not supported");
+  const std::vector<Window> declared = w;  // pads as given, before ceil_mode
+  ApplyCeilMode(ctx, w);
+  const bool include_pad = ctx.Int("count_include_pad", 0) != 0;
+  auto& b = ctx.b();
+  int x = in.tensor;
+  bool padded = false, same_ok = !include_pad;
+  for (size_t i = 0; i < w.size(); ++i) {
+    padded = padded || w[i].pad_begin || w[i].pad_end;
+    same_ok = same_ok && w[i].IsSame() && w[i].pad_end == declared[i].pad_end;
+  }
+  const int sw = static_cast<int>(w[1].stride), sh = static_cast<int>(w[0].stride);
+  const int kw = static_cast<int>(w[1].kernel), kh = static_cast<int>(w[0].kernel);
+  if (!padded || same_ok) {
+    const int y = b.AveragePool2D(x, padded ? tfl::Padding_SAME : tfl::Padding_VALID, sw, sh, kw, kh);
+    NhwcOutput(ctx, 0, y, in.one_d);
+    return;
+  }
+  // Zero-pad, average over the full window, then rescale each output cell by
+  // window size / the count ONNX divides by (input cells, or input plus
+  // declared padding with count_include_pad).
+  x = b.Pad(x, {{0, 0},
+                {static_cast<int32_t>(w[0].pad_begin), static_cast<int32_t>(w[0].pad_end)},
+                {static_cast<int32_t>(w[1].pad_begin), static_cast<int32_t>(w[1].pad_end)},
+                {0, 0}});
+  int y = b.AveragePool2D(x, tfl::Padding_VALID, sw, sh, kw, kh);
+  const auto& ys = b.shape(y);
+  std::vector<float> scale(static_cast<size_t>(ys[1]) * ys[2]);
+  for (int oh = 0; oh < ys[1]; ++oh)
+    for (int ow = 0; ow < ys[2]; ++ow) {
+      int64_t count[2];
+      const int o[2] = {oh, ow};
+      for (int d = 0; d < 2; ++d) {
+        const int64_t start = o[d] * w[d].stride - w[d].pad_begin;
+        const int64_t lo = include_pad ? -declared[d].pad_begin : 0;
+        const int64_t hi = include_pad ? w[d].in + declared[d].pad_end : w[d].in;
+        count[d] = std::max<int64_t>(std::min(start + w[d].kernel, hi) - std::max(start, lo), 1);
+      }
+      scale[static_cast<size_t>(oh) * ys[2] + ow] = static_cast<float>(kh * kw) / static_cast<float>(count[0] * count[1]);
+    }
+  y = b.Mul(y, b.ConstF32(ctx.node().outputs[0] + "/divisor", {1, ys[1], ys[2], 1}, scale));
+  NhwcOutput(ctx, 0, y, in.one_d);
+}
+
+void GlobalPool(NodeContext& ctx, tfl::BuiltinOperator code) {
+  const Perm perm = ctx.PermOf(0);
+  const int rank = ctx.Rank(0);
+  if (rank < 3) ctx.BadModel("global pooling needs a rank >= 3 input");
+  std::vector<int32_t> axes;
+  for (int a = 2; a < rank; ++a) axes.push_back(StoredAxis(perm, a));
+  std::sort(axes.begin(), axes.end());
+  ctx.Out(0, ctx.b().Reduce(code, ctx.TensorIn(0, perm), axes, true), perm);
+}
+
+}  // namespace
+
+void RegisterPool(Registry& r) {
+  r.Add("MaxPool", MaxPool);
+  r.Add("AveragePool", AveragePool);
+  r.Add("GlobalAveragePool", [](NodeContext& c) { GlobalPool(c, tfl::BuiltinOperator_MEAN); });
+  r.Add("GlobalMaxPool", [](NodeContext& c) { GlobalPool(c, tfl::BuiltinOperator_REDUCE_MAX); });
+}
+
+}  // namespace gpuclean::onnx::ops

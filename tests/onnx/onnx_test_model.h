@@ -1,0 +1,66 @@
+#pragma once
+// Small ONNX models for tests, built with the ONNX protobuf classes (no
+// Python): the op-lowering tests convert them and prove them against
+// onnxruntime.
+//
+//   OnnxTestModel m;
+//   m.Input("x", {1, 3, 8, 8});
+//   m.InitF32("w", {4, 3, 3, 3}, RandomValues(108, 1));
+//   m.Node("Conv", {"x", "w"}, {"y"}).Ints("pads", {1, 1, 1, 1});
+//   m.Output("y");
+//   std::string path = m.Write(dir / "conv.onnx");
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuclean::testing {
+
+// ONNX element types used by tests.
+constexpr int kOnnxFloat = 1;
+constexpr int kOnnxInt32 = 6;
+constexpr int kOnnxInt64 = 7;
+constexpr int kOnnxBool = 9;
+
+class OnnxTestModel {
+ public:
+  explicit OnnxTestModel(int opset = 17);
+  ~OnnxTestModel();
+
+  class NodeRef {
+   public:
+    NodeRef& Int(const std::string& name, int64_t v);
+    NodeRef& Float(const std::string& name, float v);
+    NodeRef& Str(const std::string& name, const std::string& v);
+    NodeRef& Ints(const std::string& name, const std::vector<int64_t>& v);
+    NodeRef& Floats(const std::string& name, const std::vector<float>& v);
+    NodeRef& TensorF32(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v);
+    NodeRef& TensorI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& v);
+
+   private:
+    friend class OnnxTestModel;
+    explicit NodeRef(void* node) : node_(node) {}
+    void* node_;
+  };
+
+  // dims: -1 gives a symbolic dimension ("d<i>").
+  void Input(const std::string& name, const std::vector<int64_t>& dims, int elem_type = kOnnxFloat);
+  // No shape: shape inference fills it.
+  void Output(const std::string& name, int elem_type = kOnnxFloat);
+  void InitF32(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
+  void InitI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+  NodeRef Node(const std::string& op_type, const std::vector<std::string>& inputs,
+               const std::vector<std::string>& outputs, const std::string& domain = "");
+  std::string Serialize() const;
+  // Writes the model and returns `path`.
+  std::string Write(const std::string& path) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Deterministic values in [-scale, scale).
+std::vector<float> RandomValues(size_t n, uint32_t seed, float scale = 1.0f);
+
+}  // namespace gpuclean::testing
