@@ -188,13 +188,7 @@ int Lowerer::Materialize(Value& v, const Perm& wanted) {
     npy::Array stored = TransposeHost(ToStored(*v.constant, scratch_, v.name), perm);
     const std::string name = v.name + LayoutSuffix(perm);
     const auto shape = ToShape32(stored.shape, "constant '" + v.name + "'");
-    if (options_.fp16_weights && !scratch_ && stored.dtype == tfl::TensorType_FLOAT32 && stored.num_elements() > 1) {
-      std::vector<float> values(stored.as<float>(), stored.as<float>() + stored.num_elements());
-      t = builder_.Dequantize(builder_.ConstF16FromF32(name + "|fp16", shape, values));
-      builder_.mutable_graph().tensors[t].name = name;
-    } else {
-      t = builder_.Const(name, stored.dtype, shape, Bytes::Own(std::move(stored.data)));
-    }
+    t = builder_.Const(name, stored.dtype, shape, Bytes::Own(std::move(stored.data)));
   } else {
     if (v.tensor < 0) ThrowInternal("ONNX value '" + v.name + "' has no tensor");
     const Perm rel = RelativePerm(v.perm, perm);
@@ -497,6 +491,39 @@ void Fold(Lowerer& main, const Node& node, const LowerFn& rule) {
   }
 }
 
+// Every float32 constant of more than one element becomes a float16 constant
+// read through DEQUANTIZE, the way LiteRT's own fp16 models store weights.
+void StoreFloatWeightsAsFp16(ir::Subgraph& graph) {
+  builder::GraphBuilder b = builder::GraphBuilder::Extend(std::move(graph), "fp16/");
+  ir::Subgraph& g = b.mutable_graph();
+  const size_t original = g.tensors.size();
+  std::map<int, int> replaced;
+  for (size_t t = 0; t < original; ++t) {
+    const ir::Tensor& tensor = g.tensors[t];
+    if (!tensor.is_const() || tensor.dtype != tfl::TensorType_FLOAT32 || tensor.num_elements() <= 1 ||
+        !tensor.quant.empty() || tensor.sparsity)
+      continue;
+    const auto values = tensor.data->as<float>();
+    const std::string name = tensor.name;
+    const std::vector<int32_t> shape = tensor.shape;
+    const int half = b.ConstF16FromF32(name + "|fp16", shape, std::vector<float>(values.begin(), values.end()));
+    const int dequantized = b.Dequantize(half);
+    replaced[static_cast<int>(t)] = dequantized;
+  }
+  for (auto& op : g.ops) {
+    if (op.code == tfl::BuiltinOperator_DEQUANTIZE) continue;
+    for (int32_t& in : op.inputs)
+      if (auto it = replaced.find(in); it != replaced.end()) in = it->second;
+  }
+  for (const auto& [from, to] : replaced) {
+    g.tensors[to].name = g.tensors[from].name;
+    g.tensors[from].name += "|unused";
+  }
+  graph = b.Release();
+  graph.RemoveDeadTensors();
+  graph.SortOps();
+}
+
 }  // namespace
 
 LoweredGraph Lower(const Graph& g, const LowerOptions& options) {
@@ -537,9 +564,14 @@ LoweredGraph Lower(const Graph& g, const LowerOptions& options) {
     } else {
       NodeContext ctx(L, node);
       rule(ctx);
-      for (const std::string& out : node.outputs)
-        if (!out.empty() && !L.values().count(out))
-          ThrowInternal(node.Label() + ": lowering left output '" + out + "' unset");
+      bool all_known = true;
+      for (const std::string& out : node.outputs) {
+        if (out.empty()) continue;
+        if (!L.values().count(out)) ThrowInternal(node.Label() + ": lowering left output '" + out + "' unset");
+        all_known = all_known && L.value(out).constant.has_value();
+      }
+      // Shape and friends of a runtime tensor are known from its static shape.
+      if (all_known) ++result.folded[node.op_type];
     }
     ++result.nodes_lowered;
   }
@@ -566,6 +598,7 @@ LoweredGraph Lower(const Graph& g, const LowerOptions& options) {
       result.origins[graph.tensors[t].name] = {name, perm};
     }
   }
+  if (options.fp16_weights) StoreFloatWeightsAsFp16(result.model.main());
   return result;
 }
 

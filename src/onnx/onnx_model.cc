@@ -318,6 +318,15 @@ void PinInputShapes(const std::string& path, pb::GraphProto& graph, const Import
   }
 }
 
+void InferShapesOrThrow(const std::string& path, pb::ModelProto& model) {
+  try {
+    pb::ShapeInferenceOptions shape_options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
+    pb::shape_inference::InferShapes(model, pb::OpSchemaRegistry::Instance(), shape_options);
+  } catch (const std::exception& e) {
+    Bad(path, std::string("ONNX shape inference fails: ") + e.what());
+  }
+}
+
 }  // namespace
 
 Graph Import(const std::string& path, const ImportOptions& options) {
@@ -332,12 +341,15 @@ Graph Import(const std::string& path, const ImportOptions& options) {
   for (auto& n : *model.mutable_graph()->mutable_node())
     for (auto& a : *n.mutable_attribute())
       if (a.has_t() && a.t().data_location() == pb::TensorProto::EXTERNAL) LoadExternalData(path, *a.mutable_t());
+  PinInputShapes(path, *model.mutable_graph(), options);
+  // Inference first: it fills graph output types that some exporters leave
+  // without a shape, which the checker would otherwise refuse.
+  InferShapesOrThrow(path, model);
   try {
     pb::checker::check_model(model);
   } catch (const std::exception& e) {
     Bad(path, std::string("fails the ONNX checker: ") + e.what());
   }
-  PinInputShapes(path, *model.mutable_graph(), options);
   if (opset != kCanonicalOpset) {
     try {
       model = pb::version_conversion::ConvertVersion(model, kCanonicalOpset);
@@ -345,12 +357,7 @@ Graph Import(const std::string& path, const ImportOptions& options) {
       ThrowUnsupported(OneLine(fmt::format("{}: cannot convert opset {} to {}: {}", path, opset, kCanonicalOpset, e.what())));
     }
   }
-  try {
-    pb::ShapeInferenceOptions shape_options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
-    pb::shape_inference::InferShapes(model, pb::OpSchemaRegistry::Instance(), shape_options);
-  } catch (const std::exception& e) {
-    Bad(path, std::string("ONNX shape inference fails: ") + e.what());
-  }
+  InferShapesOrThrow(path, model);
 
   Graph g;
   g.source = path;

@@ -172,7 +172,7 @@ TEST(Convert, AttentionLayoutIsExact) {
 TEST(Convert, UnsupportedOpsAreListedTogether) {
   testing::TempDir dir;
   OnnxTestModel m;
-  m.Input("x", {1, 4});
+  m.Input("x", {3, 3});
   m.Node("Hardmax", {"x"}, {"a"});
   m.Node("Hardmax", {"a"}, {"b"});
   m.Node("Det", {"b"}, {"c"});
