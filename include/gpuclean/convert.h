@@ -19,6 +19,11 @@
 
 namespace gpuclean::convert {
 
+// The proof's bound with --weights fp16: half-precision weights are a stated
+// bound, not exactness.
+constexpr double kFp16WeightsAtol = 1e-2;
+constexpr double kFp16WeightsMinCorrelation = 0.9999;
+
 struct Options {
   std::string onnx_path;
   std::string output_path;  // empty: convert and prove, write nothing
@@ -32,7 +37,8 @@ struct Options {
   // report says so).
   bool prove = true;
   int proof_seeds = 2;
-  // Every output within atol * max(1, |ref|), correlation >= min_correlation.
+  // Every output within atol * max(1, |ref|), correlation >= min_correlation
+  // (with fp16_weights at least kFp16WeightsAtol / kFp16WeightsMinCorrelation).
   double atol = 1e-4;
   double min_correlation = 0.99999;
   // Receives one line per step of a long conversion ("proving: seed 1/2").
@@ -76,6 +82,7 @@ struct Report {
   // TRANSPOSE ops left in the graph, each with why it exists.
   std::vector<std::string> transposes;
   std::vector<OutputProof> proof;
+  double atol = 0, min_correlation = 0;  // the bound the proof used
   Divergence divergence;
   double import_ms = 0, lower_ms = 0, prove_ms = 0, total_ms = 0;
   size_t peak_rss_bytes = 0;

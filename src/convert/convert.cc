@@ -359,11 +359,14 @@ Result Convert(const Options& o) {
       out_perms.push_back(it == lowered.origins.end() ? onnx::Perm{} : it->second.perm);
     }
     r.proven = true;
+    // Rounding weights to half is a stated bound, not exactness.
+    r.atol = o.fp16_weights ? std::max(o.atol, kFp16WeightsAtol) : o.atol;
+    r.min_correlation = o.fp16_weights ? std::min(o.min_correlation, kFp16WeightsMinCorrelation) : o.min_correlation;
     for (size_t s = 0; s < sets.size(); ++s) {
       Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
       const OurRun ours = RunOurs(shared, sets[s], in_perms, out_perms, false);
       for (size_t k = 0; k < ours.outputs.size() && k < ref[s].size(); ++k) {
-        const Agreement a = Agree(ref[s][k], ours.outputs[k], o.atol, o.min_correlation);
+        const Agreement a = Agree(ref[s][k], ours.outputs[k], r.atol, r.min_correlation);
         OutputProof p;
         p.name = g.outputs.at(k).name;
         p.seed = static_cast<int>(s + 1);
@@ -379,7 +382,7 @@ Result Convert(const Options& o) {
     if (!r.proven) {
       Progress(o, "proof failed: bisecting to the first diverging ONNX node");
       try {
-        r.divergence = FirstDivergence(o.onnx_path, g, model, sets[0], o.atol);
+        r.divergence = FirstDivergence(o.onnx_path, g, model, sets[0], r.atol);
       } catch (const Error& e) {
         Progress(o, std::string("bisect failed: ") + e.what());
       }
@@ -406,6 +409,7 @@ nlohmann::json Report::ToJson() const {
   j["written"] = written;
   j["proof_run"] = proof_run;
   j["proven"] = proven;
+  j["bound"] = {{"atol_scaled", atol}, {"min_correlation", min_correlation}};
   j["producer"] = producer;
   j["opset"] = opset;
   j["original_opset"] = original_opset;
@@ -456,6 +460,7 @@ std::string Report::RenderText() const {
   s += fmt::format("  transposes left: {}\n", transposes.size());
   for (const std::string& t : transposes) s += "    " + t + "\n";
   if (proof_run) {
+    s += fmt::format("  proof bound: |diff| <= {:.0e} * max(1,|ref|), correlation >= {}\n", atol, min_correlation);
     for (const OutputProof& p : proof)
       s += fmt::format("  proof seed {} {}: max |diff| {:.3g}, scaled {:.3g}, corr {:.7f}{}\n", p.seed, p.name,
                        p.max_abs_diff, p.max_scaled_diff, p.correlation, p.ok ? " ok" : " FAILED: " + p.why);

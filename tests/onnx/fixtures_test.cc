@@ -1,0 +1,143 @@
+// Every exported ONNX fixture (tools/fetch_onnx_fixtures.sh: torchvision
+// classifiers, DeepLabV3, ViT, Swin-T, a DETR-style model, mha_parity)
+// converts, passes the proof against onnxruntime, and its written .tflite
+// runs in LiteRT.js (wasm) with eager PyTorch's numbers for the fixture's
+// own input. mha_parity also runs the field reports' parity protocol.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuclean/convert.h"
+#include "gpuclean/exec.h"
+#include "gpuclean/format.h"
+#include "gpuclean/npy.h"
+#include "support/test_support.h"
+
+namespace gpuclean {
+namespace {
+namespace fs = std::filesystem;
+
+fs::path OnnxCache() { return fs::path(testing::SourceDir()) / ".cache" / "onnx"; }
+
+nlohmann::json Summary(const std::string& name) {
+  const fs::path path = OnnxCache() / (name + ".json");
+  std::ifstream in(path);
+  if (!in) {
+    ADD_FAILURE() << path << " missing: run tools/fetch_onnx_fixtures.sh";
+    return {};
+  }
+  return nlohmann::json::parse(in);
+}
+
+std::vector<double> Values(const npy::Array& a) {
+  std::vector<double> v(a.num_elements());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = a.as<float>()[i];
+  return v;
+}
+
+// numpy.allclose(got, ref, rtol, atol), with the worst element for messages.
+bool AllClose(const npy::Array& got, const npy::Array& ref, double rtol, double atol, std::string* why) {
+  if (got.num_elements() != ref.num_elements()) {
+    *why = "element counts differ";
+    return false;
+  }
+  const auto g = Values(got), r = Values(ref);
+  double worst = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double excess = std::abs(g[i] - r[i]) - (atol + rtol * std::abs(r[i]));
+    if (excess > worst || !std::isfinite(g[i])) {
+      worst = std::isfinite(g[i]) ? excess : INFINITY;
+      at = i;
+    }
+  }
+  if (worst > 0) *why = "element " + std::to_string(at) + ": " + std::to_string(g[at]) + " vs " + std::to_string(r[at]);
+  return worst <= 0;
+}
+
+int64_t ArgMax(const npy::Array& a) {
+  const auto v = Values(a);
+  return std::max_element(v.begin(), v.end()) - v.begin();
+}
+
+class OnnxFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxFixture, ConvertsProvesAndRunsInLiteRt) {
+  const std::string name = GetParam();
+  const nlohmann::json summary = Summary(name);
+  ASSERT_FALSE(summary.is_null());
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = (OnnxCache() / (name + ".onnx")).string();
+  o.output_path = dir.file(name + ".tflite");
+  const convert::Result r = convert::Convert(o);
+  ASSERT_TRUE(r.report.proven) << r.report.RenderText();
+  ASSERT_TRUE(fs::exists(o.output_path));
+
+  // The written file on LiteRT.js with the fixture's own input, against
+  // eager PyTorch; outputs come in ONNX order and layout.
+  const npy::Array input = npy::Read((OnnxCache() / summary["reference"]["input"].get<std::string>()).string());
+  const auto litert = testing::RunLiteRt(o.output_path, {input});
+  const auto& expected = summary["reference"]["expected"];
+  ASSERT_EQ(litert.size(), expected.size());
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const npy::Array ref = npy::Read((OnnxCache() / expected[k].get<std::string>()).string());
+    std::string why;
+    EXPECT_TRUE(AllClose(litert[k], ref, 1e-3, 1e-4, &why)) << name << " output " << k << ": " << why;
+  }
+}
+
+std::vector<std::string> FixtureNames() {
+  std::vector<std::string> names;
+  if (fs::is_directory(OnnxCache()))
+    for (const auto& e : fs::directory_iterator(OnnxCache()))
+      if (e.path().extension() == ".onnx") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  // An empty cache must fail, not skip: the test below checks the list.
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixture, ::testing::ValuesIn(FixtureNames()),
+                         [](const auto& info) { return info.param; });
+
+TEST(OnnxFixtures, AllTenAreThere) {
+  const auto names = FixtureNames();
+  for (const char* want : {"resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny", "regnet_y_400mf",
+                           "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t", "detr_small", "mha_parity"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end())
+        << want << " missing from " << OnnxCache() << ": run tools/fetch_onnx_fixtures.sh";
+}
+
+// The field reports' protocol: conv stem + nn.MultiheadAttention + head at
+// 1x3x224x224, a golden input and 8 random ones, atol 1e-4 / rtol 1e-3 and
+// equal argmax against eager PyTorch, on our interpreter and on LiteRT.js.
+TEST(OnnxFixtures, MultiheadAttentionParityProtocol) {
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = (OnnxCache() / "mha_parity.onnx").string();
+  o.output_path = dir.file("mha.tflite");
+  const convert::Result r = convert::Convert(o);
+  ASSERT_TRUE(r.report.proven) << r.report.RenderText();
+  exec::Interpreter interp(std::make_shared<const ir::Model>(format::ReadModel(o.output_path)));
+  for (int k = 0; k <= 8; ++k) {
+    const npy::Array input = npy::Read((OnnxCache() / ("mha_parity.input_" + std::to_string(k) + ".npy")).string());
+    const npy::Array ref = npy::Read((OnnxCache() / ("mha_parity.expected_" + std::to_string(k) + ".npy")).string());
+    interp.SetInput(0, input);
+    interp.Invoke();
+    const npy::Array ours = interp.Output(0);
+    const npy::Array litert = testing::RunLiteRt(o.output_path, {input}).at(0);
+    std::string why;
+    EXPECT_TRUE(AllClose(ours, ref, 1e-3, 1e-4, &why)) << "input " << k << " (ours): " << why;
+    EXPECT_TRUE(AllClose(litert, ref, 1e-3, 1e-4, &why)) << "input " << k << " (LiteRT.js): " << why;
+    EXPECT_EQ(ArgMax(ours), ArgMax(ref)) << "input " << k;
+    EXPECT_EQ(ArgMax(litert), ArgMax(ref)) << "input " << k;
+  }
+}
+
+}  // namespace
+}  // namespace gpuclean
