@@ -4,11 +4,12 @@
 #      clang for the fuzzer, Node.js for the LiteRT.js oracle, Chromium for
 #      the LiteRT.js WebGPU probe, pybind11/numpy/pytest for the Python module,
 #      libstb for decoding photographs, python-matplotlib-data for the demo one,
-#      libonnx-dev for `convert`, ONNX's node tests, and PyTorch/torchvision/
-#      onnx to export the ONNX fixtures);
+#      libonnx-dev for `convert`, ONNX's node tests; with
+#      GPUCLEAN_BUILD_TARGETS=all also PyTorch/torchvision/onnx to export the
+#      ONNX fixtures);
 #   2. the pinned npm packages (LiteRT.js, onnxruntime-node), the fixture
-#      models (tools/fetch_models.sh) and the exported ONNX fixtures
-#      (tools/fetch_onnx_fixtures.sh);
+#      models (tools/fetch_models.sh) and, with GPUCLEAN_BUILD_TARGETS=all,
+#      the exported ONNX fixtures (tools/fetch_onnx_fixtures.sh);
 #   3. a Release build in build/ of what the main job runs: the CLI and the
 #      Python module. `tools/test.sh` builds the tests and benchmarks
 #      (GPUCLEAN_BUILD_TARGETS=all does the same here).
@@ -27,8 +28,13 @@ APT_PACKAGES=(
   chromium
   libstb-dev python-matplotlib-data
   libonnx-dev libprotobuf-dev libonnx-testdata
-  python3-torch python3-torchvision python3-onnx
 )
+# Only the test suite needs PyTorch (to export the ONNX fixtures): installed
+# when the whole tree is built (GPUCLEAN_BUILD_TARGETS=all, as tools/test.sh
+# does), so the main job's first verdict does not wait for it.
+if [[ "${GPUCLEAN_BUILD_TARGETS:-}" == all ]]; then
+  APT_PACKAGES+=(python3-torch python3-torchvision python3-onnx)
+fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -51,7 +57,9 @@ fi
 echo "setup: fetching npm packages and fixture models" >&2
 tools/fetch_models.sh >&2
 tools/fetch_images.sh >&2
-tools/fetch_onnx_fixtures.sh >&2
+if [[ "${GPUCLEAN_BUILD_TARGETS:-}" == all ]]; then
+  tools/fetch_onnx_fixtures.sh >&2
+fi
 
 BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"
 echo "setup: building in $BUILD_DIR" >&2
