@@ -318,7 +318,7 @@ Result Convert(const Options& o) {
   Progress(o, "importing " + o.onnx_path);
   onnx::ImportOptions import_options;
   import_options.input_shapes = o.input_shapes;
-  const onnx::Graph g = onnx::Import(o.onnx_path, import_options);
+  onnx::Graph g = onnx::Import(o.onnx_path, import_options);
   r.import_ms = MsSince(start);
   r.producer = g.producer;
   r.opset = g.opset;

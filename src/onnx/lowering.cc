@@ -526,7 +526,7 @@ void StoreFloatWeightsAsFp16(ir::Subgraph& graph) {
 
 }  // namespace
 
-LoweredGraph Lower(const Graph& g, const LowerOptions& options) {
+LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   RequireSupported(g);
   Lowerer L(g, options, /*scratch=*/false);
   auto& b = L.builder();
@@ -544,14 +544,15 @@ LoweredGraph Lower(const Graph& g, const LowerOptions& options) {
     L.named()[v.tensor] = in.name;
     L.values()[in.name] = std::move(v);
   }
-  for (const auto& [name, array] : g.initializers) {
+  for (auto& [name, array] : g.initializers) {
     Value v;
     v.name = name;
     v.dtype = StoredDType(array.dtype);
     v.shape = array.shape;
-    v.constant = array;
+    v.constant = std::move(array);
     L.values()[name] = std::move(v);
   }
+  g.initializers.clear();
   LoweredGraph result;
   for (const Node& node : g.nodes) {
     const LowerFn& rule = Rules().rules.at(node.op_type);

@@ -144,8 +144,9 @@ struct LowerOptions {
 };
 
 // Throws Error(kUnsupported) listing every op type without a lowering (with
-// its count and first node) before emitting anything.
-LoweredGraph Lower(const Graph& graph, const LowerOptions& options);
+// its count and first node) before emitting anything. Takes the weights:
+// graph.initializers is empty afterwards, so they are held once.
+LoweredGraph Lower(Graph& graph, const LowerOptions& options);
 
 // The interface the NodeContext talks to; one per graph (and one per folded
 // node, in a scratch graph).

@@ -365,7 +365,13 @@ Graph Import(const std::string& path, const ImportOptions& options) {
   g.original_opset = opset;
   g.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
   const auto& graph = model.graph();
-  for (const auto& t : graph.initializer()) g.initializers[t.name()] = TensorFromProto(path, t);
+  // Each initializer's protobuf bytes are released once copied, so the
+  // weights are held once, not twice.
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    g.initializers[t.name()] = TensorFromProto(path, t);
+    std::string().swap(*t.mutable_raw_data());
+    t.Clear();
+  }
   for (const auto& v : graph.input())
     if (!g.initializers.count(v.name())) g.inputs.push_back(ValueInfoFromProto(v));
   for (const auto& v : graph.output()) g.outputs.push_back(ValueInfoFromProto(v));
