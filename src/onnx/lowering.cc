@@ -167,6 +167,18 @@ std::string LayoutSuffix(const Perm& perm) {
 
 Perm Normalized(const Perm& perm) { return IsIdentity(perm) ? Perm{} : perm; }
 
+// True when transposing `shape` by `perm` keeps the order of its non-unit
+// dimensions, so the data does not move.
+bool MovesOnlyUnitDims(const std::vector<int32_t>& shape, const Perm& perm) {
+  int last = -1;
+  for (int axis : perm) {
+    if (shape[axis] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ Lowerer
@@ -192,8 +204,15 @@ int Lowerer::Materialize(Value& v, const Perm& wanted) {
   } else {
     if (v.tensor < 0) ThrowInternal("ONNX value '" + v.name + "' has no tensor");
     const Perm rel = RelativePerm(v.perm, perm);
+    const auto& stored = builder_.tensor(v.tensor).shape;
     if (IsIdentity(rel)) {
       t = v.tensor;
+    } else if (MovesOnlyUnitDims(stored, rel)) {
+      // Same element order: a reshape, which every delegate runs for free.
+      std::vector<int32_t> shape(rel.size());
+      for (size_t i = 0; i < rel.size(); ++i) shape[i] = stored[rel[i]];
+      t = builder_.Reshape(v.tensor, shape);
+      if (!scratch_) builder_.mutable_graph().tensors[t].name = v.name + LayoutSuffix(perm);
     } else {
       t = builder_.Transpose(v.tensor, rel);
       if (!scratch_) builder_.mutable_graph().tensors[t].name = v.name + LayoutSuffix(perm);
@@ -350,6 +369,79 @@ std::vector<int> NodeContext::Aligned(const std::vector<int>& indices, Perm* per
   }
   if (perm_out) *perm_out = perm;
   return out;
+}
+
+namespace {
+
+// The layout a reshape from `in` (stored with `perm`) to `out` can keep, or
+// nullopt when the data would have to move.
+std::optional<Perm> ReshapeLayout(const Dims& in, const Perm& perm, const Dims& out) {
+  const int in_rank = static_cast<int>(in.size()), out_rank = static_cast<int>(out.size());
+  const Perm p = perm.empty() ? IdentityPerm(in_rank) : perm;
+  // Position of each non-unit input axis in stored order.
+  std::vector<int> pos(in_rank, -1);
+  int n = 0;
+  for (int a : p)
+    if (in[a] != 1) pos[a] = n++;
+  // Groups of non-unit axes with equal products, in ONNX order.
+  struct Group {
+    std::vector<int> in_axes, out_axes;
+  };
+  std::vector<Group> groups;
+  int i = 0, j = 0;
+  auto next_in = [&] { while (i < in_rank && in[i] == 1) ++i; };
+  auto next_out = [&] { while (j < out_rank && out[j] == 1) ++j; };
+  next_in();
+  next_out();
+  while (i < in_rank || j < out_rank) {
+    if (i >= in_rank || j >= out_rank) return std::nullopt;
+    Group g;
+    int64_t pi = in[i], po = out[j];
+    g.in_axes.push_back(i++);
+    g.out_axes.push_back(j++);
+    while (pi != po) {
+      if (pi < po) {
+        next_in();
+        if (i >= in_rank) return std::nullopt;
+        pi *= in[i];
+        g.in_axes.push_back(i++);
+      } else {
+        next_out();
+        if (j >= out_rank) return std::nullopt;
+        po *= out[j];
+        g.out_axes.push_back(j++);
+      }
+    }
+    for (size_t k = 1; k < g.in_axes.size(); ++k)
+      if (pos[g.in_axes[k]] != pos[g.in_axes[k - 1]] + 1) return std::nullopt;
+    groups.push_back(std::move(g));
+    next_in();
+    next_out();
+  }
+  std::sort(groups.begin(), groups.end(),
+            [&](const Group& a, const Group& b) { return pos[a.in_axes[0]] < pos[b.in_axes[0]]; });
+  Perm stored;
+  for (const Group& g : groups) stored.insert(stored.end(), g.out_axes.begin(), g.out_axes.end());
+  // Unit output axes go right after the axis before them in ONNX order.
+  for (int a = 0; a < out_rank; ++a) {
+    if (out[a] != 1) continue;
+    auto at = a == 0 ? stored.begin() : std::find(stored.begin(), stored.end(), a - 1);
+    stored.insert(at == stored.end() ? stored.begin() : (a == 0 ? at : at + 1), a);
+  }
+  return stored;
+}
+
+}  // namespace
+
+int NodeContext::Reshaped(int i, const Dims& shape, Perm* perm_out) {
+  const Perm perm = PermOf(i);
+  std::optional<Perm> layout = perm.empty() ? std::nullopt : ReshapeLayout(Shape(i), perm, shape);
+  if (!layout) {
+    *perm_out = {};
+    return b().Reshape(Tensor(i), ToShape32(shape, node_.Label()));
+  }
+  *perm_out = IsIdentity(*layout) ? Perm{} : *layout;
+  return b().Reshape(TensorIn(i, perm), ToShape32(PermuteDims(shape, *layout), node_.Label()));
 }
 
 void NodeContext::Out(int k, int tensor, const Perm& perm_in) {

@@ -95,6 +95,12 @@ class NodeContext {
   // `perm` receives the layout of the result.
   std::vector<int> Aligned(const std::vector<int>& indices, Perm* perm);
 
+  // Input i reshaped to the ONNX shape `shape`, read from its stored layout
+  // when the reshape only merges or splits dimensions that are adjacent and
+  // in order there (a convolution's NHWC output flattened to tokens needs no
+  // transpose). Returns the tensor; `perm` receives its layout.
+  int Reshaped(int i, const Dims& shape, Perm* perm);
+
   // ---- outputs
   int num_outputs() const { return static_cast<int>(node_.outputs.size()); }
   bool HasOutput(int k) const { return k < num_outputs() && !node_.outputs[k].empty(); }

@@ -47,25 +47,12 @@ ir::DType Stored(ir::DType d) {
   }
 }
 
-// Input i as a tensor a reshape may read directly: the stored tensor when
-// its non-unit dimensions are in ONNX order, the ONNX layout otherwise.
-int ForReshape(NodeContext& ctx, int i) {
-  const Perm perm = ctx.PermOf(i);
-  if (perm.empty()) return ctx.Tensor(i);
-  const Dims& shape = ctx.Shape(i);
-  int last = -1;
-  for (int axis : perm) {
-    if (shape[axis] == 1) continue;
-    if (axis < last) return ctx.Tensor(i);
-    last = axis;
-  }
-  return ctx.TensorIn(i, perm);
-}
-
 void ReshapeTo(NodeContext& ctx, const Dims& shape) {
   if (NumElements(shape) != NumElements(ctx.Shape(0)))
     ctx.BadModel(fmt::format("cannot reshape {} elements to {} elements", NumElements(ctx.Shape(0)), NumElements(shape)));
-  ctx.Out(0, ctx.b().Reshape(ForReshape(ctx, 0), ToShape32(shape)));
+  Perm perm;
+  const int y = ctx.Reshaped(0, shape, &perm);
+  ctx.Out(0, y, perm);
 }
 
 void Shape(NodeContext& ctx) {
