@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -188,14 +189,30 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
         break;
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::kUnsupported) throw;
-        const std::string name = WantedConstant(e.what());
-        auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const onnx::ValueInfo& v) { return v.name == name; });
-        if (name.empty() || it == g.inputs.end()) throw;
-        const size_t k = static_cast<size_t>(it - g.inputs.begin());
-        g.initializers[name] = runtime_inputs[k];
-        g.inputs.erase(it);
-        runtime_inputs.erase(runtime_inputs.begin() + static_cast<std::ptrdiff_t>(k));
-        frozen.push_back(name);
+        // The graph inputs the wanted value is computed from.
+        std::vector<std::string> todo = {WantedConstant(e.what())}, sources;
+        std::set<std::string> seen;
+        while (!todo.empty()) {
+          const std::string v = todo.back();
+          todo.pop_back();
+          if (v.empty() || !seen.insert(v).second) continue;
+          if (std::any_of(g.inputs.begin(), g.inputs.end(), [&](const onnx::ValueInfo& i) { return i.name == v; })) {
+            sources.push_back(v);
+            continue;
+          }
+          for (const onnx::Node& n : g.nodes)
+            if (std::find(n.outputs.begin(), n.outputs.end(), v) != n.outputs.end())
+              todo.insert(todo.end(), n.inputs.begin(), n.inputs.end());
+        }
+        if (sources.empty()) throw;
+        for (const std::string& name : sources) {
+          auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const onnx::ValueInfo& v) { return v.name == name; });
+          const size_t k = static_cast<size_t>(it - g.inputs.begin());
+          g.initializers[name] = runtime_inputs[k];
+          g.inputs.erase(it);
+          runtime_inputs.erase(runtime_inputs.begin() + static_cast<std::ptrdiff_t>(k));
+          frozen.push_back(name);
+        }
       }
     }
     for (const std::string& f : frozen)

@@ -426,7 +426,8 @@ npy::Array ReadTensorProto(const std::string& path) {
 ModelSummary Summarize(const std::string& path) {
   const pb::ModelProto model = Parse(path);
   ModelSummary s;
-  s.opset = DefaultOpset(path, model);
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") s.opset = o.version();
   std::set<std::string> initializer_names;
   for (const auto& t : model.graph().initializer()) initializer_names.insert(t.name());
   for (const auto& n : model.graph().node())

@@ -14,10 +14,11 @@
 
 namespace gpuclean::onnx {
 
-// Every op is lowered for this opset only; models from opset 7 on are
-// converted to it on import.
+// Every op is lowered for this opset only; older models are converted to it
+// on import by ONNX's version converter (which refuses what it cannot
+// convert: kUnsupported).
 constexpr int kCanonicalOpset = 17;
-constexpr int kMinOpset = 7;
+constexpr int kMinOpset = 1;
 
 using Dims = std::vector<int64_t>;
 

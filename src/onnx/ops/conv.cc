@@ -34,7 +34,7 @@ npy::Array ToF32(NodeContext& ctx, int index) {
 std::vector<float> Floats(const npy::Array& a) { return {a.as<float>(), a.as<float>() + a.num_elements()}; }
 
 void Conv(NodeContext& ctx) {
-  if (!ctx.IsConst(1)) ctx.Fail("weights computed at run time are not supported");
+  ctx.Const(1);  // weights must be known at convert time
   npy::Array weights = ToF32(ctx, 1);  // [O, I/g, kH, kW] or [O, I/g, kW]
   SpatialInput in = NhwcInput(ctx, 0);
   if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
@@ -46,7 +46,6 @@ void Conv(NodeContext& ctx) {
     ctx.BadModel(fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
   std::vector<float> bias(out_channels, 0.0f);
   if (ctx.Has(2)) {
-    if (!ctx.IsConst(2)) ctx.Fail("a bias computed at run time is not supported");
     bias = ctx.ConstFloats(2);
     if (static_cast<int64_t>(bias.size()) != out_channels) ctx.BadModel("bias size does not match the output channels");
   }
@@ -92,7 +91,7 @@ void Conv(NodeContext& ctx) {
 }
 
 void ConvTranspose(NodeContext& ctx) {
-  if (!ctx.IsConst(1)) ctx.Fail("weights computed at run time are not supported");
+  ctx.Const(1);  // weights must be known at convert time
   npy::Array weights = ToF32(ctx, 1);  // [C_in, C_out/g, kH, kW]
   SpatialInput in = NhwcInput(ctx, 0);
   if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);

@@ -8,10 +8,45 @@
 namespace gpuclean::onnx::ops {
 namespace {
 
+bool Arithmetic(tfl::BuiltinOperator code) {
+  return code == tfl::BuiltinOperator_ADD || code == tfl::BuiltinOperator_SUB || code == tfl::BuiltinOperator_MUL ||
+         code == tfl::BuiltinOperator_DIV;
+}
+
 void Binary(NodeContext& ctx, tfl::BuiltinOperator code) {
   Perm perm;
   const auto t = ctx.Aligned({0, 1}, &perm);
-  ctx.Out(0, ctx.b().Binary(code, t[0], t[1]), perm);
+  auto& b = ctx.b();
+  const ir::DType dtype = b.tensor(t[0]).dtype;
+  if (Arithmetic(code) && (dtype == tfl::TensorType_UINT8 || dtype == tfl::TensorType_INT8 ||
+                           dtype == tfl::TensorType_INT16)) {
+    // TFLite's arithmetic on 8/16-bit integers is quantized arithmetic; ONNX's
+    // is plain integer arithmetic that wraps. Computed in int32 (exact for
+    // these ranges; integer division truncates as ONNX's does) and cast
+    // back, which wraps.
+    const int y = b.Binary(code, b.Cast(t[0], tfl::TensorType_INT32), b.Cast(t[1], tfl::TensorType_INT32));
+    ctx.Out(0, b.Cast(y, dtype), perm);
+    return;
+  }
+  ctx.Out(0, b.Binary(code, t[0], t[1]), perm);
+}
+
+// ONNX's Pow allows a base and an exponent of different types; the result
+// has the base's. Mixed types are computed in float32.
+void Pow(NodeContext& ctx) {
+  Perm perm;
+  const auto t = ctx.Aligned({0, 1}, &perm);
+  auto& b = ctx.b();
+  const ir::DType da = b.tensor(t[0]).dtype, db = b.tensor(t[1]).dtype;
+  if (da == db) {
+    ctx.Out(0, b.Binary(tfl::BuiltinOperator_POW, t[0], t[1]), perm);
+    return;
+  }
+  const int base = da == tfl::TensorType_FLOAT32 ? t[0] : b.Cast(t[0], tfl::TensorType_FLOAT32);
+  const int exponent = db == tfl::TensorType_FLOAT32 ? t[1] : b.Cast(t[1], tfl::TensorType_FLOAT32);
+  int y = b.Binary(tfl::BuiltinOperator_POW, base, exponent);
+  if (da != tfl::TensorType_FLOAT32) y = b.Cast(y, da);
+  ctx.Out(0, y, perm);
 }
 
 void Variadic(NodeContext& ctx, tfl::BuiltinOperator code, bool mean) {
@@ -89,7 +124,7 @@ void RegisterElementwise(Registry& r) {
   r.Add("Sub", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_SUB); });
   r.Add("Mul", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_MUL); });
   r.Add("Div", Div);
-  r.Add("Pow", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_POW); });
+  r.Add("Pow", Pow);
   r.Add("Equal", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_EQUAL); });
   r.Add("Less", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LESS); });
   r.Add("LessOrEqual", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LESS_EQUAL); });
