@@ -276,60 +276,26 @@ TestResult ResultFromJson(const nlohmann::json& j) {
   r.max_abs_err = num(j.at("max_abs_err"));
   r.max_scaled_err = num(j.at("max_scaled_err"));
   r.data_sets = j.at("data_sets");
+  r.ms = j.at("ms");
   return r;
 }
 
-// Runs one test in a forked child; a crash, an abort or a hang becomes an
-// error result.
-TestResult RunIsolated(const fs::path& test_dir, const SuiteOptions& o) {
-  int fds[2];
-  if (pipe(fds) != 0) return RunOne(test_dir, o);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return RunOne(test_dir, o);
+void WriteAll(int fd, const std::string& text) {
+  size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t n = write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
   }
-  if (pid == 0) {
-    close(fds[0]);
-    alarm(static_cast<unsigned>(std::max(1, o.timeout_s)));
-    const std::string text = ResultJson(RunOne(test_dir, o)).dump();
-    size_t off = 0;
-    while (off < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-      if (n <= 0) break;
-      off += static_cast<size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) text.append(buf, static_cast<size_t>(n));
-    else if (n == 0 || errno != EINTR) break;
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+}
+
+// A result for a test whose process died, with the op types for the counts.
+TestResult Died(const fs::path& test_dir, const std::string& why) {
   TestResult r;
   r.name = test_dir.filename().string();
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !text.empty()) {
-    try {
-      return ResultFromJson(nlohmann::json::parse(text));
-    } catch (const std::exception& e) {
-      r.detail = std::string("unreadable result from the test process: ") + e.what();
-    }
-  } else if (WIFSIGNALED(status)) {
-    r.detail = WTERMSIG(status) == SIGALRM ? fmt::format("timed out after {} s", o.timeout_s)
-                                           : fmt::format("crashed: {}", strsignal(WTERMSIG(status)));
-  } else {
-    r.detail = fmt::format("the test process exited with status {}", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  }
-  // Keep the op types for the counts even when the run died.
+  r.status = TestStatus::kError;
+  r.detail = why;
   try {
     const onnx::ModelSummary s = onnx::Summarize((test_dir / "model.onnx").string());
     for (const std::string& op : s.op_types)
@@ -339,8 +305,67 @@ TestResult RunIsolated(const fs::path& test_dir, const SuiteOptions& o) {
     for (int t : s.output_types) r.float32_only = r.float32_only && t == 1;
   } catch (const std::exception&) {
   }
-  r.status = TestStatus::kError;
   return r;
+}
+
+// Runs the tests in forked children, one JSON line per test back through a
+// pipe: a crash, an abort or a hang (SIGALRM) ends the child and becomes an
+// error result for the test it was running; a new child takes the rest.
+std::vector<TestResult> RunIsolated(const std::vector<fs::path>& dirs, const SuiteOptions& o) {
+  std::vector<TestResult> results;
+  size_t next = 0;
+  while (next < dirs.size()) {
+    int fds[2];
+    if (pipe(fds) != 0) ThrowInternal("pipe() failed");
+    const pid_t pid = fork();
+    if (pid < 0) ThrowInternal("fork() failed");
+    if (pid == 0) {
+      close(fds[0]);
+      for (size_t i = next; i < dirs.size(); ++i) {
+        alarm(static_cast<unsigned>(std::max(1, o.timeout_s)));
+        const auto t0 = Clock::now();
+        TestResult r = RunOne(dirs[i], o);
+        r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        WriteAll(fds[1], ResultJson(r).dump() + "\n");
+      }
+      close(fds[1]);
+      _exit(0);
+    }
+    close(fds[1]);
+    std::string pending;
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      pending.append(buf, static_cast<size_t>(n));
+      size_t nl;
+      while ((nl = pending.find('\n')) != std::string::npos) {
+        const std::string line = pending.substr(0, nl);
+        pending.erase(0, nl + 1);
+        try {
+          results.push_back(ResultFromJson(nlohmann::json::parse(line)));
+        } catch (const std::exception& e) {
+          results.push_back(Died(dirs[next], std::string("unreadable result from the test process: ") + e.what()));
+        }
+        ++next;
+      }
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (next >= dirs.size()) break;
+    std::string why;
+    if (WIFSIGNALED(status))
+      why = WTERMSIG(status) == SIGALRM ? fmt::format("timed out after {} s", o.timeout_s)
+                                        : fmt::format("crashed: {}", strsignal(WTERMSIG(status)));
+    else
+      why = fmt::format("the test process exited with status {}", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    results.push_back(Died(dirs[next], why));
+    ++next;
+  }
+  return results;
 }
 
 }  // namespace
@@ -462,16 +487,21 @@ SuiteReport RunNodeSuite(const SuiteOptions& o) {
   if (dirs.empty())
     throw Error(ErrorKind::kUsage, fmt::format("{}: no test_*/model.onnx (is libonnx-testdata installed?)", o.dir));
   std::sort(dirs.begin(), dirs.end());
-  for (const fs::path& d : dirs) {
-    const auto t0 = Clock::now();
-    TestResult r = o.isolate ? RunIsolated(d, o) : RunOne(d, o);
-    r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  if (o.isolate) {
+    report.tests = RunIsolated(dirs, o);
+  } else {
+    for (const fs::path& d : dirs) {
+      const auto t0 = Clock::now();
+      report.tests.push_back(RunOne(d, o));
+      report.tests.back().ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    }
+  }
+  for (const TestResult& r : report.tests) {
     if (r.float32_only)
       for (const std::string& op : r.op_types) {
         report.float32_ops.insert(op);
         if (onnx::Rules().rules.count(op)) report.float32_ops_supported.insert(op);
       }
-    report.tests.push_back(std::move(r));
   }
   report.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return report;
