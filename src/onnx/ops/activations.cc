@@ -157,6 +157,19 @@ void Dropout(NodeContext& ctx) {
   }
 }
 
+// Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0.
+void Shrink(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  if (b.tensor(x).dtype != tfl::TensorType_FLOAT32) ctx.Fail("Shrink on non-float inputs is not supported");
+  const float lambd = ctx.Float("lambd", 0.5f), bias = ctx.Float("bias", 0.0f);
+  const int below = b.Cast(b.Less(x, ctx.ScalarF32(-lambd)), tfl::TensorType_FLOAT32);
+  const int above = b.Cast(b.Greater(x, ctx.ScalarF32(lambd)), tfl::TensorType_FLOAT32);
+  const int y = b.Add(b.Mul(b.Add(x, ctx.ScalarF32(bias)), below), b.Mul(b.Sub(x, ctx.ScalarF32(bias)), above));
+  ctx.Out(0, y, perm);
+}
+
 void Identity(NodeContext& ctx) {
   const Value& v = ctx.In(0);
   if (v.constant) {
@@ -186,6 +199,7 @@ void RegisterActivations(Registry& r) {
   r.Add("PRelu", PRelu);
   r.Add("Identity", Identity);
   r.Add("Dropout", Dropout);
+  r.Add("Shrink", Shrink);
 }
 
 }  // namespace gpuclean::onnx::ops

@@ -1,6 +1,7 @@
 // BatchNormalization (inference), LayerNormalization, InstanceNormalization.
 // Per-channel parameters become constants laid out like the input, so the
 // ops run in the input's layout (NHWC after a convolution).
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -125,12 +126,30 @@ void InstanceNorm(NodeContext& ctx) {
           perm);
 }
 
+// MeanVarianceNormalization (ONNX's function body): (x - mean) /
+// (sqrt(var) + 1e-9) over `axes`, in the input's layout.
+void MeanVarianceNorm(NodeContext& ctx) {
+  const int rank = ctx.Rank(0);
+  const Perm perm = ctx.PermOf(0);
+  auto& b = ctx.b();
+  const int x = ctx.TensorIn(0, perm);
+  std::vector<int32_t> axes;
+  for (int64_t a : ctx.Ints("axes", {0, 2, 3})) axes.push_back(StoredAxis(perm, NormalizeAxis(a, rank, ctx.node().Label())));
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  const int mean = b.Mean(x, axes, true);
+  const int centered = b.Sub(x, mean);
+  const int std_dev = b.Sqrt(b.Mean(b.Mul(centered, centered), axes, true));
+  ctx.Out(0, b.Div(centered, b.Add(std_dev, ctx.ScalarF32(1e-9f))), perm);
+}
+
 }  // namespace
 
 void RegisterNormalization(Registry& r) {
   r.Add("BatchNormalization", BatchNorm);
   r.Add("LayerNormalization", LayerNorm);
   r.Add("InstanceNormalization", InstanceNorm);
+  r.Add("MeanVarianceNormalization", MeanVarianceNorm);
 }
 
 }  // namespace gpuclean::onnx::ops
