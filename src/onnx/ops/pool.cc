@@ -33,6 +33,15 @@ void MaxPool(NodeContext& ctx) {
   std::vector<Window> w = SpatialWindows(ctx, in, kernel);
   ApplyCeilMode(ctx, w);
   int x = in.tensor;
+  // Integer inputs (uint8 images) pool in float32, which holds every 8- and
+  // 16-bit value exactly; the result is cast back.
+  const ir::DType dtype = ctx.b().tensor(x).dtype;
+  if (dtype != tfl::TensorType_FLOAT32) {
+    if (dtype != tfl::TensorType_UINT8 && dtype != tfl::TensorType_INT8 && dtype != tfl::TensorType_INT16)
+      ctx.Fail(fmt::format("MaxPool on {} is not supported", ir::DTypeName(dtype)));
+    x = ctx.b().Cast(x, tfl::TensorType_FLOAT32);
+  }
+  auto back = [&](int y) { return dtype == tfl::TensorType_FLOAT32 ? y : ctx.b().Cast(y, dtype); };
   if (w[0].dilation != 1 || w[1].dilation != 1) {
     // MAX_POOL_2D has no dilation: the maximum over one strided slice of the
     // padded input per kernel tap.
@@ -52,13 +61,13 @@ void MaxPool(NodeContext& ctx) {
             {1, static_cast<int32_t>(w[0].stride), static_cast<int32_t>(w[1].stride), 1});
         y = y < 0 ? tap : b.Maximum(y, tap);
       }
-    NhwcOutput(ctx, 0, y, in.one_d);
+    NhwcOutput(ctx, 0, back(y), in.one_d);
     return;
   }
   const tfl::Padding padding = PadFor(ctx, x, w, -FLT_MAX);
   const int y = ctx.b().MaxPool2D(x, padding, static_cast<int>(w[1].stride), static_cast<int>(w[0].stride),
                                   static_cast<int>(w[1].kernel), static_cast<int>(w[0].kernel));
-  NhwcOutput(ctx, 0, y, in.one_d);
+  NhwcOutput(ctx, 0, back(y), in.one_d);
 }
 
 void AveragePool(NodeContext& ctx) {
