@@ -1,7 +1,10 @@
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "gpuclean/convert.h"
+#include "gpuclean/node_suite.h"
 #include "gpuclean/run.h"
 
 namespace gpuclean::cli {
@@ -52,6 +55,37 @@ void AddConvert(CLI::App& app, Handler& handler) {
       if (args->json) std::cout << result.report.ToJson().dump(2) << "\n";
       else std::cout << result.report.RenderText();
       return result.report.proof_run && !result.report.proven ? 1 : 0;
+    };
+  });
+
+  // Hidden: ONNX's backend node tests through convert (docs/convert.md,
+  // "ONNX node-test suite"); --markdown prints that section's body.
+  auto* suite = app.add_subcommand("convert-node-suite",
+                                   "Run ONNX's backend node tests (libonnx-testdata) through convert and our interpreter");
+  suite->group("");
+  struct SuiteArgs {
+    convert::SuiteOptions options;
+    bool json = false, markdown = false, no_isolate = false;
+  };
+  auto sargs = std::make_shared<SuiteArgs>();
+  suite->add_option("--dir", sargs->options.dir, "the node/ folder of the ONNX test data")
+      ->default_val(convert::kDefaultNodeSuiteDir);
+  suite->add_option("--filter", sargs->options.filter, "only tests whose name contains this");
+  suite->add_flag("--json", sargs->json, "print the results as JSON");
+  suite->add_flag("--markdown", sargs->markdown, "print the docs/convert.md section body");
+  suite->add_flag("--no-isolate", sargs->no_isolate, "run tests in this process (no fork per test)");
+  suite->callback([sargs, &handler] {
+    handler = [sargs] {
+      sargs->options.isolate = !sargs->no_isolate;
+      const convert::SuiteReport r = convert::RunNodeSuite(sargs->options);
+      if (sargs->json) std::cout << r.ToJson().dump(2) << "\n";
+      else if (sargs->markdown) std::cout << r.RenderMarkdown();
+      else
+        std::cout << r.RenderTable()
+                  << fmt::format("# {} tests, {} run, {} pass ({:.1f}%); float32 op types supported {}/{}; {:.1f} s\n",
+                                 r.tests.size(), r.Runnable(), r.Count(convert::TestStatus::kPass), 100 * r.PassRate(),
+                                 r.float32_ops_supported.size(), r.float32_ops.size(), r.ms / 1000);
+      return 0;
     };
   });
 }

@@ -197,6 +197,9 @@ int Lowerer::Materialize(Value& v, const Perm& wanted) {
   if (auto it = v.layouts.find(perm); it != v.layouts.end()) return it->second;
   int t;
   if (v.constant) {
+    if (v.constant->num_elements() == 0)
+      ThrowUnsupported(fmt::format("{}: '{}' is an empty tensor (shape [{}]); the format cannot store empty tensors",
+                                   graph_.source, v.name, fmt::join(v.constant->shape, ",")));
     npy::Array stored = TransposeHost(ToStored(*v.constant, scratch_, v.name), perm);
     const std::string name = v.name + LayoutSuffix(perm);
     const auto shape = ToShape32(stored.shape, "constant '" + v.name + "'");

@@ -401,6 +401,44 @@ Graph Import(const std::string& path, const ImportOptions& options) {
   return g;
 }
 
+std::string OnnxTypeName(int onnx_type) {
+  if (!pb::TensorProto::DataType_IsValid(onnx_type)) return std::to_string(onnx_type);
+  return pb::TensorProto::DataType_Name(static_cast<pb::TensorProto::DataType>(onnx_type));
+}
+
+npy::Array ReadTensorProto(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) ThrowBadInput(path + ": no such file");
+  const auto size = fs::file_size(path, ec);
+  if (ec || static_cast<int64_t>(size) > kMaxProtoBytes) ThrowBadInput(path + ": cannot read the file (or over 2 GiB)");
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(size, '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) ThrowBadInput(path + ": cannot read the file");
+  pb::TensorProto t;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!t.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) Bad(path, "not a serialised ONNX TensorProto");
+  if (t.data_location() == pb::TensorProto::EXTERNAL) Bad(path, "the tensor refers to external data");
+  return TensorFromProto(path, t);
+}
+
+ModelSummary Summarize(const std::string& path) {
+  const pb::ModelProto model = Parse(path);
+  ModelSummary s;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") s.opset = o.version();
+  std::set<std::string> initializer_names;
+  for (const auto& t : model.graph().initializer()) initializer_names.insert(t.name());
+  for (const auto& n : model.graph().node())
+    s.op_types.push_back(n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + ":" + n.op_type());
+  auto elem = [](const pb::ValueInfoProto& v) { return v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0; };
+  for (const auto& v : model.graph().input())
+    if (!initializer_names.count(v.name())) s.input_types.push_back(elem(v));
+  for (const auto& v : model.graph().output()) s.output_types.push_back(elem(v));
+  return s;
+}
+
 void WriteWithOutputs(const std::string& path, const std::vector<std::string>& names, const std::string& out_path) {
   pb::ModelProto model = Parse(path);
   for (auto& t : *model.mutable_graph()->mutable_initializer())

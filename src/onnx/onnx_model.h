@@ -14,10 +14,11 @@
 
 namespace gpuclean::onnx {
 
-// Every op is lowered for this opset only; models from opset 7 on are
-// converted to it on import.
+// Every op is lowered for this opset only; older models are converted to it
+// on import by ONNX's version converter (which refuses what it cannot
+// convert: kUnsupported).
 constexpr int kCanonicalOpset = 17;
-constexpr int kMinOpset = 7;
+constexpr int kMinOpset = 1;
 
 using Dims = std::vector<int64_t>;
 
@@ -83,5 +84,24 @@ void WriteWithOutputs(const std::string& path, const std::vector<std::string>& n
 
 // ONNX TensorProto data type number -> our dtype; throws kUnsupported.
 ir::DType DTypeFromOnnx(int onnx_type, const std::string& what);
+// ONNX TensorProto data type number -> its name ("FLOAT", "INT64", ...).
+std::string OnnxTypeName(int onnx_type);
+
+// A serialised TensorProto file (the ONNX backend tests' input_K.pb and
+// output_K.pb) as an array: float64 becomes float32 as everywhere in import.
+// Throws Error(kBadInput) for a file that is not a TensorProto and
+// Error(kUnsupported) for element types gpuclean does not read (strings...).
+npy::Array ReadTensorProto(const std::string& path);
+
+// What a model holds, read without checking, converting or inferring
+// anything (for test selection): op types in graph order ("domain:Op" for
+// other domains), ONNX element types of the graph inputs (initializers
+// excluded) and outputs (0 when not a tensor), and the default opset.
+struct ModelSummary {
+  std::vector<std::string> op_types;
+  std::vector<int> input_types, output_types;
+  int64_t opset = 0;
+};
+ModelSummary Summarize(const std::string& path);
 
 }  // namespace gpuclean::onnx

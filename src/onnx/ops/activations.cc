@@ -29,9 +29,6 @@ int Clamp(NodeContext& ctx, int x, float lo, float hi) {
 
 void Clip(NodeContext& ctx) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  float lo = ctx.Float("min", -kInf), hi = ctx.Float("max", kInf);
-  if (ctx.Has(1)) lo = ctx.ConstFloats(1).at(0);
-  if (ctx.Has(2)) hi = ctx.ConstFloats(2).at(0);
   const Perm perm = ctx.PermOf(0);
   const int x = ctx.TensorIn(0, perm);
   if (ctx.b().tensor(x).dtype != tfl::TensorType_FLOAT32) {
@@ -44,6 +41,9 @@ void Clip(NodeContext& ctx) {
     ctx.Out(0, y, perm);
     return;
   }
+  float lo = ctx.Float("min", -kInf), hi = ctx.Float("max", kInf);
+  if (ctx.Has(1)) lo = ctx.ConstFloats(1).at(0);
+  if (ctx.Has(2)) hi = ctx.ConstFloats(2).at(0);
   ctx.Out(0, Clamp(ctx, x, lo, hi), perm);
 }
 
@@ -139,6 +139,37 @@ void PRelu(NodeContext& ctx) {
   ctx.Out(0, b.Add(pos, neg), perm);
 }
 
+// Inference: the identity, and a mask of all true. Training mode drops at
+// random, which no converted graph reproduces; a ratio of 0 is the identity.
+void Dropout(NodeContext& ctx) {
+  const bool training = ctx.Has(2) && ctx.ConstInts(2).at(0) != 0;
+  const float ratio = ctx.Has(1) ? ctx.ConstFloats(1).at(0) : ctx.Float("ratio", 0.5f);
+  if (training && ratio != 0.0f) ctx.Fail("training-mode Dropout (random dropping) is not supported");
+  const Value& v = ctx.In(0);
+  if (v.constant) ctx.OutConst(0, *v.constant);
+  else ctx.Out(0, v.tensor, v.perm);
+  if (ctx.HasOutput(1)) {
+    npy::Array mask;
+    mask.dtype = tfl::TensorType_BOOL;
+    mask.shape = ctx.Shape(0);
+    mask.data.assign(static_cast<size_t>(NumElements(mask.shape)), 1);
+    ctx.OutConst(1, std::move(mask));
+  }
+}
+
+// Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0.
+void Shrink(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  if (b.tensor(x).dtype != tfl::TensorType_FLOAT32) ctx.Fail("Shrink on non-float inputs is not supported");
+  const float lambd = ctx.Float("lambd", 0.5f), bias = ctx.Float("bias", 0.0f);
+  const int below = b.Cast(b.Less(x, ctx.ScalarF32(-lambd)), tfl::TensorType_FLOAT32);
+  const int above = b.Cast(b.Greater(x, ctx.ScalarF32(lambd)), tfl::TensorType_FLOAT32);
+  const int y = b.Add(b.Mul(b.Add(x, ctx.ScalarF32(bias)), below), b.Mul(b.Sub(x, ctx.ScalarF32(bias)), above));
+  ctx.Out(0, y, perm);
+}
+
 void Identity(NodeContext& ctx) {
   const Value& v = ctx.In(0);
   if (v.constant) {
@@ -167,7 +198,8 @@ void RegisterActivations(Registry& r) {
   r.Add("ThresholdedRelu", ThresholdedRelu);
   r.Add("PRelu", PRelu);
   r.Add("Identity", Identity);
-  r.Add("Dropout", Identity);
+  r.Add("Dropout", Dropout);
+  r.Add("Shrink", Shrink);
 }
 
 }  // namespace gpuclean::onnx::ops

@@ -34,7 +34,7 @@ npy::Array ToF32(NodeContext& ctx, int index) {
 std::vector<float> Floats(const npy::Array& a) { return {a.as<float>(), a.as<float>() + a.num_elements()}; }
 
 void Conv(NodeContext& ctx) {
-  if (!ctx.IsConst(1)) ctx.Fail("weights computed at run time are not supported");
+  ctx.Const(1);  // weights must be known at convert time
   npy::Array weights = ToF32(ctx, 1);  // [O, I/g, kH, kW] or [O, I/g, kW]
   SpatialInput in = NhwcInput(ctx, 0);
   if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
@@ -46,7 +46,6 @@ void Conv(NodeContext& ctx) {
     ctx.BadModel(fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
   std::vector<float> bias(out_channels, 0.0f);
   if (ctx.Has(2)) {
-    if (!ctx.IsConst(2)) ctx.Fail("a bias computed at run time is not supported");
     bias = ctx.ConstFloats(2);
     if (static_cast<int64_t>(bias.size()) != out_channels) ctx.BadModel("bias size does not match the output channels");
   }
@@ -92,7 +91,7 @@ void Conv(NodeContext& ctx) {
 }
 
 void ConvTranspose(NodeContext& ctx) {
-  if (!ctx.IsConst(1)) ctx.Fail("weights computed at run time are not supported");
+  ctx.Const(1);  // weights must be known at convert time
   npy::Array weights = ToF32(ctx, 1);  // [C_in, C_out/g, kH, kW]
   SpatialInput in = NhwcInput(ctx, 0);
   if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
@@ -115,8 +114,22 @@ void ConvTranspose(NodeContext& ctx) {
   }
   if (strides.size() != n || dilations.size() != n || pads.size() != 2 * n || out_pad.size() != n)
     ctx.BadModel("strides/dilations/pads/output_padding do not match a 2-D ConvTranspose");
-  for (int64_t d : dilations)
-    if (d != 1) ctx.Fail("dilated ConvTranspose is not supported");
+  if (dilations[0] != 1 || dilations[1] != 1) {
+    // A dilated kernel is the kernel with (dilation - 1) zeros between taps.
+    if (dilations[0] < 1 || dilations[1] < 1) ctx.BadModel("dilations must be >= 1");
+    const int64_t kh = weights.shape[2], kw = weights.shape[3];
+    const int64_t eh = (kh - 1) * dilations[0] + 1, ew = (kw - 1) * dilations[1] + 1;
+    npy::Array d;
+    d.dtype = tfl::TensorType_FLOAT32;
+    d.shape = {weights.shape[0], weights.shape[1], eh, ew};
+    d.data.assign(static_cast<size_t>(NumElements(d.shape)) * 4, 0);
+    const int64_t planes = weights.shape[0] * weights.shape[1];
+    for (int64_t p = 0; p < planes; ++p)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          d.as<float>()[(p * eh + i * dilations[0]) * ew + j * dilations[1]] = weights.as<float>()[(p * kh + i) * kw + j];
+    weights = std::move(d);
+  }
   const Dims kernel = {weights.shape[2], weights.shape[3]};
   Dims full(2), want(2), begin(2);
   const std::string auto_pad = ctx.Str("auto_pad", "NOTSET");
@@ -128,7 +141,10 @@ void ConvTranspose(NodeContext& ctx) {
     if (has_output_shape || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       const int64_t target = has_output_shape ? output_shape.at(output_shape.size() - n + i) : in.spatial[i] * strides[i];
       const int64_t total = full[i] + out_pad[i] - target;
-      const int64_t lo = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      // The spec's total/2 is Python's floor division: a negative total
+      // (an output larger than the full one) leaves the extra at the end.
+      const int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+      const int64_t lo = auto_pad == "SAME_UPPER" ? half : total - half;
       begin[i] = lo;
       want[i] = target;
     } else {
@@ -140,7 +156,7 @@ void ConvTranspose(NodeContext& ctx) {
   auto& b = ctx.b();
   const npy::Array f = TransposeHost(weights, {1, 2, 3, 0});
   const std::vector<float> bias = ctx.Has(2) ? ctx.ConstFloats(2) : std::vector<float>(out_channels, 0.0f);
-  const auto& xs = b.shape(in.tensor);
+  const auto xs = b.shape(in.tensor);  // a copy: adding tensors moves the builder's storage
   int y = b.TransposeConv(in.tensor, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
                           builder::kNoInput,
                           {xs[0], static_cast<int32_t>(full[0]), static_cast<int32_t>(full[1]),

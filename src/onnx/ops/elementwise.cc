@@ -1,5 +1,6 @@
 // Elementwise ONNX ops: numpy-broadcast binaries, comparisons, logic, Where,
-// the variadic Max/Min/Sum/Mean and the one-to-one unaries. All of them run
+// the variadic Max/Min/Sum/Mean, the one-to-one unaries and the
+// trigonometric/hyperbolic functions built from them. All of them run
 // in whatever layout their inputs arrive in (NodeContext::Aligned).
 #include <cmath>
 
@@ -8,10 +9,45 @@
 namespace gpuclean::onnx::ops {
 namespace {
 
+bool Arithmetic(tfl::BuiltinOperator code) {
+  return code == tfl::BuiltinOperator_ADD || code == tfl::BuiltinOperator_SUB || code == tfl::BuiltinOperator_MUL ||
+         code == tfl::BuiltinOperator_DIV;
+}
+
 void Binary(NodeContext& ctx, tfl::BuiltinOperator code) {
   Perm perm;
   const auto t = ctx.Aligned({0, 1}, &perm);
-  ctx.Out(0, ctx.b().Binary(code, t[0], t[1]), perm);
+  auto& b = ctx.b();
+  const ir::DType dtype = b.tensor(t[0]).dtype;
+  if (Arithmetic(code) && (dtype == tfl::TensorType_UINT8 || dtype == tfl::TensorType_INT8 ||
+                           dtype == tfl::TensorType_INT16)) {
+    // TFLite's arithmetic on 8/16-bit integers is quantized arithmetic; ONNX's
+    // is plain integer arithmetic that wraps. Computed in int32 (exact for
+    // these ranges; integer division truncates as ONNX's does) and cast
+    // back, which wraps.
+    const int y = b.Binary(code, b.Cast(t[0], tfl::TensorType_INT32), b.Cast(t[1], tfl::TensorType_INT32));
+    ctx.Out(0, b.Cast(y, dtype), perm);
+    return;
+  }
+  ctx.Out(0, b.Binary(code, t[0], t[1]), perm);
+}
+
+// ONNX's Pow allows a base and an exponent of different types; the result
+// has the base's. Mixed types are computed in float32.
+void Pow(NodeContext& ctx) {
+  Perm perm;
+  const auto t = ctx.Aligned({0, 1}, &perm);
+  auto& b = ctx.b();
+  const ir::DType da = b.tensor(t[0]).dtype, db = b.tensor(t[1]).dtype;
+  if (da == db) {
+    ctx.Out(0, b.Binary(tfl::BuiltinOperator_POW, t[0], t[1]), perm);
+    return;
+  }
+  const int base = da == tfl::TensorType_FLOAT32 ? t[0] : b.Cast(t[0], tfl::TensorType_FLOAT32);
+  const int exponent = db == tfl::TensorType_FLOAT32 ? t[1] : b.Cast(t[1], tfl::TensorType_FLOAT32);
+  int y = b.Binary(tfl::BuiltinOperator_POW, base, exponent);
+  if (da != tfl::TensorType_FLOAT32) y = b.Cast(y, da);
+  ctx.Out(0, y, perm);
 }
 
 void Variadic(NodeContext& ctx, tfl::BuiltinOperator code, bool mean) {
@@ -82,6 +118,82 @@ void Xor(NodeContext& ctx) {
 
 void Div(NodeContext& ctx) { Binary(ctx, tfl::BuiltinOperator_DIV); }
 
+// Trigonometric and hyperbolic functions TFLite lacks, from SIN, COS, EXP,
+// LOG, SQRT and arithmetic (ops every GPU delegate runs).
+using UnaryFn = int (*)(NodeContext&, int);
+
+void Elementwise(NodeContext& ctx, UnaryFn fn) {
+  const Perm perm = ctx.PermOf(0);
+  ctx.Out(0, fn(ctx, ctx.TensorIn(0, perm)), perm);
+}
+
+int Tan(NodeContext& ctx, int x) { return ctx.b().Div(ctx.b().Sin(x), ctx.b().Cos(x)); }
+
+int Sinh(NodeContext& ctx, int x) {
+  auto& b = ctx.b();
+  return b.Mul(b.Sub(b.Exp(x), b.Exp(b.Neg(x))), ctx.ScalarF32(0.5f));
+}
+
+int Cosh(NodeContext& ctx, int x) {
+  auto& b = ctx.b();
+  return b.Mul(b.Add(b.Exp(x), b.Exp(b.Neg(x))), ctx.ScalarF32(0.5f));
+}
+
+// sign(x) log(|x| + sqrt(x^2 + 1)): no cancellation for negative x.
+int Asinh(NodeContext& ctx, int x) {
+  auto& b = ctx.b();
+  const int ax = b.Abs(x);
+  const int y = b.Log(b.Add(ax, b.Sqrt(b.Add(b.Mul(x, x), ctx.ScalarF32(1)))));
+  const int sign = b.Sub(b.Cast(b.Greater(x, ctx.ScalarF32(0)), tfl::TensorType_FLOAT32),
+                         b.Cast(b.Less(x, ctx.ScalarF32(0)), tfl::TensorType_FLOAT32));
+  return b.Mul(y, sign);
+}
+
+int Acosh(NodeContext& ctx, int x) {
+  auto& b = ctx.b();
+  return b.Log(b.Add(x, b.Sqrt(b.Sub(b.Mul(x, x), ctx.ScalarF32(1)))));
+}
+
+int Atanh(NodeContext& ctx, int x) {
+  auto& b = ctx.b();
+  const int one = ctx.ScalarF32(1);
+  return b.Mul(b.Log(b.Div(b.Add(one, x), b.Sub(one, x))), ctx.ScalarF32(0.5f));
+}
+
+// Cephes' atanf: |x| reduced to [0, tan(pi/8)] (by pi/2 - atan(1/|x|) above
+// tan(3pi/8), pi/4 + atan((|x|-1)/(|x|+1)) above tan(pi/8)), then a degree-9
+// odd polynomial; relative error ~1e-7. The reductions are computed for
+// every element and selected, so the unused ones may hold infinities.
+int Atan(NodeContext& ctx, int x) {
+  auto& b = ctx.b();
+  const int ax = b.Abs(x);
+  const int one = ctx.ScalarF32(1);
+  const int big = b.Greater(ax, ctx.ScalarF32(2.414213562373095f));
+  const int mid = b.Greater(ax, ctx.ScalarF32(0.4142135623730950f));
+  const int r_big = b.Neg(b.Div(one, ax));
+  const int r_mid = b.Div(b.Sub(ax, one), b.Add(ax, one));
+  const int r = b.SelectV2(big, r_big, b.SelectV2(mid, r_mid, ax));
+  const int base = b.SelectV2(big, ctx.ScalarF32(1.5707963267948966f),
+                              b.SelectV2(mid, ctx.ScalarF32(0.7853981633974483f), ctx.ScalarF32(0)));
+  const int z = b.Mul(r, r);
+  int p = ctx.ScalarF32(8.05374449538e-2f);
+  p = b.Add(b.Mul(p, z), ctx.ScalarF32(-1.38776856032e-1f));
+  p = b.Add(b.Mul(p, z), ctx.ScalarF32(1.99777106478e-1f));
+  p = b.Add(b.Mul(p, z), ctx.ScalarF32(-3.33329491539e-1f));
+  const int y = b.Add(base, b.Add(b.Mul(b.Mul(p, z), r), r));
+  const int sign = b.Sub(b.Cast(b.Greater(x, ctx.ScalarF32(0)), tfl::TensorType_FLOAT32),
+                         b.Cast(b.Less(x, ctx.ScalarF32(0)), tfl::TensorType_FLOAT32));
+  return b.Mul(y, sign);
+}
+
+// asin(x) = atan(x / sqrt(1 - x^2)) (|x| = 1 divides by zero: atan(inf)).
+int Asin(NodeContext& ctx, int x) {
+  auto& b = ctx.b();
+  return Atan(ctx, b.Div(x, b.Sqrt(b.Sub(ctx.ScalarF32(1), b.Mul(x, x)))));
+}
+
+int Acos(NodeContext& ctx, int x) { return ctx.b().Sub(ctx.ScalarF32(1.5707963267948966f), Asin(ctx, x)); }
+
 }  // namespace
 
 void RegisterElementwise(Registry& r) {
@@ -89,7 +201,7 @@ void RegisterElementwise(Registry& r) {
   r.Add("Sub", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_SUB); });
   r.Add("Mul", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_MUL); });
   r.Add("Div", Div);
-  r.Add("Pow", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_POW); });
+  r.Add("Pow", Pow);
   r.Add("Equal", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_EQUAL); });
   r.Add("Less", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LESS); });
   r.Add("LessOrEqual", [](NodeContext& c) { Binary(c, tfl::BuiltinOperator_LESS_EQUAL); });
@@ -116,6 +228,15 @@ void RegisterElementwise(Registry& r) {
   r.Add("Reciprocal", Reciprocal);
   r.Add("Erf", Erf);
   r.Add("Sign", Sign);
+  r.Add("Tan", [](NodeContext& c) { Elementwise(c, Tan); });
+  r.Add("Sinh", [](NodeContext& c) { Elementwise(c, Sinh); });
+  r.Add("Cosh", [](NodeContext& c) { Elementwise(c, Cosh); });
+  r.Add("Asinh", [](NodeContext& c) { Elementwise(c, Asinh); });
+  r.Add("Acosh", [](NodeContext& c) { Elementwise(c, Acosh); });
+  r.Add("Atanh", [](NodeContext& c) { Elementwise(c, Atanh); });
+  r.Add("Atan", [](NodeContext& c) { Elementwise(c, Atan); });
+  r.Add("Asin", [](NodeContext& c) { Elementwise(c, Asin); });
+  r.Add("Acos", [](NodeContext& c) { Elementwise(c, Acos); });
 }
 
 }  // namespace gpuclean::onnx::ops

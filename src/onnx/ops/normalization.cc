@@ -1,6 +1,7 @@
 // BatchNormalization (inference), LayerNormalization, InstanceNormalization.
 // Per-channel parameters become constants laid out like the input, so the
 // ops run in the input's layout (NHWC after a convolution).
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -19,8 +20,42 @@ int PerAxisConst(NodeContext& ctx, const std::vector<float>& values, int axis, i
   return ctx.b().ConstF32(ctx.node().outputs[0] + "/" + role, shape, values);
 }
 
+// training_mode: normalised with the batch's own statistics (population
+// variance); the running statistics outputs are input * momentum +
+// batch * (1 - momentum).
+void BatchNormTraining(NodeContext& ctx) {
+  const int rank = ctx.Rank(0);
+  if (rank < 2) ctx.BadModel("input rank < 2");
+  const int64_t c = ctx.Shape(0)[1];
+  const auto scale = ctx.ConstFloats(1), bias = ctx.ConstFloats(2);
+  if (static_cast<int64_t>(scale.size()) != c || bias.size() != scale.size())
+    ctx.BadModel("parameter sizes do not match the channels");
+  const float eps = ctx.Float("epsilon", 1e-5f), momentum = ctx.Float("momentum", 0.9f);
+  const Perm perm = ctx.PermOf(0);
+  auto& b = ctx.b();
+  const int x = ctx.TensorIn(0, perm);
+  std::vector<int32_t> axes;
+  for (int a = 0; a < rank; ++a)
+    if (a != 1) axes.push_back(StoredAxis(perm, a));
+  std::sort(axes.begin(), axes.end());
+  const int mean = b.Mean(x, axes, true);
+  const int centered = b.Sub(x, mean);
+  const int var = b.Mean(b.Mul(centered, centered), axes, true);
+  const int norm = b.Div(centered, b.Sqrt(b.Add(var, ctx.ScalarF32(eps))));
+  ctx.Out(0, b.Add(b.Mul(norm, PerAxisConst(ctx, scale, 1, rank, perm, "scale")), PerAxisConst(ctx, bias, 1, rank, perm, "bias")),
+          perm);
+  const Shape32 vec = {static_cast<int32_t>(c)};
+  for (int k = 1; k <= 2; ++k) {
+    if (!ctx.HasOutput(k)) continue;
+    const int batch = b.Reshape(k == 1 ? mean : var, vec);
+    const int running = b.Mul(ctx.TensorIn(2 + k, {}), ctx.ScalarF32(momentum));
+    ctx.Out(k, b.Add(running, b.Mul(batch, ctx.ScalarF32(1.0f - momentum))));
+  }
+}
+
 void BatchNorm(NodeContext& ctx) {
-  if (ctx.HasOutput(1) || ctx.HasOutput(2)) ctx.Fail("training mode (running statistics outputs) is not supported");
+  if (ctx.Int("training_mode", 0) != 0) return BatchNormTraining(ctx);
+  if (ctx.HasOutput(1) || ctx.HasOutput(2)) ctx.Fail("running statistics outputs without training_mode");
   const int rank = ctx.Rank(0);
   if (rank < 2) ctx.BadModel("input rank < 2");
   const int64_t c = ctx.Shape(0)[1];
@@ -53,7 +88,6 @@ int Normalize(NodeContext& ctx, int x, const std::vector<int32_t>& axes, float e
 }
 
 void LayerNorm(NodeContext& ctx) {
-  if (ctx.HasOutput(1) || ctx.HasOutput(2)) ctx.Fail("the Mean/InvStdDev outputs are not supported");
   const int rank = ctx.Rank(0);
   const int axis = NormalizeAxis(ctx.Int("axis", -1), rank, ctx.node().Label());
   std::vector<int> idx = {0, 1};
@@ -64,9 +98,16 @@ void LayerNorm(NodeContext& ctx) {
   for (int a = axis; a < rank; ++a) axes.push_back(StoredAxis(perm, a));
   std::sort(axes.begin(), axes.end());
   auto& b = ctx.b();
-  int y = b.Mul(Normalize(ctx, t[0], axes, ctx.Float("epsilon", 1e-5f)), t[1]);
+  // (x - mean) * rsqrt(var + eps); Mean and InvStdDev are outputs 1 and 2
+  // (reduced axes kept as size 1).
+  const int mean = b.Mean(t[0], axes, true);
+  const int centered = b.Sub(t[0], mean);
+  const int inv_std = b.Rsqrt(b.Add(b.Mean(b.Mul(centered, centered), axes, true), ctx.ScalarF32(ctx.Float("epsilon", 1e-5f))));
+  int y = b.Mul(b.Mul(centered, inv_std), t[1]);
   if (ctx.Has(2)) y = b.Add(y, t[2]);
   ctx.Out(0, y, perm);
+  if (ctx.HasOutput(1)) ctx.Out(1, mean, perm);
+  if (ctx.HasOutput(2)) ctx.Out(2, inv_std, perm);
 }
 
 void InstanceNorm(NodeContext& ctx) {
@@ -85,12 +126,30 @@ void InstanceNorm(NodeContext& ctx) {
           perm);
 }
 
+// MeanVarianceNormalization (ONNX's function body): (x - mean) /
+// (sqrt(var) + 1e-9) over `axes`, in the input's layout.
+void MeanVarianceNorm(NodeContext& ctx) {
+  const int rank = ctx.Rank(0);
+  const Perm perm = ctx.PermOf(0);
+  auto& b = ctx.b();
+  const int x = ctx.TensorIn(0, perm);
+  std::vector<int32_t> axes;
+  for (int64_t a : ctx.Ints("axes", {0, 2, 3})) axes.push_back(StoredAxis(perm, NormalizeAxis(a, rank, ctx.node().Label())));
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  const int mean = b.Mean(x, axes, true);
+  const int centered = b.Sub(x, mean);
+  const int std_dev = b.Sqrt(b.Mean(b.Mul(centered, centered), axes, true));
+  ctx.Out(0, b.Div(centered, b.Add(std_dev, ctx.ScalarF32(1e-9f))), perm);
+}
+
 }  // namespace
 
 void RegisterNormalization(Registry& r) {
   r.Add("BatchNormalization", BatchNorm);
   r.Add("LayerNormalization", LayerNorm);
   r.Add("InstanceNormalization", InstanceNorm);
+  r.Add("MeanVarianceNormalization", MeanVarianceNorm);
 }
 
 }  // namespace gpuclean::onnx::ops

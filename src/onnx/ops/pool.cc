@@ -31,14 +31,43 @@ void MaxPool(NodeContext& ctx) {
   if (in.one_d) kernel.insert(kernel.begin(), 1);
   if (kernel.size() != 2) ctx.BadModel("kernel_shape does not match the input rank");
   std::vector<Window> w = SpatialWindows(ctx, in, kernel);
-  for (const Window& win : w)
-    if (win.dilation != 1) ctx.Fail("dilated max pooling is not supported");
   ApplyCeilMode(ctx, w);
   int x = in.tensor;
+  // Integer inputs (uint8 images) pool in float32, which holds every 8- and
+  // 16-bit value exactly; the result is cast back.
+  const ir::DType dtype = ctx.b().tensor(x).dtype;
+  if (dtype != tfl::TensorType_FLOAT32) {
+    if (dtype != tfl::TensorType_UINT8 && dtype != tfl::TensorType_INT8 && dtype != tfl::TensorType_INT16)
+      ctx.Fail(fmt::format("MaxPool on {} is not supported", ir::DTypeName(dtype)));
+    x = ctx.b().Cast(x, tfl::TensorType_FLOAT32);
+  }
+  auto back = [&](int y) { return dtype == tfl::TensorType_FLOAT32 ? y : ctx.b().Cast(y, dtype); };
+  if (w[0].dilation != 1 || w[1].dilation != 1) {
+    // MAX_POOL_2D has no dilation: the maximum over one strided slice of the
+    // padded input per kernel tap.
+    auto& b = ctx.b();
+    const Dims out = {w[0].Out(), w[1].Out()};
+    x = b.PadV2(x, {{0, 0}, {static_cast<int32_t>(w[0].pad_begin), static_cast<int32_t>(w[0].pad_end)},
+                    {static_cast<int32_t>(w[1].pad_begin), static_cast<int32_t>(w[1].pad_end)}, {0, 0}}, -FLT_MAX);
+    const auto xs = b.shape(x);
+    int y = -1;
+    for (int64_t i = 0; i < w[0].kernel; ++i)
+      for (int64_t j = 0; j < w[1].kernel; ++j) {
+        const int32_t h0 = static_cast<int32_t>(i * w[0].dilation), w0 = static_cast<int32_t>(j * w[1].dilation);
+        const int tap = b.StridedSlice(
+            x, {0, h0, w0, 0},
+            {xs[0], h0 + static_cast<int32_t>((out[0] - 1) * w[0].stride + 1),
+             w0 + static_cast<int32_t>((out[1] - 1) * w[1].stride + 1), xs[3]},
+            {1, static_cast<int32_t>(w[0].stride), static_cast<int32_t>(w[1].stride), 1});
+        y = y < 0 ? tap : b.Maximum(y, tap);
+      }
+    NhwcOutput(ctx, 0, back(y), in.one_d);
+    return;
+  }
   const tfl::Padding padding = PadFor(ctx, x, w, -FLT_MAX);
   const int y = ctx.b().MaxPool2D(x, padding, static_cast<int>(w[1].stride), static_cast<int>(w[0].stride),
                                   static_cast<int>(w[1].kernel), static_cast<int>(w[0].kernel));
-  NhwcOutput(ctx, 0, y, in.one_d);
+  NhwcOutput(ctx, 0, back(y), in.one_d);
 }
 
 void AveragePool(NodeContext& ctx) {
@@ -74,7 +103,7 @@ void AveragePool(NodeContext& ctx) {
                 {static_cast<int32_t>(w[1].pad_begin), static_cast<int32_t>(w[1].pad_end)},
                 {0, 0}});
   int y = b.AveragePool2D(x, tfl::Padding_VALID, sw, sh, kw, kh);
-  const auto& ys = b.shape(y);
+  const auto ys = b.shape(y);
   std::vector<float> scale(static_cast<size_t>(ys[1]) * ys[2]);
   for (int oh = 0; oh < ys[1]; ++oh)
     for (int ow = 0; ow < ys[2]; ++ow) {

@@ -69,10 +69,24 @@ void Reduce(NodeContext& ctx, Kind kind) {
 void Arg(NodeContext& ctx, bool max) {
   const int rank = ctx.Rank(0);
   const int axis = NormalizeAxis(ctx.Int("axis", 0), rank, ctx.node().Label());
-  if (ctx.Int("select_last_index", 0)) ctx.Fail("select_last_index is not supported");
   auto& b = ctx.b();
-  const int x = ctx.Tensor(0);
+  int x = ctx.Tensor(0);
+  const bool last = ctx.Int("select_last_index", 0) != 0;
+  const int32_t n = static_cast<int32_t>(ctx.Shape(0)[axis]);
+  if (last) {
+    // The last extreme is the first one of the input reversed along the
+    // axis: index n - 1 - i there.
+    std::vector<int32_t> begin(rank, 0), end(rank), stride(rank, 1);
+    for (int i = 0; i < rank; ++i) end[i] = static_cast<int32_t>(ctx.Shape(0)[i]);
+    begin[axis] = n - 1;
+    end[axis] = 0;
+    stride[axis] = -1;
+    builder::StridedSliceMasks masks;
+    masks.end = 1 << axis;
+    x = b.StridedSlice(x, begin, end, stride, masks);
+  }
   int y = max ? b.ArgMax(x, axis) : b.ArgMin(x, axis);
+  if (last) y = b.Sub(ctx.ConstI32({}, {n - 1}), y);
   if (ctx.Int("keepdims", 1)) {
     Dims shape = ctx.Shape(0);
     shape[axis] = 1;

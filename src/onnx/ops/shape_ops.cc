@@ -308,7 +308,16 @@ void Slice(NodeContext& ctx) {
     const int64_t span = step[i] > 0 ? end[i] - begin[i] : begin[i] - end[i];
     out_shape[i] = span <= 0 ? 0 : (span + std::abs(step[i]) - 1) / std::abs(step[i]);
   }
-  if (NumElements(out_shape) == 0) ctx.Fail("the slice is empty; empty tensors are not supported");
+  if (NumElements(out_shape) == 0) {
+    // An empty constant (shape arithmetic) stays foldable; consumers that
+    // skip empty inputs (Concat) take it, anything storing it refuses.
+    if (!ctx.IsConst(0)) ctx.Fail("the slice is empty; empty tensors are not supported");
+    npy::Array empty;
+    empty.dtype = ctx.Const(0).dtype;
+    empty.shape = out_shape;
+    ctx.OutConst(0, std::move(empty));
+    return;
+  }
   if (ctx.IsConst(0) == false && out_shape == in) {
     const Perm perm = ctx.PermOf(0);
     const int x = ctx.TensorIn(0, perm);
@@ -498,6 +507,20 @@ void ScatterND(NodeContext& ctx) {
   const size_t esize = ir::DTypeSize(data.dtype);
   const int64_t count = static_cast<int64_t>(idx.size()) / std::max<int64_t>(k, 1);
   if (updates.dtype != data.dtype || updates.num_elements() != count * slice) ctx.BadModel("updates do not match");
+  const std::string reduction = ctx.Str("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul") ctx.Fail("reduction '" + reduction + "'");
+  auto combine = [&](int64_t dst, int64_t src) {
+    auto apply = [&](auto* d, const auto* u) {
+      for (int64_t i = 0; i < slice; ++i)
+        d[dst + i] = reduction == "add" ? d[dst + i] + u[src + i] : d[dst + i] * u[src + i];
+    };
+    switch (data.dtype) {
+      case tfl::TensorType_FLOAT32: apply(data.as<float>(), updates.as<float>()); break;
+      case tfl::TensorType_INT32: apply(data.as<int32_t>(), updates.as<int32_t>()); break;
+      case tfl::TensorType_INT64: apply(data.as<int64_t>(), updates.as<int64_t>()); break;
+      default: ctx.Fail(fmt::format("reduction '{}' on {}", reduction, ir::DTypeName(data.dtype)));
+    }
+  };
   for (int64_t n = 0; n < count; ++n) {
     int64_t offset = 0;
     for (int64_t d = 0; d < k; ++d) {
@@ -506,7 +529,10 @@ void ScatterND(NodeContext& ctx) {
       if (i < 0 || i >= data.shape[d]) ctx.BadModel("index out of range");
       offset = offset * data.shape[d] + i;
     }
-    std::memcpy(data.data.data() + offset * slice * esize, updates.data.data() + n * slice * esize, slice * esize);
+    if (reduction == "none")
+      std::memcpy(data.data.data() + offset * slice * esize, updates.data.data() + n * slice * esize, slice * esize);
+    else
+      combine(offset * slice, n * slice);
   }
   ctx.OutConst(0, std::move(data));
 }

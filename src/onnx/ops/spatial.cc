@@ -76,7 +76,7 @@ void NhwcOutput(NodeContext& ctx, int k, int y, bool one_d) {
     ctx.Out(k, y, kToNhwc);
     return;
   }
-  const auto& s = ctx.b().shape(y);
+  const auto s = ctx.b().shape(y);
   ctx.Out(k, ctx.b().Reshape(y, {s[0], s[2], s[3]}), {0, 2, 1});
 }
 
