@@ -41,6 +41,7 @@ const Registry& Rules() {
     ops::RegisterSoftmax(r);
     ops::RegisterReduce(r);
     ops::RegisterResize(r);
+    ops::RegisterPad(r);
     return r;
   }();
   return registry;

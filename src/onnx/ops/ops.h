@@ -26,5 +26,6 @@ void RegisterNormalization(Registry& r);
 void RegisterSoftmax(Registry& r);
 void RegisterReduce(Registry& r);
 void RegisterResize(Registry& r);
+void RegisterPad(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
