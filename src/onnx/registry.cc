@@ -42,6 +42,7 @@ const Registry& Rules() {
     ops::RegisterReduce(r);
     ops::RegisterResize(r);
     ops::RegisterPad(r);
+    ops::RegisterDepthSpace(r);
     return r;
   }();
   return registry;

@@ -27,5 +27,6 @@ void RegisterSoftmax(Registry& r);
 void RegisterReduce(Registry& r);
 void RegisterResize(Registry& r);
 void RegisterPad(Registry& r);
+void RegisterDepthSpace(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
