@@ -43,6 +43,7 @@ const Registry& Rules() {
     ops::RegisterResize(r);
     ops::RegisterPad(r);
     ops::RegisterDepthSpace(r);
+    ops::RegisterEinsum(r);
     return r;
   }();
   return registry;

@@ -28,5 +28,6 @@ void RegisterReduce(Registry& r);
 void RegisterResize(Registry& r);
 void RegisterPad(Registry& r);
 void RegisterDepthSpace(Registry& r);
+void RegisterEinsum(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
