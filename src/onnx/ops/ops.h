@@ -29,5 +29,6 @@ void RegisterResize(Registry& r);
 void RegisterPad(Registry& r);
 void RegisterDepthSpace(Registry& r);
 void RegisterEinsum(Registry& r);
+void RegisterLrn(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
