@@ -44,6 +44,7 @@ const Registry& Rules() {
     ops::RegisterPad(r);
     ops::RegisterDepthSpace(r);
     ops::RegisterEinsum(r);
+    ops::RegisterMathExtra(r);
     ops::RegisterLrn(r);
     return r;
   }();

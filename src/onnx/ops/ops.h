@@ -29,6 +29,7 @@ void RegisterResize(Registry& r);
 void RegisterPad(Registry& r);
 void RegisterDepthSpace(Registry& r);
 void RegisterEinsum(Registry& r);
+void RegisterMathExtra(Registry& r);
 void RegisterLrn(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
