@@ -45,6 +45,8 @@ const Registry& Rules() {
     ops::RegisterDepthSpace(r);
     ops::RegisterEinsum(r);
     ops::RegisterMathExtra(r);
+    ops::RegisterTopK(r);
+    ops::RegisterCumSum(r);
     ops::RegisterLrn(r);
     return r;
   }();

@@ -30,6 +30,8 @@ void RegisterPad(Registry& r);
 void RegisterDepthSpace(Registry& r);
 void RegisterEinsum(Registry& r);
 void RegisterMathExtra(Registry& r);
+void RegisterTopK(Registry& r);
+void RegisterCumSum(Registry& r);
 void RegisterLrn(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
