@@ -47,6 +47,9 @@ const Registry& Rules() {
     ops::RegisterMathExtra(r);
     ops::RegisterTopK(r);
     ops::RegisterCumSum(r);
+    ops::RegisterTrilu(r);
+    ops::RegisterOneHot(r);
+    ops::RegisterGatherNd(r);
     ops::RegisterLrn(r);
     return r;
   }();

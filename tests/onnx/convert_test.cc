@@ -194,8 +194,8 @@ TEST(Convert, UnsupportedOpsAreListedTogether) {
   testing::TempDir dir;
   OnnxTestModel m;
   m.Input("x", {3, 3});
-  m.Node("Hardmax", {"x"}, {"a"});
-  m.Node("Hardmax", {"a"}, {"b"});
+  m.Node("Bernoulli", {"x"}, {"a"});
+  m.Node("Bernoulli", {"a"}, {"b"});
   m.Node("Det", {"b"}, {"c"});
   m.Output("c");
   convert::Options o;
@@ -206,7 +206,7 @@ TEST(Convert, UnsupportedOpsAreListedTogether) {
   } catch (const Error& e) {
     const std::string msg = e.what();
     EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
-    EXPECT_NE(msg.find("Hardmax (2 node(s)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Bernoulli (2 node(s)"), std::string::npos) << msg;
     EXPECT_NE(msg.find("Det (1 node(s)"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos);
   }

@@ -32,6 +32,9 @@ void RegisterEinsum(Registry& r);
 void RegisterMathExtra(Registry& r);
 void RegisterTopK(Registry& r);
 void RegisterCumSum(Registry& r);
+void RegisterTrilu(Registry& r);
+void RegisterOneHot(Registry& r);
+void RegisterGatherNd(Registry& r);
 void RegisterLrn(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
