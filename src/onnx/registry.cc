@@ -51,6 +51,7 @@ const Registry& Rules() {
     ops::RegisterOneHot(r);
     ops::RegisterGatherNd(r);
     ops::RegisterLrn(r);
+    ops::RegisterGridSample(r);
     return r;
   }();
   return registry;

@@ -36,5 +36,6 @@ void RegisterTrilu(Registry& r);
 void RegisterOneHot(Registry& r);
 void RegisterGatherNd(Registry& r);
 void RegisterLrn(Registry& r);
+void RegisterGridSample(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
