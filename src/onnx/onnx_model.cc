@@ -356,6 +356,26 @@ Graph Import(const std::string& path, const ImportOptions& options) {
     } catch (const std::exception& e) {
       ThrowUnsupported(OneLine(fmt::format("{}: cannot convert opset {} to {}: {}", path, opset, kCanonicalOpset, e.what())));
     }
+    // Upsample (<= 9) and Resize 10 sample asymmetrically, rounding nearest
+    // down when upscaling; libonnx's Upsample_9_10 / Resize_10_11 adapters
+    // leave the opset-11 defaults (half_pixel, round_prefer_floor) instead.
+    if (opset < 11)
+      for (auto& n : *model.mutable_graph()->mutable_node()) {
+        if (n.op_type() != "Resize") continue;
+        bool has_coord = false, has_nearest = false;
+        for (const auto& a : n.attribute()) {
+          has_coord = has_coord || a.name() == "coordinate_transformation_mode";
+          has_nearest = has_nearest || a.name() == "nearest_mode";
+        }
+        auto set = [&](const char* name, const char* value) {
+          auto* a = n.add_attribute();
+          a->set_name(name);
+          a->set_type(pb::AttributeProto::STRING);
+          a->set_s(value);
+        };
+        if (!has_coord) set("coordinate_transformation_mode", "asymmetric");
+        if (!has_nearest) set("nearest_mode", "floor");
+      }
   }
   InferShapesOrThrow(path, model);
 

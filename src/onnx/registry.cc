@@ -40,6 +40,18 @@ const Registry& Rules() {
     ops::RegisterNormalization(r);
     ops::RegisterSoftmax(r);
     ops::RegisterReduce(r);
+    ops::RegisterResize(r);
+    ops::RegisterPad(r);
+    ops::RegisterDepthSpace(r);
+    ops::RegisterEinsum(r);
+    ops::RegisterMathExtra(r);
+    ops::RegisterTopK(r);
+    ops::RegisterCumSum(r);
+    ops::RegisterTrilu(r);
+    ops::RegisterOneHot(r);
+    ops::RegisterGatherNd(r);
+    ops::RegisterLrn(r);
+    ops::RegisterGridSample(r);
     return r;
   }();
   return registry;

@@ -25,5 +25,17 @@ void RegisterShapeOps(Registry& r);
 void RegisterNormalization(Registry& r);
 void RegisterSoftmax(Registry& r);
 void RegisterReduce(Registry& r);
+void RegisterResize(Registry& r);
+void RegisterPad(Registry& r);
+void RegisterDepthSpace(Registry& r);
+void RegisterEinsum(Registry& r);
+void RegisterMathExtra(Registry& r);
+void RegisterTopK(Registry& r);
+void RegisterCumSum(Registry& r);
+void RegisterTrilu(Registry& r);
+void RegisterOneHot(Registry& r);
+void RegisterGatherNd(Registry& r);
+void RegisterLrn(Registry& r);
+void RegisterGridSample(Registry& r);
 
 }  // namespace gpuclean::onnx::ops

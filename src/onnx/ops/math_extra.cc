@@ -1,0 +1,98 @@
+// Elementwise ops TFLite has no kernel for, built exactly from ones it has:
+//   Mod    fmod=0 (integers, the divisor's sign): a - FLOOR_DIV(a, b) * b
+//          fmod=1 (C fmod, the dividend's sign): integers a - DIV(a, b) * b
+//          (DIV truncates); floats a - trunc(a / b) * b (bounded: one
+//          rounding of the quotient)
+//   Round  half to even: f = floor(x), d = x - f, f + (d > .5) + (d == .5) *
+//          (f - 2 floor(f / 2)) (exact: every step is exact in float32)
+//   Shrink x < -lambd ? x + bias : x > lambd ? x - bias : 0
+//   IsNaN  x != x;  IsInf  |x| == inf (or x == +inf / -inf)
+// All of them run in the input's layout.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "onnx/ops/exact.h"
+
+namespace gpuclean::onnx::ops {
+namespace {
+
+int Scalar(NodeContext& ctx, ir::DType dtype, float v) {
+  return dtype == tfl::TensorType_FLOAT32 ? ctx.ScalarF32(v) : ctx.ConstI32({}, {static_cast<int32_t>(v)});
+}
+
+void Mod(NodeContext& ctx) {
+  Perm perm;
+  const auto t = ctx.Aligned({0, 1}, &perm);
+  auto& b = ctx.b();
+  const int a = t[0], d = t[1];
+  const auto dtype = b.tensor(a).dtype;
+  const bool fmod = ctx.Int("fmod", 0) != 0;
+  int y;
+  if (dtype == tfl::TensorType_FLOAT32) {
+    if (!fmod) ctx.BadModel("Mod of floats needs fmod=1");
+    const int q = b.Div(a, d);
+    // trunc(q) = q >= 0 ? floor(q) : ceil(q)
+    const int tq = b.SelectV2(b.GreaterEqual(q, ctx.ScalarF32(0)), b.Floor(q), b.Ceil(q));
+    y = b.Sub(a, b.Mul(tq, d));
+  } else if (dtype == tfl::TensorType_INT32) {
+    y = b.Sub(a, b.Mul(fmod ? b.Div(a, d) : b.FloorDiv(a, d), d));
+  } else {
+    ctx.Fail(fmt::format("Mod of {} tensors is not supported", ir::DTypeName(dtype)));
+  }
+  ctx.Out(0, y, perm);
+}
+
+void Round(NodeContext& ctx) {
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  if (ctx.b().tensor(x).dtype != tfl::TensorType_FLOAT32) ctx.Fail("Round of non-float tensors is not supported");
+  ctx.Out(0, RoundHalfEven(ctx, x), perm);
+}
+
+void Shrink(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  const auto dtype = b.tensor(x).dtype;
+  if (dtype != tfl::TensorType_FLOAT32 && dtype != tfl::TensorType_INT32)
+    ctx.Fail(fmt::format("Shrink of {} tensors is not supported", ir::DTypeName(dtype)));
+  const float lambd = ctx.Float("lambd", 0.5f), bias = ctx.Float("bias", 0.0f);
+  const int lo = b.SelectV2(b.Less(x, Scalar(ctx, dtype, -lambd)), b.Add(x, Scalar(ctx, dtype, bias)), Scalar(ctx, dtype, 0));
+  const int y = b.SelectV2(b.Greater(x, Scalar(ctx, dtype, lambd)), b.Sub(x, Scalar(ctx, dtype, bias)), lo);
+  ctx.Out(0, y, perm);
+}
+
+void IsNaN(NodeContext& ctx) {
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  ctx.Out(0, ctx.b().NotEqual(x, x), perm);
+}
+
+void IsInf(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  const bool pos = ctx.Int("detect_positive", 1) != 0, neg = ctx.Int("detect_negative", 1) != 0;
+  int y;
+  if (pos && neg) y = b.Equal(b.Abs(x), ctx.ScalarF32(INFINITY));
+  else if (pos) y = b.Equal(x, ctx.ScalarF32(INFINITY));
+  else if (neg) y = b.Equal(x, ctx.ScalarF32(-INFINITY));
+  else {
+    const int e = b.Equal(x, x);  // all false
+    y = b.LogicalAnd(e, b.LogicalNot(e));
+  }
+  ctx.Out(0, y, perm);
+}
+
+}  // namespace
+
+void RegisterMathExtra(Registry& r) {
+  r.Add("Mod", Mod);
+  r.Add("Round", Round);
+  r.Add("Shrink", Shrink);
+  r.Add("IsNaN", IsNaN);
+  r.Add("IsInf", IsInf);
+}
+
+}  // namespace gpuclean::onnx::ops

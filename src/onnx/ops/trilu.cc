@@ -1,0 +1,73 @@
+// Trilu (upper/lower, k a constant): SELECT_V2 against a constant boolean
+// mask over the last two dimensions (exact, and NaN/inf outside the kept
+// triangle become 0 as ONNX says). EyeLike is a constant (it depends only
+// on the input's shape).
+#include <fmt/format.h>
+
+#include "onnx/ops/ops.h"
+
+namespace gpuclean::onnx::ops {
+namespace {
+
+void Trilu(NodeContext& ctx) {
+  const Dims& in = ctx.Shape(0);
+  const int rank = static_cast<int>(in.size());
+  if (rank < 2) ctx.BadModel("Trilu needs rank >= 2");
+  int64_t k = 0;
+  if (ctx.Has(1)) {
+    if (!ctx.IsConst(1)) ctx.Fail("k must be known at convert time");
+    k = ctx.ConstInts(1).at(0);
+  }
+  const bool upper = ctx.Int("upper", 1) != 0;
+  const int64_t rows = in[rank - 2], cols = in[rank - 1];
+  std::vector<bool> keep(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) keep[i * cols + j] = upper ? j - i >= k : j - i <= k;
+  auto& b = ctx.b();
+  Shape32 mask_shape(rank, 1);
+  mask_shape[rank - 2] = static_cast<int32_t>(rows);
+  mask_shape[rank - 1] = static_cast<int32_t>(cols);
+  const int x = ctx.Tensor(0);
+  const auto dtype = b.tensor(x).dtype;
+  const int mask = b.ConstBool(ctx.node().outputs.at(0) + "|mask", mask_shape, keep);
+  const int zero = dtype == tfl::TensorType_FLOAT32 ? ctx.ScalarF32(0) : ctx.ConstI32({}, {0});
+  if (dtype != tfl::TensorType_FLOAT32 && dtype != tfl::TensorType_INT32)
+    ctx.Fail(fmt::format("Trilu of {} tensors is not supported", ir::DTypeName(dtype)));
+  ctx.Out(0, b.SelectV2(mask, x, zero));
+}
+
+// EyeLike: depends only on the input's shape, so always a constant.
+void EyeLike(NodeContext& ctx) {
+  const Dims& in = ctx.Shape(0);
+  if (in.size() != 2) ctx.BadModel("EyeLike needs a 2-D input");
+  const int64_t k = ctx.Int("k", 0);
+  // dtype: the attribute's ONNX type, else the input's.
+  int64_t dt = ctx.Int("dtype", -1);
+  if (dt == -1) dt = ctx.DType(0) == tfl::TensorType_FLOAT32 ? 1 : 7;
+  npy::Array a;
+  if (dt == 1) a.dtype = tfl::TensorType_FLOAT32;
+  else if (dt == 6) a.dtype = tfl::TensorType_INT32;
+  else if (dt == 7) a.dtype = tfl::TensorType_INT64;
+  else ctx.Fail(fmt::format("dtype {} is not supported", dt));
+  a.shape = in;
+  const size_t esize = ir::DTypeSize(a.dtype);
+  a.data.assign(static_cast<size_t>(in[0] * in[1]) * esize, 0);
+  for (int64_t i = 0; i < in[0]; ++i) {
+    const int64_t j = i + k;
+    if (j < 0 || j >= in[1]) continue;
+    const size_t at = static_cast<size_t>(i * in[1] + j);
+    if (dt == 1) a.as<float>()[at] = 1.0f;
+    else if (dt == 6) a.as<int32_t>()[at] = 1;
+    else a.as<int64_t>()[at] = 1;
+  }
+  ctx.OutConst(0, std::move(a));
+}
+
+}  // namespace
+
+void RegisterTrilu(Registry& r) {
+  r.Add("Trilu", Trilu);
+  r.Add("EyeLike", EyeLike);
+}
+
+}  // namespace gpuclean::onnx::ops
