@@ -270,10 +270,15 @@ void RefuseForeignDomains(const std::string& path, const pb::GraphProto& graph) 
 // Every node reads only tensors defined before it, and every graph output is
 // defined. Checked before libonnx sees the graph: its opset converter
 // dereferences what it does not find (a dangling graph output crashed it).
+// Initializer dims are checked here too: libonnx's checker multiplies them
+// unchecked (2^40 x 2^40 wrapped to "0-element").
 void CheckDataflow(const std::string& path, const pb::GraphProto& graph) {
   std::set<std::string> defined;
   for (const auto& v : graph.input()) defined.insert(v.name());
-  for (const auto& t : graph.initializer()) defined.insert(t.name());
+  for (const auto& t : graph.initializer()) {
+    CheckedElements(path, "initializer '" + t.name() + "'", t.dims());
+    defined.insert(t.name());
+  }
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& n = graph.node(i);
     const std::string label = n.name().empty() ? fmt::format("{} #{}", n.op_type(), i) : fmt::format("{} '{}'", n.op_type(), n.name());
