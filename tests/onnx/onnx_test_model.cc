@@ -23,6 +23,8 @@ OnnxTestModel::OnnxTestModel(int opset) : impl_(std::make_unique<Impl>()) {
 }
 
 OnnxTestModel::~OnnxTestModel() = default;
+OnnxTestModel::OnnxTestModel(OnnxTestModel&&) noexcept = default;
+OnnxTestModel& OnnxTestModel::operator=(OnnxTestModel&&) noexcept = default;
 
 namespace {
 pb::AttributeProto* Attr(void* node, const std::string& name, pb::AttributeProto::AttributeType type) {

@@ -26,6 +26,8 @@ class OnnxTestModel {
  public:
   explicit OnnxTestModel(int opset = 17);
   ~OnnxTestModel();
+  OnnxTestModel(OnnxTestModel&&) noexcept;
+  OnnxTestModel& operator=(OnnxTestModel&&) noexcept;
 
   class NodeRef {
    public:
