@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for the model loader (fuzz/load_model_fuzzer.cc)
-# with clang and ASan+UBSan in build-fuzz/, seeds a corpus with the fixture
-# models and a few tiny hand-made ones, and fuzzes for a bounded time.
+# Builds the libFuzzer targets for the model loader (fuzz/load_model_fuzzer.cc)
+# and the ONNX importer (fuzz/onnx_import_fuzzer.cc) with clang and ASan+UBSan
+# in build-fuzz/, seeds their corpora (fixture models and a few tiny hand-made
+# ones; small ONNX node tests from libonnx-testdata), and fuzzes each for a
+# bounded time: SECONDS in all, two thirds to the model loader and one third
+# to the ONNX importer.
 #
-# Usage: tools/run_fuzz.sh [SECONDS]     (default 60; from any directory)
+# Usage: tools/run_fuzz.sh [SECONDS] [all|load_model|onnx_import]
+#        (default 60 all; from any directory)
 # Needs: clang, clang++, libclang-rt-14-dev (the fuzzer and sanitizer
 # runtimes), flatc, cmake, ninja. Fixture models come from
 # tools/fetch_models.sh; without them only the hand-made seeds are used.
 #
 # Exit status: 0 when the fuzzer ran the whole time without a finding;
 # non-zero when it found a crash, leak, timeout or out-of-memory input (kept
-# in build-fuzz/fuzz-artifacts/; reproduce with
-# build-fuzz/fuzz/load_model_fuzzer FILE) or when the build failed.
+# in build-fuzz/fuzz-artifacts/ or build-fuzz/onnx-fuzz-artifacts/; reproduce
+# with build-fuzz/fuzz/load_model_fuzzer FILE or
+# build-fuzz/fuzz/onnx_import_fuzzer FILE) or when the build failed.
 set -euo pipefail
 
 die() { echo "run_fuzz: $*" >&2; exit 2; }
 
 FUZZ_SECONDS="${1:-60}"
 [[ "$FUZZ_SECONDS" =~ ^[0-9]+$ ]] || die "SECONDS must be a whole number, got '$FUZZ_SECONDS'"
+WHICH="${2:-all}"
+case "$WHICH" in
+  all) ONNX_SECONDS=$((FUZZ_SECONDS / 3)); LOAD_SECONDS=$((FUZZ_SECONDS - ONNX_SECONDS)) ;;
+  load_model) LOAD_SECONDS=$FUZZ_SECONDS; ONNX_SECONDS=0 ;;
+  onnx_import) LOAD_SECONDS=0; ONNX_SECONDS=$FUZZ_SECONDS ;;
+  *) die "which fuzzer: all, load_model or onnx_import, got '$WHICH'" ;;
+esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" || die "cannot locate repository root"
 BUILD="$ROOT/build-fuzz"
@@ -37,9 +49,12 @@ if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
     -DGPUCLEAN_BUILD_FUZZERS=ON -DGPUCLEAN_BUILD_TESTS=OFF -DGPUCLEAN_BUILD_BENCH=OFF >/dev/null ||
     die "cmake configure failed (is libclang-rt-14-dev installed?)"
 fi
-ninja -C "$BUILD" load_model_fuzzer || die "building load_model_fuzzer failed"
+targets=()
+((LOAD_SECONDS > 0)) && targets+=(load_model_fuzzer)
+((ONNX_SECONDS > 0)) && targets+=(onnx_import_fuzzer)
+ninja -C "$BUILD" "${targets[@]}" || die "building ${targets[*]} failed"
 
-# --- seeds ---------------------------------------------------------------------
+# --- seeds (model loader) ---------------------------------------------------------------------
 rm -rf "$SEEDS"
 mkdir -p "$SEEDS" "$CORPUS" "$ARTIFACTS"
 # Fixtures up to 256 KB (face_detection_short_range, selfie_segmentation*):
@@ -167,24 +182,65 @@ for f in "$SEEDS"/*; do
 done
 
 # --- fuzz ----------------------------------------------------------------------
-echo "run_fuzz: fuzzing for ${FUZZ_SECONDS}s: $(ls "$SEEDS" | wc -l) seeds, corpus $CORPUS" >&2
-find "$ARTIFACTS" -type f -delete
-log="$BUILD/fuzz.log"
-set +e
-"$FUZZER" "$CORPUS" "$SEEDS" \
-  -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 -max_len="$max_len" \
-  -dict="$DICT" -artifact_prefix="$ARTIFACTS/" -print_final_stats=1 2>&1 | tee "$log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'
-status=${PIPESTATUS[0]}
-set -e
+# run_fuzzer NAME BINARY SECONDS CORPUS SEEDS ARTIFACTS DICT MAX_LEN: sets
+# FUZZ_STATUS (0: no finding).
+FUZZ_STATUS=0
+run_fuzzer() {
+  local name=$1 binary=$2 seconds=$3 corpus=$4 seeds=$5 artifacts=$6 dict=$7 max_len=$8
+  echo "run_fuzz: $name: fuzzing for ${seconds}s: $(ls "$seeds" | wc -l) seeds, corpus $corpus" >&2
+  mkdir -p "$corpus" "$artifacts"
+  find "$artifacts" -type f -delete
+  local log="$BUILD/$name.log" status
+  set +e
+  "$binary" "$corpus" "$seeds" \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len="$max_len" \
+    -dict="$dict" -artifact_prefix="$artifacts/" -print_final_stats=1 2>&1 | tee "$log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'
+  status=${PIPESTATUS[0]}
+  set -e
+  local execs rate
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  echo "run_fuzz: $name: ${execs:-?} runs, ${rate:-?} exec/s, corpus $(ls "$corpus" | wc -l) files; exit status $status" >&2
+  shopt -s nullglob
+  local findings=("$artifacts"/*)
+  shopt -u nullglob
+  if ((status != 0 || ${#findings[@]} > 0)); then
+    echo "run_fuzz: $name: FOUND A PROBLEM; inputs kept in $artifacts:" >&2
+    local f
+    for f in "${findings[@]}"; do echo "  $f   (reproduce: $binary $f)" >&2; done
+    FUZZ_STATUS=1
+  fi
+}
 
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-echo "run_fuzz: ${execs:-?} runs, ${rate:-?} exec/s, corpus $(ls "$CORPUS" | wc -l) files; exit status $status" >&2
-shopt -s nullglob
-findings=("$ARTIFACTS"/*)
-if ((status != 0 || ${#findings[@]} > 0)); then
-  echo "run_fuzz: FOUND A PROBLEM; inputs kept in $ARTIFACTS:" >&2
-  for f in "${findings[@]}"; do echo "  $f   (reproduce: $FUZZER $f)" >&2; done
-  exit 1
+if ((LOAD_SECONDS > 0)); then
+  run_fuzzer load_model_fuzzer "$FUZZER" "$LOAD_SECONDS" "$CORPUS" "$SEEDS" "$ARTIFACTS" "$DICT" "$max_len"
 fi
+
+# --- the ONNX importer -----------------------------------------------------------
+if ((ONNX_SECONDS > 0)); then
+  ONNX_SEEDS="$BUILD/onnx-fuzz-seeds"
+  rm -rf "$ONNX_SEEDS"
+  mkdir -p "$ONNX_SEEDS"
+  # Small node tests (opsets 11..15: they go through opset conversion too),
+  # copied at fuzz time; nothing binary is committed.
+  TESTDATA=/usr/share/libonnx-testdata/data/node
+  for t in add_bcast averagepool_2d_pads batchnorm_example concat_2d_axis_0 constant_pad conv_with_strides_padding \
+           flatten_axis1 gather_0 gemm_default_vector_bias matmul_2d maxpool_2d_pads relu reshape_reduced_dims slice \
+           softmax_axis_1 transpose_default; do
+    [[ -f "$TESTDATA/test_$t/model.onnx" ]] && cp "$TESTDATA/test_$t/model.onnx" "$ONNX_SEEDS/$t.onnx"
+  done
+  if [[ -z "$(ls "$ONNX_SEEDS")" ]]; then
+    echo "run_fuzz: no ONNX seeds in $TESTDATA (Debian's libonnx-testdata); starting from an empty corpus" >&2
+    printf '\x08\x07\x3a\x00\x42\x02\x10\x11' >"$ONNX_SEEDS/minimal.onnx"  # ir_version 7, empty graph, opset 17
+  fi
+  ONNX_DICT="$BUILD/onnx.dict"
+  printf '%s\n' '"ai.onnx"' '"com.microsoft"' '"location"' '"offset"' '"length"' '"Conv"' '"Reshape"' '"MatMul"' \
+    '"Gemm"' '"Concat"' '"Slice"' '"Gather"' '"Transpose"' '"Constant"' '"Shape"' '"Resize"' '"Split"' '"Expand"' \
+    '"Where"' '"Softmax"' '"ReduceMean"' '"BatchNormalization"' '"Pad"' '"Unsqueeze"' '"Squeeze"' '"Cast"' \
+    '"\xff\xff\xff\xff\xff\xff\xff\xff\x7f"' '"\xff\xff\xff\xff\x0f"' '"\x80\x80\x80\x80\x08"' >"$ONNX_DICT"
+  run_fuzzer onnx_import_fuzzer "$BUILD/fuzz/onnx_import_fuzzer" "$ONNX_SECONDS" "$BUILD/onnx-fuzz-corpus" \
+    "$ONNX_SEEDS" "$BUILD/onnx-fuzz-artifacts" "$ONNX_DICT" 65536
+fi
+
+if ((FUZZ_STATUS != 0)); then exit 1; fi
 echo "run_fuzz: no findings" >&2

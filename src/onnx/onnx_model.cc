@@ -146,9 +146,10 @@ npy::Array TensorFromProto(const std::string& path, const pb::TensorProto& t) {
       Bad(path, fmt::format("{} holds {} bytes of data for {} elements of {} bytes", what, t.raw_data().size(), n, esize));
     a.data.assign(t.raw_data().begin(), t.raw_data().end());
   } else {
-    a.data.assign(want, 0);
+    // Counted before anything is allocated: the dims may claim 2^34 elements.
     auto check = [&](int have) {
       if (have != n) Bad(path, fmt::format("{} holds {} values for {} elements", what, have, n));
+      a.data.assign(want, 0);
     };
     switch (a.dtype) {
       case tfl::TensorType_FLOAT32: check(t.float_data_size()); CopyTyped<decltype(t.float_data()), float>(t.float_data(), a); break;
@@ -218,6 +219,19 @@ ValueInfo ValueInfoFromProto(const pb::ValueInfoProto& v) {
   return info;
 }
 
+pb::ModelProto ParseBytes(const std::string& bytes, const std::string& source) {
+  if (static_cast<int64_t>(bytes.size()) > kMaxProtoBytes) Bad(source, "over 2 GiB; store the weights as external data");
+  pb::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  coded.SetRecursionLimit(64);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    Bad(source, "not an ONNX model (the protobuf does not parse; truncated or another format?)");
+  if (!model.has_graph() || model.ir_version() <= 0) Bad(source, "not an ONNX model (no graph or IR version)");
+  return model;
+}
+
 pb::ModelProto Parse(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) ThrowBadInput(path + ": no such file");
@@ -228,15 +242,7 @@ pb::ModelProto Parse(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string bytes(size, '\0');
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) ThrowBadInput(path + ": cannot read the file");
-  pb::ModelProto model;
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(INT_MAX);
-  coded.SetRecursionLimit(64);
-  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    Bad(path, "not an ONNX model (the protobuf does not parse; truncated or another format?)");
-  if (!model.has_graph() || model.ir_version() <= 0) Bad(path, "not an ONNX model (no graph or IR version)");
-  return model;
+  return ParseBytes(bytes, path);
 }
 
 int64_t DefaultOpset(const std::string& path, const pb::ModelProto& model) {
@@ -259,6 +265,30 @@ void RefuseForeignDomains(const std::string& path, const pb::GraphProto& graph) 
   for (const auto& [domain, c] : foreign)
     list += (list.empty() ? "" : "; ") + fmt::format("{} ({} node(s), first {})", domain, c.first, c.second);
   ThrowUnsupported(OneLine(path + ": ops from operator domains gpuclean does not convert: " + list));
+}
+
+// Every node reads only tensors defined before it, and every graph output is
+// defined. Checked before libonnx sees the graph: its opset converter
+// dereferences what it does not find (a dangling graph output crashed it).
+// Initializer dims are checked here too: libonnx's checker multiplies them
+// unchecked (2^40 x 2^40 wrapped to "0-element").
+void CheckDataflow(const std::string& path, const pb::GraphProto& graph) {
+  std::set<std::string> defined;
+  for (const auto& v : graph.input()) defined.insert(v.name());
+  for (const auto& t : graph.initializer()) {
+    CheckedElements(path, "initializer '" + t.name() + "'", t.dims());
+    defined.insert(t.name());
+  }
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    const std::string label = n.name().empty() ? fmt::format("{} #{}", n.op_type(), i) : fmt::format("{} '{}'", n.op_type(), n.name());
+    for (const auto& in : n.input())
+      if (!in.empty() && !defined.count(in))
+        Bad(path, label + " reads '" + in + "' before anything defines it (a cycle or a missing tensor)");
+    for (const auto& out : n.output()) defined.insert(out);
+  }
+  for (const auto& v : graph.output())
+    if (!defined.count(v.name())) Bad(path, "graph output '" + v.name() + "' is produced by no node");
 }
 
 [[noreturn]] void ThrowError(const std::string& path, const pb::ValueInfoProto& input, const Dims& dims, int rank) {
@@ -329,18 +359,26 @@ void InferShapesOrThrow(const std::string& path, pb::ModelProto& model) {
 
 }  // namespace
 
-Graph Import(const std::string& path, const ImportOptions& options) {
-  pb::ModelProto model = Parse(path);
+namespace {
+
+// Import and ImportBytes from the parsed model on. `path` names the source in
+// messages; external data is read relative to it only when `external` is set.
+Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOptions& options, bool external) {
   const int64_t opset = DefaultOpset(path, model);
   RefuseForeignDomains(path, model.graph());
   if (opset < kMinOpset || opset > kCanonicalOpset)
     ThrowUnsupported(fmt::format("{}: opset {} is outside the opsets gpuclean converts ({}..{})", path, opset, kMinOpset,
                                  kCanonicalOpset));
-  for (auto& t : *model.mutable_graph()->mutable_initializer())
-    if (t.data_location() == pb::TensorProto::EXTERNAL) LoadExternalData(path, t);
+  const auto load = [&](pb::TensorProto& t) {
+    if (t.data_location() != pb::TensorProto::EXTERNAL) return;
+    if (!external) Bad(path, "tensor '" + t.name() + "' is stored externally, which a model given as bytes cannot have");
+    LoadExternalData(path, t);
+  };
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) load(t);
   for (auto& n : *model.mutable_graph()->mutable_node())
     for (auto& a : *n.mutable_attribute())
-      if (a.has_t() && a.t().data_location() == pb::TensorProto::EXTERNAL) LoadExternalData(path, *a.mutable_t());
+      if (a.has_t()) load(*a.mutable_t());
+  CheckDataflow(path, model.graph());
   PinInputShapes(path, *model.mutable_graph(), options);
   // Inference first: it fills graph output types that some exporters leave
   // without a shape, which the checker would otherwise refuse.
@@ -419,6 +457,16 @@ Graph Import(const std::string& path, const ImportOptions& options) {
   for (const auto& v : g.outputs)
     if (!defined.count(v.name)) Bad(path, "graph output '" + v.name + "' is produced by no node");
   return g;
+}
+
+}  // namespace
+
+Graph Import(const std::string& path, const ImportOptions& options) {
+  return ImportModel(Parse(path), path, options, /*external=*/true);
+}
+
+Graph ImportBytes(const std::string& bytes, const std::string& source, const ImportOptions& options) {
+  return ImportModel(ParseBytes(bytes, source), source, options, /*external=*/false);
 }
 
 std::string OnnxTypeName(int onnx_type) {

@@ -77,6 +77,11 @@ struct ImportOptions {
 // opsets outside [kMinOpset, kCanonicalOpset], dynamic dims left unknown).
 Graph Import(const std::string& path, const ImportOptions& options = {});
 
+// Import from the bytes of an .onnx file; `source` names it in messages.
+// Same checks as Import, but nothing is read from disk: a tensor stored as
+// external data is refused (kBadInput).
+Graph ImportBytes(const std::string& bytes, const std::string& source, const ImportOptions& options = {});
+
 // Writes a copy of the model at `path` whose graph also outputs `names`
 // (intermediate tensors), so a runtime can be asked for them. Shapes and
 // types come from shape inference; names with none are skipped.

@@ -65,11 +65,11 @@ void TapsScalar(const float* const* x, const float* const* w, int taps, int n, f
   }
 }
 
+#if GPUCLEAN_CONV_X86
 __attribute__((target("avx2,f16c"), always_inline)) inline __m256 round8(__m256 v) {
   return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-#if GPUCLEAN_CONV_X86
 // The depthwise taps of one pixel, 8 channels per register, accumulators
 // kept in registers across the taps; a masked tail for the last channels
 // (depthwise layers with 8 or 12 channels are common).

@@ -1,11 +1,76 @@
 // LOGISTIC: sigmoid 1 / (1 + e^-x), float32; saturates to exactly 0 and 1.
+//
+// A branch-free polynomial e^x instead of std::exp per element (a call, then
+// a division, one lane at a time: 40% of efficientnet_b0 at one thread). GCC
+// vectorizes the loop below only without trapping math (the selects would
+// otherwise stay branches), so this file alone is compiled that way; the
+// run is cloned for AVX2 and picked at load time.
+#include <bit>
+#include <cstdint>
+
 #include "exec/kernels/elementwise_util.h"
+
+// After the includes: only this file's functions.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#define GPUCLEAN_LOGISTIC_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GPUCLEAN_LOGISTIC_CLONES
+#endif
 
 namespace gpuclean::exec::kernels {
 namespace {
 
+// e^x for x in [-87.3, 88.3] (the caller clamps), Cephes' expf polynomial:
+// within 2 ulp of std::exp.
+inline float ExpClamped(float x) {
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  const float t = x * 1.44269504088896341f + kRound;
+  // Unsigned: wraps instead of overflowing on NaN (discarded by the caller).
+  const uint32_t n = __builtin_bit_cast(uint32_t, t) - __builtin_bit_cast(uint32_t, kRound);
+  const float fn = t - kRound;
+  const float r = (x - fn * 0.693359375f) - fn * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float y = p * r * r + r + 1.0f;
+  return __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, y) + (n << 23));
+}
+
+inline float Sigmoid(float x) {
+  constexpr float kLo = -87.3f;  // e^t below this: 1 + e^t rounds to 1
+  constexpr float kHi = 88.3f;   // x < -88.3: exactly 0, as 1 / (1 + inf)
+  float t = -x;
+  const bool above = t > kHi;
+  t = t < kLo ? kLo : t;
+  t = above ? kHi : t;
+  const float s = 1.0f / (1.0f + ExpClamped(t));
+  const float z = __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, s) & (above ? 0u : ~0u));
+  return x == x ? z : x;  // NaN stays NaN
+}
+
+GPUCLEAN_LOGISTIC_CLONES void SigmoidRun(const float* x, float* z, int64_t n) {
+  constexpr int kBlock = 16;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    float a[kBlock], c[kBlock];
+    for (int j = 0; j < kBlock; ++j) a[j] = x[i + j];
+    for (int j = 0; j < kBlock; ++j) c[j] = Sigmoid(a[j]);
+    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
+  }
+  for (; i < n; ++i) z[i] = Sigmoid(x[i]);
+}
+
 void Eval(KernelContext& ctx) {
-  ew::FloatUnary(ctx, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  const float* in = ctx.input(0).as<float>();
+  float* out = ctx.output(0).as<float>();
+  const int64_t n = ctx.output(0).num_elements();
+  if (ctx.input(0).num_elements() != n)
+    ThrowInternal(fmt::format("{}: input has {} elements, output {}", ew::Label(ctx), ctx.input(0).num_elements(), n));
+  ctx.pool.ParallelFor(n, ew::kGrain, [&](int64_t begin, int64_t end) { SigmoidRun(in + begin, out + begin, end - begin); });
 }
 
 }  // namespace

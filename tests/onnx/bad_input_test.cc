@@ -1,0 +1,284 @@
+// Malformed and hostile .onnx files: each is refused by onnx::Import with
+// Error(kBadInput) or Error(kUnsupported) and one line naming the file, and
+// `gpuclean convert` exits 2 with exactly one line on stderr. The models are
+// built as bytes here (the ONNX protobuf classes), never committed.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "gpuclean/error.h"
+#include "onnx/lowering.h"
+#include "onnx/onnx_model.h"
+#include "onnx/onnx_test_model.h"
+#include "support/test_support.h"
+
+namespace gpuclean {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pb = ::onnx;
+using testing::OnnxTestModel;
+using testing::ShellQuote;
+
+pb::ModelProto Proto(const OnnxTestModel& m) {
+  pb::ModelProto p;
+  EXPECT_TRUE(p.ParseFromString(m.Serialize()));
+  return p;
+}
+
+// x[1,4] + w[1,4] -> y[1,4]: valid on its own.
+pb::ModelProto Small(int opset = 17) {
+  OnnxTestModel m(opset);
+  m.Input("x", {1, 4});
+  m.InitF32("w", {1, 4}, {1, 2, 3, 4});
+  m.Node("Add", {"x", "w"}, {"y"});
+  m.Output("y");
+  pb::ModelProto p = Proto(m);
+  auto* shape = p.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->add_dim()->set_dim_value(1);
+  shape->add_dim()->set_dim_value(4);
+  return p;
+}
+
+std::string WriteBytes(const fs::path& path, const std::string& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path.string();
+}
+
+std::string WriteProto(const fs::path& path, const pb::ModelProto& p) { return WriteBytes(path, p.SerializeAsString()); }
+
+// Initializer `w` of Small() moved to external data at `location`.
+pb::ModelProto External(const std::string& location, int64_t offset = -1, int64_t length = -1) {
+  pb::ModelProto p = Small();
+  pb::TensorProto* w = p.mutable_graph()->mutable_initializer(0);
+  EXPECT_EQ(w->name(), "w");
+  w->clear_float_data();
+  w->clear_raw_data();
+  w->set_data_location(pb::TensorProto::EXTERNAL);
+  auto add = [&](const std::string& k, const std::string& v) {
+    auto* e = w->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  };
+  add("location", location);
+  if (offset >= 0) add("offset", std::to_string(offset));
+  if (length >= 0) add("length", std::to_string(length));
+  return p;
+}
+
+std::string Floats(std::initializer_list<float> v) {
+  return std::string(reinterpret_cast<const char*>(std::data(v)), v.size() * sizeof(float));
+}
+
+// Import refuses `path` with `kind` (kInternal: kBadInput or kUnsupported)
+// and one line naming it (and containing `fragment`); `gpuclean convert`
+// exits 2 with exactly one stderr line.
+constexpr ErrorKind kBadOrUnsupported = ErrorKind::kInternal;
+void ExpectRefused(const std::string& path, ErrorKind kind, const std::string& fragment) {
+  SCOPED_TRACE(path);
+  try {
+    onnx::Graph g = onnx::Import(path);
+    onnx::Lower(g, {});
+    ADD_FAILURE() << "imported and lowered";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    if (kind == kBadOrUnsupported)
+      EXPECT_TRUE(e.kind() == ErrorKind::kBadInput || e.kind() == ErrorKind::kUnsupported) << message;
+    else
+      EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << message;
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_NE(message.find(fragment), std::string::npos) << message;
+  }
+  const auto r = testing::RunGpuclean("convert " + ShellQuote(path) + " -q -o " + ShellQuote(path + ".tflite"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path + ".tflite"));
+}
+
+TEST(OnnxBadInput, SmallModelIsFine) {
+  testing::TempDir dir;
+  const std::string path = WriteProto(dir.path() / "ok.onnx", Small());
+  EXPECT_NO_THROW(onnx::Lower(onnx::Import(path), {}));
+}
+
+TEST(OnnxBadInput, TruncatedProtobuf) {
+  testing::TempDir dir;
+  const std::string bytes = Small().SerializeAsString();
+  ExpectRefused(WriteBytes(dir.path() / "truncated.onnx", bytes.substr(0, bytes.size() / 2)), ErrorKind::kBadInput,
+                "not an ONNX model");
+}
+
+TEST(OnnxBadInput, GarbageBytes) {
+  testing::TempDir dir;
+  ExpectRefused(WriteBytes(dir.path() / "garbage.onnx", std::string("\xff\xfe garbage \x00\x01\x02 not onnx\n", 24)),
+                ErrorKind::kBadInput, "not an ONNX model");
+}
+
+TEST(OnnxBadInput, EmptyFile) {
+  testing::TempDir dir;
+  ExpectRefused(WriteBytes(dir.path() / "empty.onnx", ""), ErrorKind::kBadInput, "not an ONNX model");
+}
+
+TEST(OnnxBadInput, ExternalDataEscapingWithDotDot) {
+  testing::TempDir dir;
+  WriteBytes(dir.path() / "w.bin", Floats({1, 2, 3, 4}));
+  ExpectRefused(WriteProto(dir.path() / "model" / "m.onnx", External("../w.bin")), ErrorKind::kBadInput,
+                "leaves the model's folder");
+}
+
+TEST(OnnxBadInput, ExternalDataAtAbsolutePath) {
+  testing::TempDir dir;
+  const std::string abs = WriteBytes(dir.path() / "w.bin", Floats({1, 2, 3, 4}));
+  ExpectRefused(WriteProto(dir.path() / "model" / "m.onnx", External(abs)), ErrorKind::kBadInput,
+                "absolute external data location");
+}
+
+TEST(OnnxBadInput, ExternalDataThroughSymlinkOutOfTheFolder) {
+  testing::TempDir dir;
+  WriteBytes(dir.path() / "secret.bin", Floats({1, 2, 3, 4}));
+  const std::string path = WriteProto(dir.path() / "model" / "m.onnx", External("w.bin"));
+  fs::create_symlink(dir.path() / "secret.bin", dir.path() / "model" / "w.bin");
+  ExpectRefused(path, ErrorKind::kBadInput, "resolves outside the model's folder");
+}
+
+TEST(OnnxBadInput, ExternalDataFileMissing) {
+  testing::TempDir dir;
+  ExpectRefused(WriteProto(dir.path() / "m.onnx", External("w.bin")), ErrorKind::kBadInput, "is missing");
+}
+
+TEST(OnnxBadInput, ExternalDataFileShort) {
+  testing::TempDir dir;
+  WriteBytes(dir.path() / "w.bin", Floats({1, 2}));
+  ExpectRefused(WriteProto(dir.path() / "m.onnx", External("w.bin", 0, 16)), ErrorKind::kBadInput, "is short");
+}
+
+TEST(OnnxBadInput, ExternalDataOffsetPastTheEnd) {
+  testing::TempDir dir;
+  WriteBytes(dir.path() / "w.bin", Floats({1, 2, 3, 4}));
+  ExpectRefused(WriteProto(dir.path() / "m.onnx", External("w.bin", 1000)), ErrorKind::kBadInput, "outside");
+}
+
+TEST(OnnxBadInput, ExternalDataHasTheWrongSize) {
+  testing::TempDir dir;
+  WriteBytes(dir.path() / "w.bin", Floats({1, 2, 3}));
+  ExpectRefused(WriteProto(dir.path() / "m.onnx", External("w.bin")), ErrorKind::kBadInput, "'w'");
+}
+
+TEST(OnnxBadInput, ExternalDataGivenAsBytes) {
+  // ImportBytes reads nothing from disk.
+  try {
+    onnx::ImportBytes(External("w.bin").SerializeAsString(), "bytes.onnx");
+    ADD_FAILURE() << "imported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("bytes.onnx: "), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxBadInput, DimsThatOverflow) {
+  testing::TempDir dir;
+  pb::ModelProto p = Small();
+  pb::TensorProto* w = p.mutable_graph()->mutable_initializer(0);
+  w->clear_dims();
+  w->add_dims(int64_t{1} << 40);
+  w->add_dims(int64_t{1} << 40);
+  ExpectRefused(WriteProto(dir.path() / "overflow.onnx", p), ErrorKind::kBadInput, "'w'");
+}
+
+TEST(OnnxBadInput, HugeDimsWithFewValuesAllocateNothing) {
+  // 2^33 floats declared, one given: refused before 32 GiB are allocated.
+  testing::TempDir dir;
+  pb::ModelProto p = Small();
+  pb::TensorProto* w = p.mutable_graph()->mutable_initializer(0);
+  w->clear_dims();
+  w->add_dims(int64_t{1} << 33);
+  w->clear_raw_data();
+  w->clear_float_data();
+  w->add_float_data(1.0f);
+  ExpectRefused(WriteProto(dir.path() / "huge.onnx", p), ErrorKind::kBadInput, "'w'");
+}
+
+TEST(OnnxBadInput, NegativeDim) {
+  testing::TempDir dir;
+  pb::ModelProto p = Small();
+  p.mutable_graph()->mutable_initializer(0)->set_dims(0, -3);
+  ExpectRefused(WriteProto(dir.path() / "negative.onnx", p), ErrorKind::kBadInput, "'w'");
+}
+
+TEST(OnnxBadInput, CyclicGraph) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("x", {1, 4});
+  m.Node("Add", {"x", "b"}, {"a"});
+  m.Node("Relu", {"a"}, {"b"});
+  m.Output("b");
+  ExpectRefused(m.Write(dir.file("cycle.onnx")), ErrorKind::kBadInput, "");
+}
+
+TEST(OnnxBadInput, NodeFromComMicrosoft) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("x", {1, 4});
+  m.Node("FusedGelu", {"x"}, {"y"}, "com.microsoft");
+  m.Output("y");
+  ExpectRefused(m.Write(dir.file("ms.onnx")), ErrorKind::kUnsupported, "com.microsoft");
+}
+
+TEST(OnnxBadInput, Opset18) {
+  testing::TempDir dir;
+  ExpectRefused(WriteProto(dir.path() / "opset18.onnx", Small(18)), ErrorKind::kUnsupported, "opset 18");
+}
+
+TEST(OnnxBadInput, Opset6) {
+  testing::TempDir dir;
+  ExpectRefused(WriteProto(dir.path() / "opset6.onnx", Small(6)), ErrorKind::kUnsupported, "opset 6");
+}
+
+TEST(OnnxBadInput, NoDefaultOpset) {
+  testing::TempDir dir;
+  pb::ModelProto p = Small();
+  p.clear_opset_import();
+  ExpectRefused(WriteProto(dir.path() / "noopset.onnx", p), ErrorKind::kBadInput, "operator set");
+}
+
+TEST(OnnxBadInput, GraphInputWithoutShape) {
+  testing::TempDir dir;
+  pb::ModelProto p = Small();
+  p.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  // The ONNX checker refuses it (kBadInput) where it runs first; otherwise
+  // the input pins name it (kUnsupported).
+  ExpectRefused(WriteProto(dir.path() / "noshape.onnx", p), kBadOrUnsupported, "shape");
+}
+
+TEST(OnnxBadInput, GraphInputThatIsNotATensor) {
+  testing::TempDir dir;
+  pb::ModelProto p = Small();
+  p.mutable_graph()->mutable_input(0)->mutable_type()->mutable_sequence_type()->mutable_elem_type()
+      ->mutable_tensor_type()->set_elem_type(1);
+  ExpectRefused(WriteProto(dir.path() / "seq.onnx", p), ErrorKind::kBadInput, "'x'");
+}
+
+TEST(OnnxBadInput, OutputProducedByNoNode) {
+  testing::TempDir dir;
+  pb::ModelProto p = Small();
+  p.mutable_graph()->mutable_output(0)->set_name("nowhere");
+  ExpectRefused(WriteProto(dir.path() / "dangling.onnx", p), ErrorKind::kBadInput, "nowhere");
+}
+
+TEST(OnnxBadInput, OutputProducedByNoNodeBeforeOpsetConversion) {
+  // Found by onnx_import_fuzzer: libonnx's opset converter (13 -> 17)
+  // dereferenced the missing producer and crashed.
+  testing::TempDir dir;
+  pb::ModelProto p = Small(13);
+  p.mutable_graph()->mutable_output(0)->set_name("nowhere");
+  ExpectRefused(WriteProto(dir.path() / "dangling13.onnx", p), ErrorKind::kBadInput, "nowhere");
+}
+
+}  // namespace
+}  // namespace gpuclean
