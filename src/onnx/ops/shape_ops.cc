@@ -421,6 +421,49 @@ void Cast(NodeContext& ctx) {
   ctx.Out(0, ctx.b().Cast(x, stored), perm);
 }
 
+// CastLike: Cast to the second input's type.
+void CastLike(NodeContext& ctx) {
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  const ir::DType stored = ctx.DType(1);
+  if (ctx.b().tensor(x).dtype == stored) {
+    ctx.Out(0, ctx.b().Reshape(x, ctx.b().shape(x)), perm);
+    return;
+  }
+  ctx.Out(0, ctx.b().Cast(x, stored), perm);
+}
+
+// EyeLike: a constant (the input's shape is known at convert time): ones on
+// diagonal k.
+void EyeLike(NodeContext& ctx) {
+  const Dims& shape = ctx.Shape(0);
+  if (shape.size() != 2) ctx.BadModel("EyeLike needs a 2-D input");
+  const ir::DType dtype = ctx.HasAttr("dtype") ? DTypeOfOnnx(ctx, ctx.Int("dtype", 1)) : ctx.DType(0);
+  const int64_t k = ctx.Int("k", 0);
+  npy::Array a;
+  a.dtype = dtype;
+  a.shape = shape;
+  const size_t esize = ir::DTypeSize(dtype);
+  a.data.assign(static_cast<size_t>(NumElements(shape)) * esize, 0);
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    const int64_t j = i + k;
+    if (j < 0 || j >= shape[1]) continue;
+    uint8_t* p = a.data.data() + (i * shape[1] + j) * esize;
+    switch (dtype) {
+      case tfl::TensorType_FLOAT32: { const float one = 1; std::memcpy(p, &one, 4); break; }
+      case tfl::TensorType_FLOAT64: { const double one = 1; std::memcpy(p, &one, 8); break; }
+      case tfl::TensorType_INT32: { const int32_t one = 1; std::memcpy(p, &one, 4); break; }
+      case tfl::TensorType_INT64: { const int64_t one = 1; std::memcpy(p, &one, 8); break; }
+      case tfl::TensorType_INT16: { const int16_t one = 1; std::memcpy(p, &one, 2); break; }
+      case tfl::TensorType_UINT8:
+      case tfl::TensorType_INT8:
+      case tfl::TensorType_BOOL: *p = 1; break;
+      default: ctx.Fail(fmt::format("EyeLike of {} is not supported", ir::DTypeName(dtype)));
+    }
+  }
+  ctx.OutConst(0, std::move(a));
+}
+
 Dims Broadcast(NodeContext& ctx, const Dims& a, const Dims& b) {
   const size_t rank = std::max(a.size(), b.size());
   Dims out(rank);
@@ -554,6 +597,8 @@ void RegisterShapeOps(Registry& r) {
   r.Add("Slice", Slice);
   r.Add("Gather", Gather);
   r.Add("Cast", Cast);
+  r.Add("CastLike", CastLike);
+  r.Add("EyeLike", EyeLike);
   r.Add("Expand", Expand);
   r.Add("Tile", Tile);
   r.Add("Range", Range);
