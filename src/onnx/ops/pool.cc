@@ -25,7 +25,8 @@ void ApplyCeilMode(NodeContext& ctx, std::vector<Window>& w) {
 }
 
 void MaxPool(NodeContext& ctx) {
-  if (ctx.HasOutput(1)) ctx.Fail("the Indices output is not supported");
+  const bool indices = ctx.HasOutput(1);
+  const bool column_major = ctx.Int("storage_order", 0) != 0;
   SpatialInput in = NhwcInput(ctx, 0);
   Dims kernel = ctx.Ints("kernel_shape");
   if (in.one_d) kernel.insert(kernel.begin(), 1);
@@ -42,26 +43,52 @@ void MaxPool(NodeContext& ctx) {
     x = ctx.b().Cast(x, tfl::TensorType_FLOAT32);
   }
   auto back = [&](int y) { return dtype == tfl::TensorType_FLOAT32 ? y : ctx.b().Cast(y, dtype); };
-  if (w[0].dilation != 1 || w[1].dilation != 1) {
-    // MAX_POOL_2D has no dilation: the maximum over one strided slice of the
-    // padded input per kernel tap.
+  if (w[0].dilation != 1 || w[1].dilation != 1 || indices) {
+    // MAX_POOL_2D has no dilation and no indices: the maximum over one
+    // strided slice of the padded input per kernel tap. Indices (ONNX's
+    // flattened NCHW position - H and W swapped for storage_order 1 - of the
+    // first maximum in window order) follow the
+    // same taps over a constant grid of input positions.
     auto& b = ctx.b();
     const Dims out = {w[0].Out(), w[1].Out()};
-    x = b.PadV2(x, {{0, 0}, {static_cast<int32_t>(w[0].pad_begin), static_cast<int32_t>(w[0].pad_end)},
-                    {static_cast<int32_t>(w[1].pad_begin), static_cast<int32_t>(w[1].pad_end)}, {0, 0}}, -FLT_MAX);
-    const auto xs = b.shape(x);
-    int y = -1;
+    const int32_t pt = static_cast<int32_t>(w[0].pad_begin), pl = static_cast<int32_t>(w[1].pad_begin);
+    x = b.PadV2(x, {{0, 0}, {pt, static_cast<int32_t>(w[0].pad_end)}, {pl, static_cast<int32_t>(w[1].pad_end)}, {0, 0}},
+                -FLT_MAX);
+    const auto xs = b.shape(x);  // [N, Hp, Wp, C]
+    const int32_t in_h = static_cast<int32_t>(w[0].in), in_w = static_cast<int32_t>(w[1].in);
+    int grid = -1;
+    if (indices) {
+      std::vector<int32_t> pos(static_cast<size_t>(xs[1]) * xs[2], 0);
+      for (int32_t h = 0; h < xs[1]; ++h)
+        for (int32_t v = 0; v < xs[2]; ++v)
+          if (h >= pt && h - pt < in_h && v >= pl && v - pl < in_w) pos[h * xs[2] + v] = column_major ? (v - pl) * in_h + (h - pt) : (h - pt) * in_w + (v - pl);
+      grid = ctx.ConstI32({1, xs[1], xs[2], 1}, pos);
+    }
+    int y = -1, idx = -1;
     for (int64_t i = 0; i < w[0].kernel; ++i)
       for (int64_t j = 0; j < w[1].kernel; ++j) {
         const int32_t h0 = static_cast<int32_t>(i * w[0].dilation), w0 = static_cast<int32_t>(j * w[1].dilation);
-        const int tap = b.StridedSlice(
-            x, {0, h0, w0, 0},
-            {xs[0], h0 + static_cast<int32_t>((out[0] - 1) * w[0].stride + 1),
-             w0 + static_cast<int32_t>((out[1] - 1) * w[1].stride + 1), xs[3]},
-            {1, static_cast<int32_t>(w[0].stride), static_cast<int32_t>(w[1].stride), 1});
-        y = y < 0 ? tap : b.Maximum(y, tap);
+        const int32_t h1 = h0 + static_cast<int32_t>((out[0] - 1) * w[0].stride + 1);
+        const int32_t w1 = w0 + static_cast<int32_t>((out[1] - 1) * w[1].stride + 1);
+        const std::vector<int32_t> strides = {1, static_cast<int32_t>(w[0].stride), static_cast<int32_t>(w[1].stride), 1};
+        const int tap = b.StridedSlice(x, {0, h0, w0, 0}, {xs[0], h1, w1, xs[3]}, strides);
+        const int tap_idx = indices ? b.StridedSlice(grid, {0, h0, w0, 0}, {1, h1, w1, 1}, strides) : -1;
+        if (y < 0) {
+          y = tap;
+          idx = tap_idx;
+          continue;
+        }
+        if (indices) idx = b.SelectV2(b.Greater(tap, y), tap_idx, idx);
+        y = b.Maximum(y, tap);
       }
     NhwcOutput(ctx, 0, back(y), in.one_d);
+    if (indices) {
+      // + (n * C + c) * H * W, which also broadcasts a single tap's indices.
+      const int32_t n = xs[0], c = xs[3];
+      std::vector<int32_t> base(static_cast<size_t>(n) * c);
+      for (int32_t k = 0; k < n * c; ++k) base[k] = k * in_h * in_w;
+      NhwcOutput(ctx, 1, b.Add(idx, ctx.ConstI32({n, 1, 1, c}, base)), in.one_d);
+    }
     return;
   }
   const tfl::Padding padding = PadFor(ctx, x, w, -FLT_MAX);
