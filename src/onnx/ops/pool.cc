@@ -1,4 +1,5 @@
-// MaxPool / AveragePool (1-D and 2-D, pads, ceil_mode, count_include_pad)
+// MaxPool / AveragePool (1-D and 2-D, pads, ceil_mode, count_include_pad;
+// 3-D as two separable 2-D pools)
 // and the global pools. Windows TFLite's SAME/VALID cannot express are padded
 // explicitly; average pools then rescale by a constant so the divisor is the
 // count ONNX asks for.
@@ -24,7 +25,50 @@ void ApplyCeilMode(NodeContext& ctx, std::vector<Window>& w) {
   }
 }
 
+// 3-D pools [N, C, D, H, W]: a window maximum (or mean, when every window
+// is whole) is separable, so a 2-D pool over (H, W) with N*D as the batch,
+// then one over D with H*W flattened, both in NDHWC.
+void Pool3D(NodeContext& ctx, bool max) {
+  if (max && ctx.HasOutput(1)) ctx.Fail("the Indices output of a 3-D MaxPool is not supported");
+  const Dims& s = ctx.Shape(0);
+  const Dims kernel = ctx.Ints("kernel_shape");
+  if (kernel.size() != 3) ctx.BadModel("kernel_shape does not match the input rank");
+  std::vector<Window> w = Windows(ctx, {s[2], s[3], s[4]}, kernel);
+  for (const Window& win : w)
+    if (win.dilation != 1) ctx.Fail("dilated 3-D pooling is not supported");
+  ApplyCeilMode(ctx, w);
+  bool padded = false;
+  for (const Window& win : w) padded = padded || win.pad_begin || win.pad_end;
+  if (padded && !max) ctx.Fail("padded 3-D average pooling is not supported");
+  auto& b = ctx.b();
+  const Perm ndhwc = {0, 2, 3, 4, 1};
+  int x = ctx.TensorIn(0, ndhwc);
+  if (padded) {
+    builder::Paddings p = {{0, 0}};
+    for (Window& win : w) {
+      p.push_back({static_cast<int32_t>(win.pad_begin), static_cast<int32_t>(win.pad_end)});
+      win.in += win.pad_begin + win.pad_end;
+      win.pad_begin = win.pad_end = 0;
+    }
+    p.push_back({0, 0});
+    x = b.PadV2(x, p, -FLT_MAX);
+  }
+  const int32_t n = static_cast<int32_t>(s[0]), c = static_cast<int32_t>(s[1]);
+  const int32_t d = static_cast<int32_t>(w[0].in), h = static_cast<int32_t>(w[1].in), wd = static_cast<int32_t>(w[2].in);
+  const int32_t od = static_cast<int32_t>(w[0].Out()), oh = static_cast<int32_t>(w[1].Out()), ow = static_cast<int32_t>(w[2].Out());
+  auto pool = [&](int t, int64_t sh, int64_t sw, int64_t kh, int64_t kw) {
+    return max ? b.MaxPool2D(t, tfl::Padding_VALID, static_cast<int>(sw), static_cast<int>(sh), static_cast<int>(kw),
+                             static_cast<int>(kh))
+               : b.AveragePool2D(t, tfl::Padding_VALID, static_cast<int>(sw), static_cast<int>(sh),
+                                 static_cast<int>(kw), static_cast<int>(kh));
+  };
+  int y = pool(b.Reshape(x, {n * d, h, wd, c}), w[1].stride, w[2].stride, w[1].kernel, w[2].kernel);
+  y = pool(b.Reshape(y, {n, d, oh * ow, c}), w[0].stride, 1, w[0].kernel, 1);
+  ctx.Out(0, b.Reshape(y, {n, od, oh, ow, c}), ndhwc);
+}
+
 void MaxPool(NodeContext& ctx) {
+  if (ctx.Rank(0) == 5) return Pool3D(ctx, true);
   const bool indices = ctx.HasOutput(1);
   const bool column_major = ctx.Int("storage_order", 0) != 0;
   SpatialInput in = NhwcInput(ctx, 0);
@@ -98,6 +142,7 @@ void MaxPool(NodeContext& ctx) {
 }
 
 void AveragePool(NodeContext& ctx) {
+  if (ctx.Rank(0) == 5) return Pool3D(ctx, false);
   SpatialInput in = NhwcInput(ctx, 0);
   Dims kernel = ctx.Ints("kernel_shape");
   if (in.one_d) kernel.insert(kernel.begin(), 1);
