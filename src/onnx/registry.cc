@@ -40,6 +40,7 @@ const Registry& Rules() {
     ops::RegisterNormalization(r);
     ops::RegisterSoftmax(r);
     ops::RegisterReduce(r);
+    ops::RegisterRecurrent(r);
     return r;
   }();
   return registry;

@@ -25,5 +25,6 @@ void RegisterShapeOps(Registry& r);
 void RegisterNormalization(Registry& r);
 void RegisterSoftmax(Registry& r);
 void RegisterReduce(Registry& r);
+void RegisterRecurrent(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
