@@ -90,11 +90,38 @@ void Gemm(NodeContext& ctx) {
   ctx.Out(0, y);
 }
 
+// Det of [..., n, n] for n <= 3 by cofactor expansion (Sarrus for 3x3) over
+// the n*n entries sliced from a [batch, n*n] view.
+void Det(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Dims& s = ctx.Shape(0);
+  if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2]) ctx.BadModel("Det needs [..., n, n]");
+  const int64_t n = s.back();
+  if (n > 3) ctx.Fail(fmt::format("Det of {}x{} matrices is not supported (n <= 3)", n, n));
+  const Dims batch_dims(s.begin(), s.end() - 2);
+  const int32_t batch = static_cast<int32_t>(NumElements(batch_dims));
+  const int flat = b.Reshape(ctx.Tensor(0), {batch, static_cast<int32_t>(n * n)});
+  auto e = [&](int64_t i, int64_t j) { return b.Slice(flat, {0, static_cast<int32_t>(i * n + j)}, {batch, 1}); };
+  int y;
+  if (n == 1) {
+    y = e(0, 0);
+  } else if (n == 2) {
+    y = b.Sub(b.Mul(e(0, 0), e(1, 1)), b.Mul(e(0, 1), e(1, 0)));
+  } else {
+    auto term = [&](int64_t a, int64_t c, int64_t d) { return b.Mul(b.Mul(e(0, a), e(1, c)), e(2, d)); };
+    const int pos = b.Add(b.Add(term(0, 1, 2), term(1, 2, 0)), term(2, 0, 1));
+    const int neg = b.Add(b.Add(term(2, 1, 0), term(0, 2, 1)), term(1, 0, 2));
+    y = b.Sub(pos, neg);
+  }
+  ctx.Out(0, b.Reshape(y, ToShape32(batch_dims)));
+}
+
 }  // namespace
 
 void RegisterMatMul(Registry& r) {
   r.Add("MatMul", MatMul);
   r.Add("Gemm", Gemm);
+  r.Add("Det", Det);
 }
 
 }  // namespace gpuclean::onnx::ops
