@@ -315,7 +315,6 @@ Result Convert(const Options& o) {
     if (fs::exists(o.output_path, ec) && fs::equivalent(o.output_path, o.onnx_path, ec))
       throw Error(ErrorKind::kUsage, "-o names the input model; convert never overwrites its input");
   }
-  Progress(o, "importing " + o.onnx_path);
   onnx::ImportOptions import_options;
   import_options.input_shapes = o.input_shapes;
   onnx::Graph g = onnx::Import(o.onnx_path, import_options);
@@ -327,6 +326,9 @@ Result Convert(const Options& o) {
   for (const onnx::Node& n : g.nodes) ++r.ops_in[n.op_type];
 
   const auto lower_start = Clock::now();
+  // Unsupported ops are an error before any progress line, so bad input
+  // prints exactly one line.
+  onnx::RequireSupported(g);
   Progress(o, fmt::format("lowering {} nodes (opset {}{})", g.nodes.size(), g.opset,
                           g.original_opset != g.opset ? fmt::format(", converted from {}", g.original_opset) : ""));
   onnx::LowerOptions lo;

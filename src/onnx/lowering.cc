@@ -510,8 +510,6 @@ void NodeContext::BadModel(const std::string& why) const {
 
 // ------------------------------------------------------------------- driver
 
-namespace {
-
 void RequireSupported(const Graph& g) {
   std::map<std::string, std::pair<int, std::string>> missing;
   for (const Node& n : g.nodes) {
@@ -524,6 +522,8 @@ void RequireSupported(const Graph& g) {
   for (const auto& [op, c] : missing) list += fmt::format("{}{} ({} node(s), first {})", list.empty() ? "" : "; ", op, c.first, c.second);
   ThrowUnsupported(fmt::format("{}: {} ONNX op type(s) gpuclean cannot convert: {}", g.source, missing.size(), list));
 }
+
+namespace {
 
 // Widens an evaluated constant back to the ONNX dtype shape inference gave
 // (the interpreter computes int64 in int32).

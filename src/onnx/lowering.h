@@ -150,6 +150,10 @@ struct LowerOptions {
 };
 
 // Throws Error(kUnsupported) listing every op type without a lowering (with
+// its count and first node).
+void RequireSupported(const Graph& graph);
+
+// Throws Error(kUnsupported) listing every op type without a lowering (with
 // its count and first node) before emitting anything. Takes the weights:
 // graph.initializers is empty afterwards, so they are held once.
 LoweredGraph Lower(Graph& graph, const LowerOptions& options);

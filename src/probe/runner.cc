@@ -102,6 +102,11 @@ std::string FindSourceDir() {
     }
     if (dir == dir.root_path()) break;
   }
+  // A library loaded into another program (the Python module): the source
+  // folder it was built from.
+#ifdef GPUCLEAN_SOURCE_ROOT
+  if (HasHarness(GPUCLEAN_SOURCE_ROOT)) return GPUCLEAN_SOURCE_ROOT;
+#endif
   ThrowUnsupported(
       "cannot find the LiteRT.js harness (probe/litert_run.mjs) above this executable; set GPUCLEAN_SOURCE_DIR to the "
       "gpuclean source folder");

@@ -169,6 +169,27 @@ TEST(Convert, AttentionLayoutIsExact) {
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
 }
 
+TEST(Convert, Int64TokenIdsBecomeInt32AndGatherEmbeddings) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("ids", {1, 8}, testing::kOnnxInt64);
+  m.InitF32("table", {50, 16}, RandomValues(800, 11, 1.0f));
+  m.Node("Gather", {"table", "ids"}, {"emb"}).Int("axis", 0);
+  m.InitF32("gamma", {16}, RandomValues(16, 12, 1.0f));
+  m.InitF32("beta", {16}, RandomValues(16, 13, 0.1f));
+  m.Node("LayerNormalization", {"emb", "gamma", "beta"}, {"ln"}).Int("axis", -1);
+  m.Node("ArgMax", {"ln"}, {"best"}).Int("axis", 2).Int("keepdims", 0);
+  m.Output("ln");
+  m.Output("best", testing::kOnnxInt64);
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file("emb.onnx"));
+  const auto r = convert::Convert(o);
+  ASSERT_TRUE(r.report.proven) << r.report.RenderText();
+  const ir::Subgraph& g = r.model.main();
+  EXPECT_EQ(g.tensors[g.inputs[0]].dtype, tfl::TensorType_INT32);
+  EXPECT_EQ(g.tensors[g.outputs[1]].dtype, tfl::TensorType_INT32);
+}
+
 TEST(Convert, UnsupportedOpsAreListedTogether) {
   testing::TempDir dir;
   OnnxTestModel m;

@@ -129,6 +129,28 @@ OnnxTestModel::NodeRef OnnxTestModel::Node(const std::string& op_type, const std
   return NodeRef(n);
 }
 
+void OnnxTestModel::MoveWeightsToExternalData(const std::string& folder, const std::string& location) {
+  std::ofstream out(folder + "/" + location, std::ios::binary);
+  int64_t offset = 0;
+  for (auto& t : *impl_->model.mutable_graph()->mutable_initializer()) {
+    std::string bytes = t.raw_data();
+    if (bytes.empty()) continue;
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    t.clear_raw_data();
+    t.set_data_location(pb::TensorProto::EXTERNAL);
+    auto add = [&](const std::string& key, const std::string& value) {
+      auto* kv = t.add_external_data();
+      kv->set_key(key);
+      kv->set_value(value);
+    };
+    add("location", location);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(bytes.size()));
+    offset += static_cast<int64_t>(bytes.size());
+  }
+  if (!out) throw std::runtime_error("cannot write external data");
+}
+
 std::string OnnxTestModel::Serialize() const {
   std::string bytes;
   if (!impl_->model.SerializeToString(&bytes)) throw std::runtime_error("cannot serialise the test model");

@@ -53,6 +53,9 @@ class OnnxTestModel {
   void InitI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
   NodeRef Node(const std::string& op_type, const std::vector<std::string>& inputs,
                const std::vector<std::string>& outputs, const std::string& domain = "");
+  // Moves every initializer's bytes into `location` (relative to the model's
+  // folder, `folder`) as external data, the way large exports store weights.
+  void MoveWeightsToExternalData(const std::string& folder, const std::string& location);
   std::string Serialize() const;
   // Writes the model and returns `path`.
   std::string Write(const std::string& path) const;

@@ -1,0 +1,45 @@
+"""convert from Python: an ONNX fixture in, a proven Model out."""
+import numpy as np
+import pytest
+
+import gpuclean
+from conftest import SOURCE_DIR
+
+ONNX_DIR = SOURCE_DIR / ".cache" / "onnx"
+
+
+def onnx_fixture(name):
+    path = ONNX_DIR / f"{name}.onnx"
+    # Exported by tools/fetch_onnx_fixtures.sh (tools/test.sh runs it): missing means set-up did not run.
+    assert path.exists(), f"{path} is missing; run tools/fetch_onnx_fixtures.sh"
+    return path
+
+
+def test_convert_returns_a_proven_model_matching_pytorch(tmp_path):
+    out = tmp_path / "mha.tflite"
+    report, model = gpuclean.convert(str(onnx_fixture("mha_parity")), output=str(out))
+    assert report["proven"] is True and report["written"] is True
+    assert out.exists()
+    assert isinstance(model, gpuclean.Model)
+    assert all(p["ok"] for p in report["proof"])
+    # The converted model on eager PyTorch's reference input.
+    x = np.load(ONNX_DIR / "mha_parity.input_0.npy")
+    expected = np.load(ONNX_DIR / "mha_parity.expected_0.npy")
+    (got,) = model.run([x])
+    np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-4)
+
+
+def test_convert_fp16_weights_states_its_bound(tmp_path):
+    report, model = gpuclean.convert(str(onnx_fixture("mha_parity")), weights="fp16", prove=True)
+    assert report["proven"] is True
+    assert report["bound"]["atol_scaled"] == pytest.approx(1e-2)
+    assert report["ops_out"]["DEQUANTIZE"] > 0
+
+
+def test_convert_bad_arguments_and_files(tmp_path):
+    with pytest.raises(gpuclean.UsageError, match="weights"):
+        gpuclean.convert(str(onnx_fixture("mha_parity")), weights="int8")
+    garbage = tmp_path / "garbage.onnx"
+    garbage.write_bytes(b"not a protobuf")
+    with pytest.raises(gpuclean.ModelError, match="garbage.onnx"):
+        gpuclean.convert(str(garbage))
