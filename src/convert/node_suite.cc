@@ -204,7 +204,8 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
     std::vector<std::string> frozen;
     for (;;) {
       try {
-        lowered = onnx::Lower(g, onnx::LowerOptions{});
+        onnx::Graph attempt = g;  // Lower takes the initializers
+        lowered = onnx::Lower(attempt, onnx::LowerOptions{});
         break;
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::kUnsupported) throw;

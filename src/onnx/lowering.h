@@ -157,6 +157,7 @@ void RequireSupported(const Graph& graph);
 // its count and first node) before emitting anything. Takes the weights:
 // graph.initializers is empty afterwards, so they are held once.
 LoweredGraph Lower(Graph& graph, const LowerOptions& options);
+inline LoweredGraph Lower(Graph&& graph, const LowerOptions& options) { return Lower(graph, options); }
 
 // The interface the NodeContext talks to; one per graph (and one per folded
 // node, in a scratch graph).

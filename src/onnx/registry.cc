@@ -52,6 +52,7 @@ const Registry& Rules() {
     ops::RegisterGatherNd(r);
     ops::RegisterLrn(r);
     ops::RegisterGridSample(r);
+    ops::RegisterRecurrent(r);
     return r;
   }();
   return registry;

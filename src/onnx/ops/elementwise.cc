@@ -3,6 +3,7 @@
 // trigonometric/hyperbolic functions built from them. All of them run
 // in whatever layout their inputs arrive in (NodeContext::Aligned).
 #include <cmath>
+#include <limits>
 
 #include "onnx/ops/ops.h"
 
@@ -97,6 +98,26 @@ void Sign(NodeContext& ctx) {
   const auto dtype = b.tensor(x).dtype;
   const int zero = dtype == tfl::TensorType_FLOAT32 ? ctx.ScalarF32(0) : ctx.ConstI32({}, {0});
   ctx.Out(0, b.Sub(b.Cast(b.Greater(x, zero), dtype), b.Cast(b.Less(x, zero), dtype)), perm);
+}
+
+void IsNaN(NodeContext& ctx) {
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  ctx.Out(0, ctx.b().NotEqual(x, x), perm);
+}
+
+void IsInf(NodeContext& ctx) {
+  auto& b = ctx.b();
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  const bool pos = ctx.Int("detect_positive", 1) != 0, neg = ctx.Int("detect_negative", 1) != 0;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  int y;
+  if (pos && neg) y = b.Equal(b.Abs(x), ctx.ScalarF32(kInf));
+  else if (pos) y = b.Equal(x, ctx.ScalarF32(kInf));
+  else if (neg) y = b.Equal(x, ctx.ScalarF32(-kInf));
+  else y = b.LogicalAnd(b.Equal(x, x), b.NotEqual(x, x));  // all false
+  ctx.Out(0, y, perm);
 }
 
 void Where(NodeContext& ctx) {
@@ -228,6 +249,8 @@ void RegisterElementwise(Registry& r) {
   r.Add("Reciprocal", Reciprocal);
   r.Add("Erf", Erf);
   r.Add("Sign", Sign);
+  r.Add("IsNaN", IsNaN);
+  r.Add("IsInf", IsInf);
   r.Add("Tan", [](NodeContext& c) { Elementwise(c, Tan); });
   r.Add("Sinh", [](NodeContext& c) { Elementwise(c, Sinh); });
   r.Add("Cosh", [](NodeContext& c) { Elementwise(c, Cosh); });

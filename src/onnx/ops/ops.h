@@ -37,5 +37,6 @@ void RegisterOneHot(Registry& r);
 void RegisterGatherNd(Registry& r);
 void RegisterLrn(Registry& r);
 void RegisterGridSample(Registry& r);
+void RegisterRecurrent(Registry& r);
 
 }  // namespace gpuclean::onnx::ops

@@ -5,6 +5,7 @@
 // Squeeze read a transposed input directly when the order of its non-unit
 // dimensions allows, Concat/Split/Slice/Pad remap their axes.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -421,6 +422,107 @@ void Cast(NodeContext& ctx) {
   ctx.Out(0, ctx.b().Cast(x, stored), perm);
 }
 
+// CastLike: Cast to the second input's type.
+void CastLike(NodeContext& ctx) {
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  const ir::DType stored = ctx.DType(1);
+  if (ctx.b().tensor(x).dtype == stored) {
+    ctx.Out(0, ctx.b().Reshape(x, ctx.b().shape(x)), perm);
+    return;
+  }
+  ctx.Out(0, ctx.b().Cast(x, stored), perm);
+}
+
+// EyeLike: a constant (the input's shape is known at convert time): ones on
+// diagonal k.
+void EyeLike(NodeContext& ctx) {
+  const Dims& shape = ctx.Shape(0);
+  if (shape.size() != 2) ctx.BadModel("EyeLike needs a 2-D input");
+  const ir::DType dtype = ctx.HasAttr("dtype") ? DTypeOfOnnx(ctx, ctx.Int("dtype", 1)) : ctx.DType(0);
+  const int64_t k = ctx.Int("k", 0);
+  npy::Array a;
+  a.dtype = dtype;
+  a.shape = shape;
+  const size_t esize = ir::DTypeSize(dtype);
+  a.data.assign(static_cast<size_t>(NumElements(shape)) * esize, 0);
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    const int64_t j = i + k;
+    if (j < 0 || j >= shape[1]) continue;
+    uint8_t* p = a.data.data() + (i * shape[1] + j) * esize;
+    switch (dtype) {
+      case tfl::TensorType_FLOAT32: { const float one = 1; std::memcpy(p, &one, 4); break; }
+      case tfl::TensorType_FLOAT64: { const double one = 1; std::memcpy(p, &one, 8); break; }
+      case tfl::TensorType_INT32: { const int32_t one = 1; std::memcpy(p, &one, 4); break; }
+      case tfl::TensorType_INT64: { const int64_t one = 1; std::memcpy(p, &one, 8); break; }
+      case tfl::TensorType_INT16: { const int16_t one = 1; std::memcpy(p, &one, 2); break; }
+      case tfl::TensorType_UINT8:
+      case tfl::TensorType_INT8:
+      case tfl::TensorType_BOOL: *p = 1; break;
+      default: ctx.Fail(fmt::format("EyeLike of {} is not supported", ir::DTypeName(dtype)));
+    }
+  }
+  ctx.OutConst(0, std::move(a));
+}
+
+// Hann/Hamming/Blackman windows: constants of the (convert-time) size.
+enum class WindowKind { kHann, kHamming, kBlackman };
+
+void WindowOp(NodeContext& ctx, WindowKind kind) {
+  const int64_t n = ctx.ConstInts(0).at(0);
+  if (n < 1) ctx.Fail("an empty window is not supported");
+  if (n > (int64_t{1} << 24)) ctx.Fail("window too large to fold");
+  const bool periodic = ctx.Int("periodic", 1) != 0;
+  const ir::DType dtype = DTypeOfOnnx(ctx, ctx.Int("output_datatype", 1));
+  const double d = periodic ? static_cast<double>(n) : static_cast<double>(std::max<int64_t>(n - 1, 1));
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const double t = 2.0 * M_PI * static_cast<double>(i) / d;
+    switch (kind) {
+      case WindowKind::kHann: v[i] = 0.5 - 0.5 * std::cos(t); break;
+      case WindowKind::kHamming: v[i] = 25.0 / 46.0 - (1.0 - 25.0 / 46.0) * std::cos(t); break;
+      case WindowKind::kBlackman: v[i] = 0.42 - 0.5 * std::cos(t) + 0.08 * std::cos(2.0 * t); break;
+    }
+  }
+  npy::Array a;
+  a.dtype = dtype;
+  a.shape = {n};
+  a.data.resize(static_cast<size_t>(n) * ir::DTypeSize(dtype));
+  for (int64_t i = 0; i < n; ++i) {
+    switch (dtype) {
+      case tfl::TensorType_FLOAT32: a.as<float>()[i] = static_cast<float>(v[i]); break;
+      case tfl::TensorType_FLOAT64: a.as<double>()[i] = v[i]; break;
+      case tfl::TensorType_INT32: a.as<int32_t>()[i] = static_cast<int32_t>(v[i]); break;
+      case tfl::TensorType_INT64: a.as<int64_t>()[i] = static_cast<int64_t>(v[i]); break;
+      default: ctx.Fail(fmt::format("a window of {} is not supported", ir::DTypeName(dtype)));
+    }
+  }
+  ctx.OutConst(0, std::move(a));
+}
+
+// Compress with a convert-time condition: GATHER of the kept positions (of
+// the flattened input when there is no axis).
+void Compress(NodeContext& ctx) {
+  const std::vector<int64_t> cond = ctx.ConstInts(1);
+  auto& b = ctx.b();
+  int x = ctx.Tensor(0);
+  int axis = 0;
+  int64_t dim;
+  if (ctx.HasAttr("axis")) {
+    axis = NormalizeAxis(ctx.Int("axis", 0), ctx.Rank(0), ctx.node().Label());
+    dim = ctx.Shape(0)[axis];
+  } else {
+    dim = NumElements(ctx.Shape(0));
+    x = b.Reshape(x, {static_cast<int32_t>(dim)});
+  }
+  if (static_cast<int64_t>(cond.size()) > dim) ctx.BadModel("the condition is longer than the axis");
+  std::vector<int32_t> keep;
+  for (size_t i = 0; i < cond.size(); ++i)
+    if (cond[i]) keep.push_back(static_cast<int32_t>(i));
+  if (keep.empty()) ctx.Fail("the result is empty; empty tensors are not supported");
+  ctx.Out(0, b.Gather(x, ctx.ConstI32({static_cast<int64_t>(keep.size())}, keep), axis));
+}
+
 Dims Broadcast(NodeContext& ctx, const Dims& a, const Dims& b) {
   const size_t rank = std::max(a.size(), b.size());
   Dims out(rank);
@@ -554,6 +656,12 @@ void RegisterShapeOps(Registry& r) {
   r.Add("Slice", Slice);
   r.Add("Gather", Gather);
   r.Add("Cast", Cast);
+  r.Add("CastLike", CastLike);
+  r.Add("EyeLike", EyeLike);
+  r.Add("HannWindow", [](NodeContext& c) { WindowOp(c, WindowKind::kHann); });
+  r.Add("HammingWindow", [](NodeContext& c) { WindowOp(c, WindowKind::kHamming); });
+  r.Add("BlackmanWindow", [](NodeContext& c) { WindowOp(c, WindowKind::kBlackman); });
+  r.Add("Compress", Compress);
   r.Add("Expand", Expand);
   r.Add("Tile", Tile);
   r.Add("Range", Range);
