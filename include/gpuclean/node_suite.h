@@ -40,6 +40,8 @@ struct TestResult {
   // Graph inputs bound to the test's data as constants because a lowering
   // needs them at convert time (as an exporter stores weights and shapes).
   std::vector<std::string> frozen;
+  // TFLite ops of the converted graph (distinct, sorted), when it converted.
+  std::vector<std::string> tflite_ops;
   double max_abs_err = 0, max_scaled_err = 0;  // over every output of every data set
   int data_sets = 0;
   double ms = 0;

@@ -237,6 +237,11 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
     }
     for (const std::string& f : frozen)
       if (std::find(r.frozen.begin(), r.frozen.end(), f) == r.frozen.end()) r.frozen.push_back(f);
+    for (const ir::Op& op : lowered.model.main().ops) {
+      const std::string name = op.name();
+      if (std::find(r.tflite_ops.begin(), r.tflite_ops.end(), name) == r.tflite_ops.end()) r.tflite_ops.push_back(name);
+    }
+    std::sort(r.tflite_ops.begin(), r.tflite_ops.end());
     auto model = std::make_shared<const ir::Model>(std::move(lowered.model));
     exec::Interpreter interp(model);
     const ir::Subgraph& sg = model->main();
@@ -277,7 +282,7 @@ TestResult RunOne(const fs::path& test_dir, const SuiteOptions& o) {
 nlohmann::json ResultJson(const TestResult& r) {
   auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); };
   return {{"name", r.name}, {"ops", r.op_types}, {"float32_only", r.float32_only}, {"status", TestStatusName(r.status)},
-          {"detail", r.detail}, {"frozen", r.frozen}, {"max_abs_err", num(r.max_abs_err)},
+          {"detail", r.detail}, {"frozen", r.frozen}, {"tflite_ops", r.tflite_ops}, {"max_abs_err", num(r.max_abs_err)},
           {"max_scaled_err", num(r.max_scaled_err)}, {"data_sets", r.data_sets}, {"ms", r.ms}};
 }
 
@@ -293,6 +298,7 @@ TestResult ResultFromJson(const nlohmann::json& j) {
     if (status == TestStatusName(s)) r.status = s;
   r.detail = j.at("detail");
   r.frozen = j.at("frozen").get<std::vector<std::string>>();
+  r.tflite_ops = j.value("tflite_ops", std::vector<std::string>{});
   r.max_abs_err = num(j.at("max_abs_err"));
   r.max_scaled_err = num(j.at("max_scaled_err"));
   r.data_sets = j.at("data_sets");
@@ -464,6 +470,42 @@ std::string SuiteReport::RenderMarkdown() const {
     if (!float32_ops_supported.count(op)) missing.push_back(op);
   s += fmt::format("Op types of the float32-only tests without a lowering: {}.\n\n",
                    missing.empty() ? "none" : fmt::format("{}", fmt::join(missing, ", ")));
+  // The op table: per ONNX op type (of single-op tests), the TFLite ops its
+  // passing tests converted to and the largest error against the expected
+  // outputs.
+  struct OpRow {
+    int run = 0, pass = 0;
+    std::set<std::string> tflite;
+    double max_scaled = 0;
+  };
+  std::map<std::string, OpRow> op_rows;
+  for (const TestResult& t : tests) {
+    if (t.op_types.size() != 1 || t.status == TestStatus::kUnsupportedOp || t.status == TestStatus::kUnsupportedDType)
+      continue;
+    OpRow& row = op_rows[t.op_types[0]];
+    ++row.run;
+    if (t.status != TestStatus::kPass) continue;
+    ++row.pass;
+    row.tflite.insert(t.tflite_ops.begin(), t.tflite_ops.end());
+    row.max_scaled = std::max(row.max_scaled, t.max_scaled_err);
+  }
+  s += "#### Op table
+
+Per ONNX op type (tests holding that op alone): the TFLite ops the passing tests "
+       "converted to (none: folded to constants), and the largest error against ONNX's expected outputs, "
+       "|diff| / max(1, |expected|) (0: exact).
+
+| ONNX op | tests passed | TFLite ops | max scaled error |
+"
+       "|---|---|---|---|
+";
+  for (const auto& [op, row] : op_rows)
+    s += fmt::format("| {} | {} / {} | {} | {:.2g} |
+", op, row.pass, row.run,
+                     row.tflite.empty() ? std::string("(folded)") : fmt::format("{}", fmt::join(row.tflite, ", ")),
+                     row.max_scaled);
+  s += "
+";
   auto section = [&](TestStatus st, const std::string& title) {
     std::string rows;
     for (const TestResult& t : tests)
