@@ -489,23 +489,15 @@ std::string SuiteReport::RenderMarkdown() const {
     row.tflite.insert(t.tflite_ops.begin(), t.tflite_ops.end());
     row.max_scaled = std::max(row.max_scaled, t.max_scaled_err);
   }
-  s += "#### Op table
-
-Per ONNX op type (tests holding that op alone): the TFLite ops the passing tests "
+  s += "#### Op table\n\nPer ONNX op type (tests holding that op alone): the TFLite ops the passing tests "
        "converted to (none: folded to constants), and the largest error against ONNX's expected outputs, "
-       "|diff| / max(1, |expected|) (0: exact).
-
-| ONNX op | tests passed | TFLite ops | max scaled error |
-"
-       "|---|---|---|---|
-";
+       "|diff| / max(1, |expected|) (0: exact).\n\n| ONNX op | tests passed | TFLite ops | max scaled error |\n"
+       "|---|---|---|---|\n";
   for (const auto& [op, row] : op_rows)
-    s += fmt::format("| {} | {} / {} | {} | {:.2g} |
-", op, row.pass, row.run,
+    s += fmt::format("| {} | {} / {} | {} | {:.2g} |\n", op, row.pass, row.run,
                      row.tflite.empty() ? std::string("(folded)") : fmt::format("{}", fmt::join(row.tflite, ", ")),
                      row.max_scaled);
-  s += "
-";
+  s += "\n";
   auto section = [&](TestStatus st, const std::string& title) {
     std::string rows;
     for (const TestResult& t : tests)
