@@ -62,10 +62,15 @@ TEST(GatherNd, OneHotHardmaxTrilu) {
   m.InitI64("km2", {}, {-2});
   m.Node("Trilu", {"x", "k1"}, {"upper_k"});
   m.Node("Trilu", {"x", "km2"}, {"lower_k"}).Int("upper", 0);
+  m.Input("kz", {});
+  testing::IntsFrom(m, "kz", "k_rt", -3, 3);
+  m.Node("Trilu", {"x", "k_rt"}, {"upper_rt"});
+  m.Node("Trilu", {"x", "k_rt"}, {"lower_rt"}).Int("upper", 0);
   m.Input("sq", {4, 6});
   m.Node("EyeLike", {"sq"}, {"eye"}).Int("k", 1);
   m.Node("Add", {"sq", "eye"}, {"plus_eye"});
-  for (const char* o : {"oh_last", "oh_first", "oh_mid", "hm_last", "hm_mid", "upper", "lower", "upper_k", "lower_k", "plus_eye"})
+  for (const char* o : {"oh_last", "oh_first", "oh_mid", "hm_last", "hm_mid", "upper", "lower", "upper_k", "upper_rt",
+                        "lower_rt", "lower_k", "plus_eye"})
     m.Output(o);
   const auto r = ConvertModel(m);
   EXPECT_TRUE(r.proven) << r.RenderText();

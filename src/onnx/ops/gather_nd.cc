@@ -4,7 +4,7 @@
 // coordinates, run-time ones a CONCATENATION of constant position grids and
 // the (wrapped) indices. Negative indices count from the end. NonZero of a
 // constant is folded; of a run-time tensor it is refused (data-dependent
-// shape). Compress with a constant condition is a GATHER.
+// shape). (Compress lives in shape_ops.cc.)
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -130,44 +130,12 @@ void NonZero(NodeContext& ctx) {
   ctx.OutConst(0, std::move(out));
 }
 
-// Compress with a constant condition: a GATHER of the kept indices along the
-// axis (stored layout), or of the flattened input without one. A run-time
-// condition has a data-dependent output shape and is refused.
-void Compress(NodeContext& ctx) {
-  if (!ctx.IsConst(1)) ctx.Fail("the condition is computed at run time; the output shape would depend on the data");
-  const npy::Array& c = ctx.Const(1);
-  const size_t esize = ir::DTypeSize(c.dtype);
-  std::vector<int32_t> kept;
-  for (int64_t i = 0; i < c.num_elements(); ++i) {
-    bool on = false;
-    for (size_t k = 0; k < esize; ++k) on = on || c.data[i * esize + k] != 0;
-    if (on) kept.push_back(static_cast<int32_t>(i));
-  }
-  if (kept.empty()) ctx.Fail("the condition keeps nothing; empty tensors are not supported");
-  auto& b = ctx.b();
-  const Dims& in = ctx.Shape(0);
-  if (!ctx.HasAttr("axis")) {
-    const int64_t n = NumElements(in);
-    if (kept.back() >= n) ctx.BadModel("the condition is longer than the input");
-    const int flat = b.Reshape(ctx.Tensor(0), {static_cast<int32_t>(n)});
-    ctx.Out(0, b.Gather(flat, ctx.ConstI32({static_cast<int64_t>(kept.size())}, kept), 0));
-    return;
-  }
-  const int rank = static_cast<int>(in.size());
-  const int axis = NormalizeAxis(ctx.Int("axis", 0), rank, ctx.node().Label());
-  if (kept.back() >= in[axis]) ctx.BadModel("the condition is longer than the axis");
-  const Perm perm = ctx.PermOf(0);
-  const int x = ctx.TensorIn(0, perm);
-  ctx.Out(0, b.Gather(x, ctx.ConstI32({static_cast<int64_t>(kept.size())}, kept), StoredAxis(perm, axis)), perm);
-}
-
 }  // namespace
 
 void RegisterGatherNd(Registry& r) {
   r.Add("GatherElements", GatherElements);
   r.Add("GatherND", GatherND);
   r.Add("NonZero", NonZero);
-  r.Add("Compress", Compress);
 }
 
 }  // namespace gpuclean::onnx::ops

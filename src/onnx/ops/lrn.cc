@@ -1,9 +1,8 @@
-// LRN and MeanVarianceNormalization.
+// LRN and LpNormalization (MeanVarianceNormalization lives in
+// normalization.cc).
 //   LRN: y = x / (bias + alpha / size * window_sum(x^2))^beta over channels;
 //        the window sum is a 1x1 CONV_2D by a constant band matrix on NHWC
 //        (GPU-friendly), the power a POW.
-//   MVN: ONNX's function body in the input's layout: (x - mean) /
-//        (sqrt(mean(x^2) - mean^2) + 1e-9), axes remapped.
 //   LpNormalization (p 1 or 2): x / sum(|x|) or x / sqrt(sum(x^2)) along the
 //        axis, in the input's layout.
 #include <algorithm>
@@ -35,22 +34,6 @@ void Lrn(NodeContext& ctx) {
   ctx.Out(0, b.Div(x, denom), kToNhwc);
 }
 
-void Mvn(NodeContext& ctx) {
-  const int rank = ctx.Rank(0);
-  const auto axes = ctx.Ints("axes", {0, 2, 3});
-  const Perm perm = ctx.PermOf(0);
-  std::vector<int32_t> stored;
-  for (int64_t a : axes) stored.push_back(StoredAxis(perm, NormalizeAxis(a, rank, ctx.node().Label())));
-  std::sort(stored.begin(), stored.end());
-  auto& b = ctx.b();
-  const int x = ctx.TensorIn(0, perm);
-  const int mean = b.Mean(x, stored, true);
-  const int mean_sq = b.Mean(b.Mul(x, x), stored, true);
-  const int var = b.Sub(mean_sq, b.Mul(mean, mean));
-  const int std_dev = b.Add(b.Sqrt(var), ctx.ScalarF32(1e-9f));
-  ctx.Out(0, b.Div(b.Sub(x, mean), std_dev), perm);
-}
-
 void LpNormalization(NodeContext& ctx) {
   const int rank = ctx.Rank(0);
   const int axis = NormalizeAxis(ctx.Int("axis", -1), rank, ctx.node().Label());
@@ -68,7 +51,6 @@ void LpNormalization(NodeContext& ctx) {
 
 void RegisterLrn(Registry& r) {
   r.Add("LRN", Lrn);
-  r.Add("MeanVarianceNormalization", Mvn);
   r.Add("LpNormalization", LpNormalization);
 }
 

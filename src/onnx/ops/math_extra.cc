@@ -5,9 +5,8 @@
 //          rounding of the quotient)
 //   Round  half to even: f = floor(x), d = x - f, f + (d > .5) + (d == .5) *
 //          (f - 2 floor(f / 2)) (exact: every step is exact in float32)
-//   Shrink x < -lambd ? x + bias : x > lambd ? x - bias : 0
 //   IsNaN  x != x;  IsInf  |x| == inf (or x == +inf / -inf)
-// All of them run in the input's layout.
+// All of them run in the input's layout. (Shrink lives in activations.cc.)
 #include <cmath>
 
 #include <fmt/format.h>
@@ -16,10 +15,6 @@
 
 namespace gpuclean::onnx::ops {
 namespace {
-
-int Scalar(NodeContext& ctx, ir::DType dtype, float v) {
-  return dtype == tfl::TensorType_FLOAT32 ? ctx.ScalarF32(v) : ctx.ConstI32({}, {static_cast<int32_t>(v)});
-}
 
 void Mod(NodeContext& ctx) {
   Perm perm;
@@ -50,19 +45,6 @@ void Round(NodeContext& ctx) {
   ctx.Out(0, RoundHalfEven(ctx, x), perm);
 }
 
-void Shrink(NodeContext& ctx) {
-  auto& b = ctx.b();
-  const Perm perm = ctx.PermOf(0);
-  const int x = ctx.TensorIn(0, perm);
-  const auto dtype = b.tensor(x).dtype;
-  if (dtype != tfl::TensorType_FLOAT32 && dtype != tfl::TensorType_INT32)
-    ctx.Fail(fmt::format("Shrink of {} tensors is not supported", ir::DTypeName(dtype)));
-  const float lambd = ctx.Float("lambd", 0.5f), bias = ctx.Float("bias", 0.0f);
-  const int lo = b.SelectV2(b.Less(x, Scalar(ctx, dtype, -lambd)), b.Add(x, Scalar(ctx, dtype, bias)), Scalar(ctx, dtype, 0));
-  const int y = b.SelectV2(b.Greater(x, Scalar(ctx, dtype, lambd)), b.Sub(x, Scalar(ctx, dtype, bias)), lo);
-  ctx.Out(0, y, perm);
-}
-
 void IsNaN(NodeContext& ctx) {
   const Perm perm = ctx.PermOf(0);
   const int x = ctx.TensorIn(0, perm);
@@ -90,7 +72,6 @@ void IsInf(NodeContext& ctx) {
 void RegisterMathExtra(Registry& r) {
   r.Add("Mod", Mod);
   r.Add("Round", Round);
-  r.Add("Shrink", Shrink);
   r.Add("IsNaN", IsNaN);
   r.Add("IsInf", IsInf);
 }

@@ -1,6 +1,6 @@
-// OneHot (run-time indices; depth and values constants) and Hardmax, both as
-// EQUAL of the indices against a constant range along the new/reduced axis
-// and SELECT_V2 / CAST (exact).
+// OneHot (run-time indices; depth and values constants): EQUAL of the
+// indices against a constant range along the new axis, then SELECT_V2
+// (exact). Hardmax lives in softmax.cc.
 #include <fmt/format.h>
 
 #include "onnx/ops/ops.h"
@@ -50,23 +50,10 @@ void OneHot(NodeContext& ctx) {
   ctx.Out(0, b.SelectV2(hot, on, off));
 }
 
-void Hardmax(NodeContext& ctx) {
-  const Dims& in = ctx.Shape(0);
-  const int rank = static_cast<int>(in.size());
-  const int axis = NormalizeAxis(ctx.Int("axis", -1), rank, ctx.node().Label());
-  auto& b = ctx.b();
-  const int x = ctx.Tensor(0);
-  Dims kept = in;
-  kept[axis] = 1;
-  const int arg = b.Reshape(b.ArgMax(x, axis), ToShape32(kept));
-  ctx.Out(0, b.Cast(b.Equal(arg, RangeAlong(ctx, in[axis], axis, rank)), tfl::TensorType_FLOAT32));
-}
-
 }  // namespace
 
 void RegisterOneHot(Registry& r) {
   r.Add("OneHot", OneHot);
-  r.Add("Hardmax", Hardmax);
 }
 
 }  // namespace gpuclean::onnx::ops

@@ -300,7 +300,7 @@ void Resize(NodeContext& ctx) {
   if (rank == 4 && maps[0].identity && maps[1].identity && !any_outside && p.mode != Mode::kCubic) {
     const int ih = static_cast<int>(in[2]), iw = static_cast<int>(in[3]);
     const int oh = static_cast<int>(out[2]), ow = static_cast<int>(out[3]);
-    for (const auto [align, half] : {std::pair{false, true}, std::pair{false, false}, std::pair{true, false}}) {
+    for (const auto& [align, half] : {std::pair{false, true}, std::pair{false, false}, std::pair{true, false}}) {
       bool same;
       if (p.mode == Mode::kNearest) {
         same = TfliteNearest(ih, oh, align, half) == maps[2].nearest && TfliteNearest(iw, ow, align, half) == maps[3].nearest;
