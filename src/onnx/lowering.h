@@ -126,7 +126,8 @@ using LowerFn = std::function<void(NodeContext&)>;
 
 struct Registry {
   std::map<std::string, LowerFn> rules;
-  void Add(const std::string& op_type, LowerFn fn) { rules[op_type] = std::move(fn); }
+  // Two lowerings for one op type is a bug (the later would win silently).
+  void Add(const std::string& op_type, LowerFn fn);
 };
 // Every lowering, registered by the op files (registry.cc lists them).
 const Registry& Rules();

@@ -28,6 +28,10 @@ int64_t NumElements(const Dims& dims) {
 
 }  // namespace ops
 
+void Registry::Add(const std::string& op_type, LowerFn fn) {
+  if (!rules.emplace(op_type, std::move(fn)).second) ThrowInternal("two lowerings registered for ONNX op " + op_type);
+}
+
 const Registry& Rules() {
   static const Registry registry = [] {
     Registry r;

@@ -5,7 +5,6 @@
 //          rounding of the quotient)
 //   Round  half to even: f = floor(x), d = x - f, f + (d > .5) + (d == .5) *
 //          (f - 2 floor(f / 2)) (exact: every step is exact in float32)
-//   IsNaN  x != x;  IsInf  |x| == inf (or x == +inf / -inf)
 // All of them run in the input's layout. (Shrink lives in activations.cc.)
 #include <cmath>
 
@@ -45,35 +44,11 @@ void Round(NodeContext& ctx) {
   ctx.Out(0, RoundHalfEven(ctx, x), perm);
 }
 
-void IsNaN(NodeContext& ctx) {
-  const Perm perm = ctx.PermOf(0);
-  const int x = ctx.TensorIn(0, perm);
-  ctx.Out(0, ctx.b().NotEqual(x, x), perm);
-}
-
-void IsInf(NodeContext& ctx) {
-  auto& b = ctx.b();
-  const Perm perm = ctx.PermOf(0);
-  const int x = ctx.TensorIn(0, perm);
-  const bool pos = ctx.Int("detect_positive", 1) != 0, neg = ctx.Int("detect_negative", 1) != 0;
-  int y;
-  if (pos && neg) y = b.Equal(b.Abs(x), ctx.ScalarF32(INFINITY));
-  else if (pos) y = b.Equal(x, ctx.ScalarF32(INFINITY));
-  else if (neg) y = b.Equal(x, ctx.ScalarF32(-INFINITY));
-  else {
-    const int e = b.Equal(x, x);  // all false
-    y = b.LogicalAnd(e, b.LogicalNot(e));
-  }
-  ctx.Out(0, y, perm);
-}
-
 }  // namespace
 
 void RegisterMathExtra(Registry& r) {
   r.Add("Mod", Mod);
   r.Add("Round", Round);
-  r.Add("IsNaN", IsNaN);
-  r.Add("IsInf", IsInf);
 }
 
 }  // namespace gpuclean::onnx::ops

@@ -21,7 +21,8 @@ void OneHot(NodeContext& ctx) {
   const Dims& in = ctx.Shape(0);
   const int rank = static_cast<int>(in.size()) + 1;
   const int axis = NormalizeAxis(ctx.Int("axis", -1), rank, ctx.node().Label());
-  if (!ctx.IsConst(1) || !ctx.IsConst(2)) ctx.Fail("depth and values must be known at convert time");
+  ctx.Const(1);  // depth and values: Fail() naming them when computed at run time
+  ctx.Const(2);
   const npy::Array& dc = ctx.Const(1);
   const int64_t depth = dc.dtype == tfl::TensorType_FLOAT32 ? static_cast<int64_t>(ctx.ConstFloats(1).at(0))
                                                             : ctx.ConstInts(1).at(0);

@@ -14,7 +14,7 @@ void TopK(NodeContext& ctx) {
   const int rank = ctx.Rank(0);
   if (rank < 1) ctx.BadModel("TopK of a scalar");
   const int axis = NormalizeAxis(ctx.Int("axis", -1), rank, ctx.node().Label());
-  if (!ctx.IsConst(1)) ctx.Fail("k must be known at convert time");
+  ctx.Const(1);  // k: Fail()s naming it when computed at run time
   const int64_t k = ctx.ConstInts(1).at(0);
   if (k < 1 || k > ctx.Shape(0)[axis]) ctx.Fail(fmt::format("k = {} outside 1..{}", k, ctx.Shape(0)[axis]));
   const bool largest = ctx.Int("largest", 1) != 0;

@@ -47,38 +47,10 @@ void Trilu(NodeContext& ctx) {
   ctx.Out(0, b.SelectV2(mask, x, zero));
 }
 
-// EyeLike: depends only on the input's shape, so always a constant.
-void EyeLike(NodeContext& ctx) {
-  const Dims& in = ctx.Shape(0);
-  if (in.size() != 2) ctx.BadModel("EyeLike needs a 2-D input");
-  const int64_t k = ctx.Int("k", 0);
-  // dtype: the attribute's ONNX type, else the input's.
-  int64_t dt = ctx.Int("dtype", -1);
-  if (dt == -1) dt = ctx.DType(0) == tfl::TensorType_FLOAT32 ? 1 : 7;
-  npy::Array a;
-  if (dt == 1) a.dtype = tfl::TensorType_FLOAT32;
-  else if (dt == 6) a.dtype = tfl::TensorType_INT32;
-  else if (dt == 7) a.dtype = tfl::TensorType_INT64;
-  else ctx.Fail(fmt::format("dtype {} is not supported", dt));
-  a.shape = in;
-  const size_t esize = ir::DTypeSize(a.dtype);
-  a.data.assign(static_cast<size_t>(in[0] * in[1]) * esize, 0);
-  for (int64_t i = 0; i < in[0]; ++i) {
-    const int64_t j = i + k;
-    if (j < 0 || j >= in[1]) continue;
-    const size_t at = static_cast<size_t>(i * in[1] + j);
-    if (dt == 1) a.as<float>()[at] = 1.0f;
-    else if (dt == 6) a.as<int32_t>()[at] = 1;
-    else a.as<int64_t>()[at] = 1;
-  }
-  ctx.OutConst(0, std::move(a));
-}
-
 }  // namespace
 
 void RegisterTrilu(Registry& r) {
   r.Add("Trilu", Trilu);
-  r.Add("EyeLike", EyeLike);
 }
 
 }  // namespace gpuclean::onnx::ops
