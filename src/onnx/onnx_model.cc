@@ -8,6 +8,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuclean/error.h"
 #include "gpuclean/io.h"
@@ -291,6 +293,39 @@ void CheckDataflow(const std::string& path, const pb::GraphProto& graph) {
     if (!defined.count(v.name())) Bad(path, "graph output '" + v.name() + "' is produced by no node");
 }
 
+// Window and block attributes libonnx's shape inference divides by (a stride
+// of 0 raised SIGFPE inside convPoolShapeInference) or sizes from. Checked by
+// attribute name, for every op and every nested graph, before libonnx sees them.
+void CheckInferenceAttributes(const std::string& path, const pb::GraphProto& graph) {
+  struct Rule {
+    const char* name;
+    int64_t min;
+  };
+  static constexpr Rule kRules[] = {{"strides", 1},     {"dilations", 1}, {"kernel_shape", 1}, {"blocksize", 1},
+                                    {"group", 1},       {"pads", 0},      {"output_padding", 0}, {"output_shape", 0},
+                                    {"size", 1}};
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) CheckInferenceAttributes(path, a.g());
+      for (const auto& g : a.graphs()) CheckInferenceAttributes(path, g);
+      for (const auto& rule : kRules) {
+        if (a.name() != rule.name) continue;
+        const bool bad = (a.type() == pb::AttributeProto::INT && a.i() < rule.min) ||
+                         std::any_of(a.ints().begin(), a.ints().end(), [&](int64_t v) { return v < rule.min; });
+        if (bad) {
+          const std::string label =
+              n.name().empty() ? fmt::format("{} #{}", n.op_type(), i) : fmt::format("{} '{}'", n.op_type(), n.name());
+          Bad(path, fmt::format("{}: attribute {} must be {} (got {})", label, rule.name,
+                                rule.min == 0 ? "non-negative" : "at least 1",
+                                a.type() == pb::AttributeProto::INT ? std::to_string(a.i())
+                                                                    : fmt::format("{}", fmt::join(a.ints(), ","))));
+        }
+      }
+    }
+  }
+}
+
 [[noreturn]] void ThrowError(const std::string& path, const pb::ValueInfoProto& input, const Dims& dims, int rank) {
   throw Error(ErrorKind::kUsage, fmt::format("--input-shape {}: gives {} dimensions, the input has rank {} ({})",
                                              input.name(), dims.size(), rank, path));
@@ -379,6 +414,7 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
     for (auto& a : *n.mutable_attribute())
       if (a.has_t()) load(*a.mutable_t());
   CheckDataflow(path, model.graph());
+  CheckInferenceAttributes(path, model.graph());
   PinInputShapes(path, *model.mutable_graph(), options);
   // Inference first: it fills graph output types that some exporters leave
   // without a shape, which the checker would otherwise refuse.

@@ -282,5 +282,36 @@ TEST(OnnxBadInput, OutputProducedByNoNodeBeforeOpsetConversion) {
   ExpectRefused(WriteProto(dir.path() / "dangling13.onnx", p), ErrorKind::kBadInput, "nowhere");
 }
 
+// Found by onnx_import_fuzzer: libonnx's conv/pool shape inference divides by
+// the stride, so a stride of 0 raised SIGFPE; window and block attributes are
+// checked before libonnx sees them, in nested graphs too.
+TEST(OnnxBadInput, ZeroStrideIsRefusedBeforeShapeInference) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("x", {1, 1, 7, 5});
+  m.InitF32("w", {1, 1, 3, 3}, std::vector<float>(9, 1.0f));
+  m.Node("Conv", {"x", "w"}, {"y"}).Ints("strides", {2, 0}).Ints("pads", {1, 1, 1, 1});
+  m.Output("y");
+  ExpectRefused(m.Write(dir.file("stride0.onnx")), ErrorKind::kBadInput, "strides");
+}
+
+TEST(OnnxBadInput, ZeroKernelAndBlockSizesAreRefused) {
+  testing::TempDir dir;
+  {
+    OnnxTestModel m;
+    m.Input("x", {1, 1, 4, 4});
+    m.Node("MaxPool", {"x"}, {"y"}).Ints("kernel_shape", {0, 2});
+    m.Output("y");
+    ExpectRefused(m.Write(dir.file("kernel0.onnx")), ErrorKind::kBadInput, "kernel_shape");
+  }
+  {
+    OnnxTestModel m;
+    m.Input("x", {1, 4, 2, 2});
+    m.Node("DepthToSpace", {"x"}, {"y"}).Int("blocksize", 0);
+    m.Output("y");
+    ExpectRefused(m.Write(dir.file("block0.onnx")), ErrorKind::kBadInput, "blocksize");
+  }
+}
+
 }  // namespace
 }  // namespace gpuclean
