@@ -187,5 +187,55 @@ TEST(Rank5ToRank4, LeavesAnIslandWithAReductionAlone) {
   EXPECT_NE(r.skipped[0].why.find("MEAN"), std::string::npos) << r.skipped[0].why;
 }
 
+// Fused QKV as our ONNX lowering and other converters emit it: [B,N,3C] ->
+// [B,N,3,H,D], q/k/v picked by SLICEs on the 3, each reshaped to 4-D and
+// one scaled on the 5-D view. Each slice is one contiguous range of
+// [B*N, 3, H*D], so the island runs at rank 3.
+TEST(Rank5ToRank4, RewritesQkvSlicesOfAFiveDimensionalView) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {2, 5, 24});
+  const int five = b.Reshape(x, {2, 5, 3, 2, 4});
+  for (int i = 0; i < 3; ++i) {
+    int pick = b.Slice(five, {0, 0, i, 0, 0}, {2, 5, 1, 2, 4});
+    if (i == 0) pick = b.Mul(pick, b.ConstF32("scale", {1}, {0.5f}));
+    b.Output(b.Reshape(pick, {2, 5, 2, 4}));
+  }
+  const ir::Model model = b.Finish();
+  const npy::Array in = synth::HashUniform({2, 5, 24}, -4, 4, 77);
+  const testing::PassProof proof = testing::ExpectPassProven("rank5-to-rank4", model, {in});
+  EXPECT_LE(MaxRank(proof.rewritten), 4);
+  const auto before = testing::RunOurs(model, {in}), after = testing::RunOurs(proof.rewritten, {in});
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i].data, after[i].data) << i;
+  testing::ExpectFindingGone(model, proof.rewritten, "rank-5");
+  ASSERT_EQ(proof.result.sites.size(), 1u);
+  EXPECT_NE(proof.result.sites[0].what.find("computed at [10,3,8]"), std::string::npos) << proof.result.sites[0].what;
+}
+
+// A slice that cuts two adjacent axes with partial windows: they cannot
+// share a run, and with a third cut axis five runs remain.
+TEST(Rank5ToRank4, LeavesSlicesThatCutFiveAxesAlone) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {2, 3, 60});
+  const int five = b.Reshape(x, {2, 3, 3, 4, 5});
+  const int pick = b.Slice(five, {1, 1, 1, 1, 1}, {1, 2, 2, 3, 4});
+  b.Output(b.Reshape(pick, {1, 2, 24}));
+  ir::Model model = b.Finish();
+  const PassResult r = FindPass("rank5-to-rank4")->Apply(model, {});
+  EXPECT_TRUE(r.sites.empty());
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].why.find("leave 5 axes"), std::string::npos) << r.skipped[0].why;
+}
+
+// A slice keeping the tail of one axis and the whole of the next: one
+// merged range [2*20, 2*20 + 1*20) of the 3*20 axis, not two cuts.
+TEST(Rank5ToRank4, MergesASlicedAxisWithTheWholeAxesAfterIt) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {1, 2, 60});
+  const int five = b.Reshape(x, {1, 2, 3, 4, 5});
+  b.Output(b.Reshape(b.Slice(five, {0, 0, 2, 0, 0}, {-1, -1, 1, -1, -1}), {1, 2, 20}));
+  const ir::Model model = b.Finish();
+  ExpectRank4AndBitIdentical(model, {1, 2, 60});
+}
+
 }  // namespace
 }  // namespace gpuclean::rewrite

@@ -19,6 +19,11 @@
 // greedily (maximal), which gives the fewest axes; when that is <= 4 every
 // tensor is re-emitted at the merged shape (constants re-stored, nothing
 // else changes). Same elements, same arithmetic: bit-identical.
+//
+// An island may also hold SLICEs with constant begin/size (the q/k/v picks
+// of a fused QKV head split, [B,N,3,H,D] sliced on the 3): a run may start
+// at a sliced axis and go on over axes the slice keeps whole, which is one
+// contiguous range of the merged axis, so each sliced axis starts a run.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -182,6 +187,31 @@ bool IsRank5Reshape(const ir::Subgraph& g, const ir::Op& op) {
          op.outputs.size() == 1 && g.tensors[op.inputs[0]].rank() <= 4 && g.tensors[op.outputs[0]].rank() >= 5;
 }
 
+// A SLICE with constant begin and size whose input has rank >= 5.
+bool IsIslandSlice(const ir::Subgraph& g, const ir::Op& op) {
+  return op.code == tfl::BuiltinOperator_SLICE && op.inputs.size() == 3 && op.outputs.size() == 1 &&
+         op.inputs[0] >= 0 && g.tensors[op.inputs[0]].rank() >= 5 && IsConstantValued(g, op.inputs[1]) &&
+         IsConstantValued(g, op.inputs[2]);
+}
+
+// A SLICE's begin and (resolved, never -1) size per axis.
+struct SliceWindow {
+  std::vector<int32_t> begin, size;
+};
+
+SliceWindow Window(const ir::Subgraph& g, const ir::Op& slice) {
+  const std::vector<int32_t>& in = g.tensors[slice.inputs[0]].shape;
+  const std::vector<int64_t> begin = ConstInts(g, slice.inputs[1]), size = ConstInts(g, slice.inputs[2]);
+  SliceWindow w;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const int32_t b = d < begin.size() ? static_cast<int32_t>(begin[d]) : 0;
+    const int32_t n = d < size.size() && size[d] >= 0 ? static_cast<int32_t>(size[d]) : in[d] - b;
+    w.begin.push_back(b);
+    w.size.push_back(n);
+  }
+  return w;
+}
+
 struct Island {
   std::vector<int> entries;  // RESHAPE ops from <= 4-D into the island
   std::vector<int> ops;      // elementwise ops, in graph order
@@ -189,6 +219,7 @@ struct Island {
   std::set<int> tensors;     // the island's rank-R tensors
   std::set<int> operands;    // other inputs of its ops: constants and <= 4-D runtime tensors
   std::vector<int32_t> full;  // broadcast of every island tensor's shape
+  std::set<int> cuts;         // axes a SLICE cuts: each starts a run
   std::string failure;        // why it cannot be rewritten; empty when it can
 };
 
@@ -219,6 +250,8 @@ Island Collect(const ir::Subgraph& g, const std::vector<std::vector<int>>& consu
     // The producer: an entry RESHAPE or an island op (whose inputs are visited).
     if (IsRank5Reshape(g, p)) {
       entries.insert(producer);
+    } else if (IsIslandSlice(g, p)) {
+      if (ops.insert(producer).second) work.push_back(p.inputs[0]);
     } else if ((IsIslandUnary(p.code) && p.inputs.size() == 1) || (IsIslandBinary(p.code) && p.inputs.size() == 2)) {
       if (ops.insert(producer).second)
         for (int in : p.inputs) {
@@ -227,7 +260,8 @@ Island Collect(const ir::Subgraph& g, const std::vector<std::vector<int>>& consu
           else work.push_back(in);
         }
     } else {
-      fail(fmt::format("'{}' comes from {}, not a RESHAPE from <= 4-D or an elementwise op", tensor.name, p.name()));
+      fail(fmt::format("'{}' comes from {}, not a RESHAPE from <= 4-D, an elementwise op or a constant SLICE", tensor.name,
+                       p.name()));
     }
     // Every reader: an island op (its output joins) or an exit RESHAPE.
     for (int c : consumers[t]) {
@@ -235,12 +269,13 @@ Island Collect(const ir::Subgraph& g, const std::vector<std::vector<int>>& consu
       if (op.code == tfl::BuiltinOperator_RESHAPE && op.inputs[0] == t && op.outputs.size() == 1 &&
           g.tensors[op.outputs[0]].rank() <= 4) {
         exits.insert(c);
-      } else if (((IsIslandUnary(op.code) && op.inputs.size() == 1) || (IsIslandBinary(op.code) && op.inputs.size() == 2)) &&
-                 op.outputs.size() == 1) {
+      } else if ((IsIslandSlice(g, op) && op.inputs[0] == t) ||
+                 (((IsIslandUnary(op.code) && op.inputs.size() == 1) || (IsIslandBinary(op.code) && op.inputs.size() == 2)) &&
+                  op.outputs.size() == 1)) {
         work.push_back(op.outputs[0]);
       } else {
-        fail(fmt::format("'{}' is read by {}, which is neither elementwise nor a RESHAPE back to <= 4-D", tensor.name,
-                         op.name()));
+        fail(fmt::format("'{}' is read by {}, which is neither elementwise, a constant SLICE nor a RESHAPE back to <= 4-D",
+                         tensor.name, op.name()));
       }
     }
   }
@@ -253,6 +288,15 @@ Island Collect(const ir::Subgraph& g, const std::vector<std::vector<int>>& consu
     for (int d = 0; d < rank; ++d) is.full[d] = std::max(is.full[d], g.tensors[t].shape[d]);
   for (int t : is.operands)
     if (g.tensors[t].rank() > rank) fail(fmt::format("operand '{}' has a higher rank", g.tensors[t].name));
+  for (int node : is.ops) {
+    const ir::Op& op = g.ops[node];
+    if (op.code != tfl::BuiltinOperator_SLICE) continue;
+    const std::vector<int32_t>& in = g.tensors[op.inputs[0]].shape;
+    if (in != is.full) fail(fmt::format("SLICE '{}' reads a broadcast-shaped tensor", g.tensors[op.outputs[0]].name));
+    const SliceWindow w = Window(g, op);
+    for (int d = 0; d < rank; ++d)
+      if (w.size[d] != in[d]) is.cuts.insert(d);
+  }
   return is;
 }
 
@@ -266,7 +310,7 @@ std::vector<int32_t> Aligned(const std::vector<int32_t>& shape, int rank) {
 // Runs of adjacent axes [begin, end) to merge, or empty when some operand's
 // broadcast pattern leaves more than 4.
 std::vector<std::pair<int, int>> MergeRuns(const std::vector<int32_t>& full,
-                                           const std::vector<std::vector<int32_t>>& shapes) {
+                                           const std::vector<std::vector<int32_t>>& shapes, const std::set<int>& cuts) {
   // An axis of `full` size 1 joins any run; others join when every shape is
   // full there exactly where it is full on the run so far.
   auto same_pattern = [&](int a, int b) {
@@ -279,7 +323,7 @@ std::vector<std::pair<int, int>> MergeRuns(const std::vector<int32_t>& full,
   for (int d = 0; d < static_cast<int>(full.size()); ++d) {
     if (runs.empty()) {
       runs.push_back({d, d + 1});
-    } else if (full[d] == 1 || anchor < 0 || same_pattern(anchor, d)) {
+    } else if (!cuts.count(d) && (full[d] == 1 || anchor < 0 || same_pattern(anchor, d))) {
       runs.back().second = d + 1;
     } else {
       runs.push_back({d, d + 1});
@@ -304,9 +348,9 @@ std::optional<std::string> RewriteIsland(GraphEdit& edit, const Island& island, 
   std::vector<std::vector<int32_t>> shapes;
   for (int t : island.tensors) shapes.push_back(g.tensors[t].shape);
   for (int t : island.operands) shapes.push_back(Aligned(g.tensors[t].shape, rank));
-  const std::vector<std::pair<int, int>> runs = MergeRuns(island.full, shapes);
+  const std::vector<std::pair<int, int>> runs = MergeRuns(island.full, shapes, island.cuts);
   if (runs.size() > 4) {
-    why_not = fmt::format("the operands' broadcast patterns over [{}] leave {} axes after merging adjacent ones",
+    why_not = fmt::format("the operands' broadcast patterns and slice cuts over [{}] leave {} axes after merging adjacent ones",
                           fmt::join(island.full, ","), runs.size());
     return std::nullopt;
   }
@@ -340,6 +384,20 @@ std::optional<std::string> RewriteIsland(GraphEdit& edit, const Island& island, 
   }
   for (int node : island.ops) {
     const ir::Op op = g.ops[node];
+    if (op.code == tfl::BuiltinOperator_SLICE) {
+      // Each run starts at its one cut axis (if any); the axes after it are
+      // whole, so the run's window is begin * rest .. + size * rest.
+      const SliceWindow w = Window(g, op);
+      const std::vector<int32_t>& in = g.tensors[op.inputs[0]].shape;
+      std::vector<int32_t> begin, size;
+      for (auto [first, end] : runs) {
+        const int32_t rest = std::accumulate(in.begin() + first + 1, in.begin() + end, int32_t{1}, std::multiplies<>());
+        begin.push_back(w.begin[first] * rest);
+        size.push_back(w.size[first] * rest);
+      }
+      now[op.outputs[0]] = b.Slice(now.at(op.inputs[0]), begin, size);
+      continue;
+    }
     std::vector<int> inputs;
     for (int in : op.inputs) inputs.push_back(now.at(in));
     const int out = b.Op(op.code, inputs, op.options).at(0);
@@ -354,7 +412,7 @@ std::optional<std::string> RewriteIsland(GraphEdit& edit, const Island& island, 
     if (x < first_new || g.tensors[x].shape != shape) x = b.Reshape(x, shape);
     edit.Replace(exit, {x});
   }
-  return fmt::format("rank-{} island of {} elementwise op(s) over [{}] -> computed at [{}]", rank, island.ops.size(),
+  return fmt::format("rank-{} island of {} elementwise or slice op(s) over [{}] -> computed at [{}]", rank, island.ops.size(),
                      fmt::join(island.full, ","), fmt::join(Merged(island.full, runs), ","));
 }
 
@@ -387,7 +445,7 @@ class Rank5ToRank4Pass final : public Pass {
            "each tensor read once, back to <= 4-D, emitted when merged axes fit in 4; or an island of float32 "
            "elementwise ops (unary, binary with broadcasting) between RESHAPEs from and back to <= 4-D, every "
            "rank >= 5 tensor read only inside it, emitted when merging adjacent axes consistently for every "
-           "operand's broadcast leaves <= 4";
+           "operand's broadcast and every constant SLICE's cut axes leaves <= 4";
   }
 
   PassResult Apply(ir::Model& model, const PassOptions&) const override {
