@@ -85,7 +85,7 @@ npy::Array TransposeHost(const npy::Array& a, const Perm& perm) {
 
 int NormalizeAxis(int64_t axis, int rank, const std::string& what) {
   const int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= std::max(rank, 1)) ThrowBadInput(fmt::format("{}: axis {} is out of range for rank {}", what, axis, rank));
+  if (a < 0 || a >= rank) ThrowBadInput(fmt::format("{}: axis {} is out of range for rank {}", what, axis, rank));
   return static_cast<int>(a);
 }
 
@@ -654,12 +654,23 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     bool all_const = true;
     for (const std::string& in : node.inputs)
       if (!in.empty() && !L.value(in).constant) all_const = false;
+    // Helpers that throw below a node (NormalizeAxis, the builder) do not
+    // know the file; every refusal names it.
+    const auto named = [&](const auto& lower) {
+      try {
+        lower();
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        if (e.kind() == ErrorKind::kInternal || what.rfind(g.source, 0) == 0) throw;
+        throw Error(e.kind(), g.source + ": " + what);
+      }
+    };
     if (all_const) {
-      Fold(L, node, rule);
+      named([&] { Fold(L, node, rule); });
       ++result.folded[node.op_type];
     } else {
       NodeContext ctx(L, node);
-      rule(ctx);
+      named([&] { rule(ctx); });
       bool all_known = true;
       for (const std::string& out : node.outputs) {
         if (out.empty()) continue;

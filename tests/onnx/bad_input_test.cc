@@ -313,5 +313,20 @@ TEST(OnnxBadInput, ZeroKernelAndBlockSizesAreRefused) {
   }
 }
 
+// Found by onnx_import_fuzzer: Gather on a scalar (libonnx's inference does
+// not refuse it) read the shape at axis 0 of a rank-0 tensor.
+TEST(OnnxBadInput, AxisOfAScalarIsRefused) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("data", {});
+  m.InitI64("indices", {3}, {0, 0, 0});
+  m.Node("Gather", {"data", "indices"}, {"y"}).Int("axis", 0);
+  m.Output("y");
+  pb::ModelProto p = Proto(m);
+  p.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();  // rank 0
+  p.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+  ExpectRefused(WriteProto(dir.path() / "gather_scalar.onnx", p), kBadOrUnsupported, "axis 0");
+}
+
 }  // namespace
 }  // namespace gpuclean
