@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuclean/ir.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/npy.h"
 
 namespace gpuclean::convert {
@@ -41,6 +42,19 @@ struct Options {
   // (with fp16_weights at least kFp16WeightsAtol / kFp16WeightsMinCorrelation).
   double atol = 1e-4;
   double min_correlation = 0.99999;
+  // The GPU target the result must be clean for (a data/compat id): after
+  // lowering, lint for it, apply the proven rewrites lint suggests
+  // (rewrite::Fix) and re-lint. "none" keeps the plain lowering.
+  std::string target = lint::kDefaultTarget;
+  std::string data_dir;  // holds compat/; empty: lint::DefaultDataDir()
+  // Lint errors left after the rewrites: false writes nothing, true writes
+  // the proven model anyway. Either way the report says the model is not
+  // GPU-clean (exit 1).
+  bool allow_remaining = false;
+  // After writing, run the model on LiteRT.js's WebGPU delegate (fp16) on
+  // proof input set 1 and compare it with onnxruntime (needs Node and
+  // Chromium; the report says why when it cannot run).
+  bool probe = false;
   // Receives one line per step of a long conversion ("proving: seed 1/2").
   std::function<void(const std::string&)> progress;
 };
@@ -67,6 +81,34 @@ struct Divergence {
   int compared = 0;       // tensors compared before (and including) it
 };
 
+// What --target did: lint before and after the rewrites, which ran.
+struct TargetReport {
+  std::string target;  // empty: --target none
+  int errors_before = 0, warnings_before = 0, errors_after = 0, warnings_after = 0;
+  std::string predicted_before, predicted_after;  // lint::PredictedLine of subgraph 0
+  std::vector<std::string> passes;       // "rank5-to-rank4 (exact, 12 sites)"
+  std::vector<std::string> not_applied;  // suggestions fix could not apply, with why
+  std::vector<std::string> remaining;    // error findings left, each with why
+  // Bound the rewrites add to the onnxruntime proof (approx passes).
+  double added_atol = 0;
+  bool clean = true;     // no error-level finding after the rewrites
+  std::string failure;   // one line when a rewrite failed its proof
+};
+
+// The measured run on the real WebGPU delegate (--probe).
+struct ProbeReport {
+  bool ran = false;
+  std::string skipped_because;
+  std::string residency;  // probe::Summarize
+  bool fully_delegated = false;
+  struct Output {
+    std::string name;
+    double max_abs_diff = 0, correlation = 1;
+  };
+  std::vector<Output> outputs;  // WebGPU fp16 against onnxruntime fp32, seed 1
+  double min_correlation = 1;
+};
+
 struct Report {
   std::string onnx_path;
   std::string output_path;
@@ -84,7 +126,9 @@ struct Report {
   std::vector<OutputProof> proof;
   double atol = 0, min_correlation = 0;  // the bound the proof used
   Divergence divergence;
-  double import_ms = 0, lower_ms = 0, prove_ms = 0, total_ms = 0;
+  TargetReport target;
+  ProbeReport probe;
+  double import_ms = 0, lower_ms = 0, target_ms = 0, prove_ms = 0, probe_ms = 0, total_ms = 0;
   size_t peak_rss_bytes = 0;
   size_t tflite_bytes = 0;
   nlohmann::json ToJson() const;
@@ -94,6 +138,11 @@ struct Report {
 struct Result {
   Report report;
   ir::Model model;
+  // Inputs the rewrites added that the host feeds (written beside the model).
+  std::vector<std::pair<std::string, npy::Array>> host_inputs;
+  // 0: proven (and GPU-clean for the target); 1: the proof failed or lint
+  // errors remain for the target.
+  int exit_code() const;
 };
 
 // Errors: kBadInput (malformed model), kUnsupported (ops or features we do

@@ -176,6 +176,9 @@ FixResult Fix(const ir::Model& model, const FixOptions& options);
 // Returns the files written.
 std::vector<std::string> WriteResult(const FixResult& result, const std::string& path, bool in_place);
 
+// Where WriteResult puts host input `name` of a model written to `model_path`.
+std::string HostInputPath(const std::string& model_path, const std::string& name);
+
 nlohmann::json ToJson(const FixResult& result);
 std::string RenderText(const FixResult& result, const lint::Matrix& matrix);
 

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "gpuclean/convert.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/node_suite.h"
 #include "gpuclean/run.h"
 
@@ -13,8 +14,10 @@ void AddConvert(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand(
       "convert",
       "Convert an ONNX model to .tflite, proven against onnxruntime before it is written: every output within "
-      "1e-4*max(1,|ref|) and correlation >= 0.99999 on two seeded input sets (--weights fp16: 1e-2 and 0.9999). Exit 0 proven and written, 1 the proof "
-      "failed (nothing written; the first diverging ONNX node is named), 2 bad input or unsupported ops");
+      "1e-4*max(1,|ref|) and correlation >= 0.99999 on two seeded input sets (--weights fp16: 1e-2 and 0.9999), and GPU-clean "
+      "for --target: lint's suggested rewrites are applied and proven first. Exit 0 proven, clean and written; 1 the proof "
+      "failed (the first diverging ONNX node is named) or lint errors remain for the target (nothing written unless "
+      "--allow-remaining); 2 bad input or unsupported ops");
   struct Args {
     convert::Options options;
     std::vector<std::string> input_shapes;
@@ -37,6 +40,15 @@ void AddConvert(CLI::App& app, Handler& handler) {
   cmd->add_option("--weights", args->weights, "fp32, or fp16: float weights stored as float16 with DEQUANTIZE")
       ->check(CLI::IsMember({"fp32", "fp16"}))
       ->default_val("fp32");
+  cmd->add_option("--target", args->options.target,
+                  "GPU target the result must be clean for (an id of data/compat, `gpuclean matrix list`): "
+                  "lint, apply the proven rewrites lint suggests, re-lint; none: plain lowering")
+      ->default_val(lint::kDefaultTarget);
+  cmd->add_flag("--allow-remaining", args->options.allow_remaining,
+                "write the proven model even when lint errors remain for the target (exit stays 1)");
+  cmd->add_flag("--probe", args->options.probe,
+                "run the written model on LiteRT.js's WebGPU delegate (fp16, headless Chromium) and compare with "
+                "onnxruntime; prints measured residency");
   cmd->add_option("--seeds", args->options.proof_seeds, "seeded input sets the proof runs")->default_val(2)->check(CLI::Range(1, 100));
   cmd->add_flag("--no-prove", args->no_prove, "write without running onnxruntime (the report says unproven)");
   cmd->add_flag("--json", args->json, "print the report as JSON");
@@ -54,7 +66,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
       const convert::Result result = convert::Convert(args->options);
       if (args->json) std::cout << result.report.ToJson().dump(2) << "\n";
       else std::cout << result.report.RenderText();
-      return result.report.proof_run && !result.report.proven ? 1 : 0;
+      return result.exit_code();
     };
   });
 

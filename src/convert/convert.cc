@@ -15,6 +15,7 @@
 #include "gpuclean/io.h"
 #include "gpuclean/metrics.h"
 #include "gpuclean/probe.h"
+#include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
 #include "onnx/lowering.h"
 #include "onnx/onnx_model.h"
@@ -304,6 +305,88 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
   return FirstDivergence(onnx_path, g, tflite, inputs, atol);
 }
 
+// Lint for the target, then the proven rewrites lint suggests (fix's
+// engine); `model` becomes the rewritten one when the chain is proven.
+void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
+  const auto start = Clock::now();
+  TargetReport& t = r.target;
+  t.target = o.target;
+  Progress(o, "linting for " + o.target + " and applying the rewrites lint suggests");
+  rewrite::FixOptions fo;
+  fo.target = o.target;
+  fo.data_dir = o.data_dir;
+  const rewrite::FixResult fix = rewrite::Fix(model, fo);
+  auto count = [](const lint::Report& report, lint::Severity s) { return report.count(s); };
+  t.errors_before = count(fix.before, lint::Severity::kError);
+  t.warnings_before = count(fix.before, lint::Severity::kWarning);
+  if (!fix.before.residency.empty()) t.predicted_before = lint::PredictedLine(fix.before.residency[0]);
+  for (const rewrite::PassOutcome& p : fix.passes) {
+    if (p.sites.empty()) continue;
+    t.passes.push_back(fmt::format("{} ({}, {} site(s)){}", p.id, rewrite::ExactnessName(p.exactness), p.sites.size(),
+                                   p.proven ? "" : ": " + p.failure));
+    if (p.proven && p.exactness == rewrite::Exactness::kApprox) t.added_atol += p.bound;
+  }
+  t.not_applied = fix.not_applied;
+  if (fix.proven) {
+    model = fix.model;
+    host_inputs = fix.host_inputs;
+    t.errors_after = count(fix.after, lint::Severity::kError);
+    t.warnings_after = count(fix.after, lint::Severity::kWarning);
+    if (!fix.after.residency.empty()) t.predicted_after = lint::PredictedLine(fix.after.residency[0]);
+    for (const rewrite::Remaining& left : fix.remaining)
+      t.remaining.push_back(fmt::format("node {} {} {} [{}{}]: {}", left.finding.node, left.finding.op, left.finding.rule,
+                                        rewrite::RemainingCauseName(left.cause),
+                                        left.pass.empty() ? "" : ", " + left.pass, left.why));
+  } else {
+    // A rewrite failed its proof: keep the plain lowering, which lint judged.
+    t.failure = fix.failure;
+    t.added_atol = 0;
+    t.errors_after = t.errors_before;
+    t.warnings_after = t.warnings_before;
+    t.predicted_after = t.predicted_before;
+    for (const lint::Finding& f : fix.before.findings)
+      if (f.severity == lint::Severity::kError)
+        t.remaining.push_back(fmt::format("node {} {} {}: {}", f.node, f.op, f.rule, f.why));
+  }
+  t.clean = t.errors_after == 0;
+  r.target_ms = MsSince(start);
+}
+
+// The written model on LiteRT.js's WebGPU delegate in fp16, fed proof set 1,
+// against onnxruntime's outputs for that set.
+void ProbeWebGpu(const Options& o, const onnx::Graph& g, const ir::Model& model, const std::vector<npy::Array>& onnx_inputs,
+                 const std::vector<npy::Array>& reference, const std::vector<onnx::Perm>& in_perms,
+                 const std::vector<onnx::Perm>& out_perms, const std::vector<rewrite::HostInput>& host_inputs,
+                 ProbeReport& pr) {
+  ScratchDir dir("gpuclean-convert-probe");
+  probe::ProbeRequest req;
+  req.model_path = o.output_path;
+  req.runtime = probe::Runtime::kLiteRtWebGpu;
+  req.precision = "fp16";
+  req.out_dir = dir / "webgpu";
+  const ir::Subgraph& sg = model.main();
+  for (size_t i = 0; i < onnx_inputs.size(); ++i) {
+    const std::string file = dir / fmt::format("in{}.npy", i);
+    npy::Write(file, ToGraphInput(onnx_inputs[i], sg.tensors[sg.inputs[i]], in_perms[i]));
+    req.inputs.push_back({std::to_string(i), file});
+  }
+  for (size_t k = 0; k < host_inputs.size(); ++k) {
+    const std::string file = dir / fmt::format("host{}.npy", k);
+    npy::Write(file, host_inputs[k].value);
+    req.inputs.push_back({host_inputs[k].name, file});
+  }
+  const probe::ProbeResult result = probe::RunProbe(req);
+  pr.ran = true;
+  pr.residency = probe::Summarize(result.residency);
+  pr.fully_delegated = result.residency.fully_delegated.value_or(false);
+  for (size_t k = 0; k < result.outputs.size() && k < reference.size(); ++k) {
+    const npy::Array got = onnx::TransposeHost(result.outputs[k], onnx::InversePerm(out_perms[k]));
+    const analyze::Metrics a = analyze::Compare(reference[k], got);
+    pr.outputs.push_back({g.outputs.at(k).name, a.max_abs_diff, a.correlation});
+    pr.min_correlation = std::min(pr.min_correlation, std::isfinite(a.correlation) ? a.correlation : -1.0);
+  }
+}
+
 Result Convert(const Options& o) {
   const auto start = Clock::now();
   Result result;
@@ -341,21 +424,25 @@ Result Convert(const Options& o) {
   const std::string origins = OriginsJson(lowered).dump();
   model.metadata.push_back({kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
   model.source = o.output_path.empty() ? o.onnx_path + " (converted)" : o.output_path;
+  std::vector<rewrite::HostInput> host_inputs;
+  if (o.target != "none") ApplyTarget(o, model, r, host_inputs);
   r.ops_out = OpHistogram(model.main());
   r.transposes = TransposeReasons(model.main());
 
+  std::vector<std::vector<npy::Array>> sets, ref;
+  std::vector<onnx::Perm> in_perms, out_perms;
   if (o.prove) {
     const auto prove_start = Clock::now();
     r.proof_run = true;
-    std::vector<std::vector<npy::Array>> sets;
     for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
     ScratchDir dir("gpuclean-convert");
     Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
-    const auto ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
+    ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
     auto shared = std::make_shared<const ir::Model>(model);
     const ir::Subgraph& sg = shared->main();
-    std::vector<onnx::Perm> in_perms, out_perms;
-    for (size_t i = 0; i < sg.inputs.size(); ++i) in_perms.push_back(IoPerm(sg.tensors[sg.inputs[i]], o.nhwc_io, g.inputs[i].shape.size()));
+    for (size_t i = 0; i < sg.inputs.size(); ++i)  // host inputs (after the ONNX ones) keep their layout
+      in_perms.push_back(i < g.inputs.size() ? IoPerm(sg.tensors[sg.inputs[i]], o.nhwc_io, g.inputs[i].shape.size())
+                                             : onnx::Perm{});
     for (size_t i = 0; i < sg.outputs.size(); ++i) {
       const auto it = lowered.origins.find(sg.tensors[sg.outputs[i]].name);
       out_perms.push_back(it == lowered.origins.end() ? onnx::Perm{} : it->second.perm);
@@ -364,9 +451,16 @@ Result Convert(const Options& o) {
     // Rounding weights to half is a stated bound, not exactness.
     r.atol = o.fp16_weights ? std::max(o.atol, kFp16WeightsAtol) : o.atol;
     r.min_correlation = o.fp16_weights ? std::min(o.min_correlation, kFp16WeightsMinCorrelation) : o.min_correlation;
+    // Approximate rewrites (gelu-tanh) widen the bound by what fix proved them to.
+    if (r.target.added_atol > 0) {
+      r.atol += r.target.added_atol;
+      r.min_correlation = std::min(r.min_correlation, kFp16WeightsMinCorrelation);
+    }
     for (size_t s = 0; s < sets.size(); ++s) {
       Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
-      const OurRun ours = RunOurs(shared, sets[s], in_perms, out_perms, false);
+      std::vector<npy::Array> inputs = sets[s];
+      for (const rewrite::HostInput& h : host_inputs) inputs.push_back(h.value);
+      const OurRun ours = RunOurs(shared, inputs, in_perms, out_perms, false);
       for (size_t k = 0; k < ours.outputs.size() && k < ref[s].size(); ++k) {
         const Agreement a = Agree(ref[s][k], ours.outputs[k], r.atol, r.min_correlation);
         OutputProof p;
@@ -394,14 +488,38 @@ Result Convert(const Options& o) {
 
   const std::vector<uint8_t> bytes = format::Serialize(model);
   r.tflite_bytes = bytes.size();
-  if (!o.output_path.empty() && (r.proven || !o.prove)) {
+  if (!o.output_path.empty() && (r.proven || !o.prove) && (r.target.clean || o.allow_remaining)) {
     WriteFileAtomically(o.output_path, bytes);
+    for (const rewrite::HostInput& h : host_inputs) {
+      npy::Write(rewrite::HostInputPath(o.output_path, h.name), h.value);
+      result.host_inputs.push_back({h.name, h.value});
+    }
     r.written = true;
+  }
+  if (o.probe) {
+    const auto probe_start = Clock::now();
+    if (!r.written) r.probe.skipped_because = "nothing was written";
+    else if (!o.prove) r.probe.skipped_because = "--no-prove: no onnxruntime reference to compare with";
+    else {
+      Progress(o, "probing: LiteRT.js WebGPU delegate (fp16) on input set 1");
+      try {
+        ProbeWebGpu(o, g, model, sets[0], ref[0], in_perms, out_perms, host_inputs, r.probe);
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::kInternal) throw;
+        r.probe.skipped_because = e.what();
+      }
+    }
+    r.probe_ms = MsSince(probe_start);
   }
   r.total_ms = MsSince(start);
   r.peak_rss_bytes = exec::PeakRssBytes();
   result.model = std::move(model);
   return result;
+}
+
+int Result::exit_code() const {
+  if (report.proof_run && !report.proven) return 1;
+  return report.target.clean ? 0 : 1;
 }
 
 nlohmann::json Report::ToJson() const {
@@ -431,7 +549,34 @@ nlohmann::json Report::ToJson() const {
     j["first_divergence"] = {{"node", divergence.node}, {"tensor", divergence.tensor},
                              {"max_abs_diff", divergence.max_abs_diff}, {"max_scaled_diff", divergence.max_scaled_diff},
                              {"tensors_compared", divergence.compared}};
-  j["time_ms"] = {{"import", import_ms}, {"lower", lower_ms}, {"prove", prove_ms}, {"total", total_ms}};
+  if (!target.target.empty())
+    j["target"] = {{"id", target.target},
+                   {"errors_before", target.errors_before},
+                   {"warnings_before", target.warnings_before},
+                   {"errors_after", target.errors_after},
+                   {"warnings_after", target.warnings_after},
+                   {"predicted_before", target.predicted_before},
+                   {"predicted_after", target.predicted_after},
+                   {"passes", target.passes},
+                   {"not_applied", target.not_applied},
+                   {"remaining", target.remaining},
+                   {"added_atol", target.added_atol},
+                   {"clean", target.clean},
+                   {"failure", target.failure}};
+  if (probe.ran || !probe.skipped_because.empty()) {
+    nlohmann::json outs = nlohmann::json::array();
+    for (const ProbeReport::Output& out : probe.outputs)
+      outs.push_back({{"output", out.name},
+                      {"max_abs_diff", out.max_abs_diff},
+                      {"correlation", std::isfinite(out.correlation) ? nlohmann::json(out.correlation) : nlohmann::json()}});
+    j["webgpu"] = {{"ran", probe.ran},
+                   {"skipped_because", probe.skipped_because},
+                   {"residency", probe.residency},
+                   {"fully_delegated", probe.fully_delegated},
+                   {"fp16_vs_onnxruntime", outs}};
+  }
+  j["time_ms"] = {{"import", import_ms}, {"lower", lower_ms}, {"target", target_ms},
+                  {"prove", prove_ms},   {"probe", probe_ms}, {"total", total_ms}};
   j["peak_rss_bytes"] = peak_rss_bytes;
   j["tflite_bytes"] = tflite_bytes;
   return j;
@@ -459,8 +604,24 @@ std::string Report::RenderText() const {
   }
   s += fmt::format("  folded at convert time: {} node(s){}\n", folded_total, folded_list.empty() ? "" : " (" + folded_list + ")");
   s += "  out: " + hist(ops_out) + "\n";
+  if (!target.target.empty()) {
+    s += fmt::format("  target {}: lint {} error(s), {} warning(s) -> {} error(s), {} warning(s)\n", target.target,
+                     target.errors_before, target.warnings_before, target.errors_after, target.warnings_after);
+    s += "    before: " + target.predicted_before + "\n";
+    s += "    after:  " + target.predicted_after + "\n";
+    for (const std::string& p : target.passes) s += "    applied: " + p + "\n";
+    for (const std::string& n : target.not_applied) s += "    not applied: " + n + "\n";
+    if (!target.failure.empty()) s += "    rewrites refused: " + target.failure + "\n";
+    const size_t shown = std::min<size_t>(target.remaining.size(), 12);
+    for (size_t i = 0; i < shown; ++i) s += "    left: " + target.remaining[i] + "\n";
+    if (target.remaining.size() > shown)
+      s += fmt::format("    ... and {} more (--json lists all)\n", target.remaining.size() - shown);
+  }
   s += fmt::format("  transposes left: {}\n", transposes.size());
-  for (const std::string& t : transposes) s += "    " + t + "\n";
+  const size_t shown_transposes = std::min<size_t>(transposes.size(), 12);
+  for (size_t i = 0; i < shown_transposes; ++i) s += "    " + transposes[i] + "\n";
+  if (transposes.size() > shown_transposes)
+    s += fmt::format("    ... and {} more (--json lists all)\n", transposes.size() - shown_transposes);
   if (proof_run) {
     s += fmt::format("  proof bound: |diff| <= {:.0e} * max(1,|ref|), correlation >= {}\n", atol, min_correlation);
     for (const OutputProof& p : proof)
@@ -474,11 +635,27 @@ std::string Report::RenderText() const {
   } else {
     s += "  proof: not run (--no-prove); the output is unproven\n";
   }
-  s += fmt::format("  time: import {:.0f} ms, lower {:.0f} ms, prove {:.0f} ms, total {:.0f} ms; peak RSS {:.0f} MB; "
-                   ".tflite {:.2f} MB\n",
-                   import_ms, lower_ms, prove_ms, total_ms, peak_rss_bytes / 1048576.0, tflite_bytes / 1048576.0);
+  if (probe.ran) {
+    s += "  WebGPU (LiteRT.js, fp16), measured: " + probe.residency + "\n";
+    for (const ProbeReport::Output& out : probe.outputs)
+      s += fmt::format("    {} vs onnxruntime fp32: max |diff| {:.3g}, corr {:.6f}\n", out.name, out.max_abs_diff,
+                       out.correlation);
+  } else if (!probe.skipped_because.empty()) {
+    s += "  WebGPU probe not run: " + probe.skipped_because + "\n";
+  }
+  s += fmt::format("  time: import {:.0f} ms, lower {:.0f} ms, target {:.0f} ms, prove {:.0f} ms{}, total {:.0f} ms; "
+                   "peak RSS {:.0f} MB; .tflite {:.2f} MB\n",
+                   import_ms, lower_ms, target_ms, prove_ms, probe.ran ? fmt::format(", probe {:.0f} ms", probe_ms) : "",
+                   total_ms, peak_rss_bytes / 1048576.0, tflite_bytes / 1048576.0);
+  const bool proof_ok = !proof_run || proven;
   if (written) s += "  wrote " + output_path + "\n";
-  else if (!output_path.empty()) s += "  wrote nothing: the proof failed\n";
+  else if (!output_path.empty())
+    s += !proof_ok ? "  wrote nothing: the proof failed\n"
+                   : "  wrote nothing: lint errors remain for " + target.target + " (--allow-remaining writes it)\n";
+  if (proof_ok && !target.clean)
+    s += fmt::format("  not GPU-clean for {}: {} lint error(s) remain (--target none converts without the GPU "
+                     "check)\n",
+                     target.target, target.errors_after);
   return s;
 }
 

@@ -394,16 +394,20 @@ std::vector<std::string> WriteResult(const FixResult& result, const std::string&
   if (in_place) WriteFileAtomically(path, format::Serialize(result.model));
   else format::WriteModel(result.model, path);
   written.push_back(path);
-  std::filesystem::path stem(path);
-  if (stem.extension() == ".tflite") stem.replace_extension();
   for (const HostInput& h : result.host_inputs) {
-    std::string name = h.name;
-    std::replace_if(name.begin(), name.end(), [](char c) { return c == '/' || c == ':' || c == ' '; }, '_');
-    const std::string file = stem.string() + "." + name + ".npy";
+    const std::string file = HostInputPath(path, h.name);
     npy::Write(file, h.value);
     written.push_back(file);
   }
   return written;
+}
+
+std::string HostInputPath(const std::string& model_path, const std::string& name) {
+  std::filesystem::path stem(model_path);
+  if (stem.extension() == ".tflite") stem.replace_extension();
+  std::string safe = name;
+  std::replace_if(safe.begin(), safe.end(), [](char c) { return c == '/' || c == ':' || c == ' '; }, '_');
+  return stem.string() + "." + safe + ".npy";
 }
 
 }  // namespace gpuclean::rewrite
