@@ -60,7 +60,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
       args->options.nhwc_io = args->io_layout == "nhwc";
       args->options.fp16_weights = args->weights == "fp16";
       args->options.prove = !args->no_prove;
-      if (args->options.output_path.empty() && !args->json)
+      if (args->options.output_path.empty() && !args->json && !args->quiet)
         std::cerr << "gpuclean: note: no -o given; converting and proving only\n";
       if (!args->quiet) args->options.progress = [](const std::string& line) { std::cerr << "convert: " << line << "\n"; };
       const convert::Result result = convert::Convert(args->options);

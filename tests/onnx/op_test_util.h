@@ -22,6 +22,7 @@ inline convert::Report ConvertModel(const OnnxTestModel& m, const std::string& n
   TempDir dir;
   convert::Options o;
   o.onnx_path = m.Write(dir.file(name));
+  o.target = "none";  // the lowering itself, before any GPU rewrite
   return convert::Convert(o).report;
 }
 

@@ -1,0 +1,217 @@
+// `convert --target`: the lowering is linted for a GPU target, the proven
+// rewrites lint suggests are applied, and the result is re-linted; with
+// --probe the written model runs on LiteRT.js's real WebGPU delegate.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuclean/convert.h"
+#include "gpuclean/format.h"
+#include "gpuclean/lint.h"
+#include "onnx/onnx_test_model.h"
+#include "support/test_support.h"
+
+namespace gpuclean {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::OnnxTestModel;
+using testing::RandomValues;
+
+int Count(const convert::Report& r, const std::string& op) {
+  auto it = r.ops_out.find(op);
+  return it == r.ops_out.end() ? 0 : it->second;
+}
+
+int LintErrors(const std::string& tflite, const std::string& target) {
+  const lint::Matrix matrix = lint::LoadMatrix(testing::SourceDir() + "/data/compat", target);
+  return lint::Lint(format::ReadModel(tflite), matrix).count(lint::Severity::kError);
+}
+
+// A ResNet stem: the padded max-pool lowers to PADV2 with -inf, which the
+// OpenCL delegate rejects; padv2-to-pad0 turns it into a zero PAD after the ReLU.
+OnnxTestModel Stem() {
+  OnnxTestModel m;
+  m.Input("image", {1, 3, 16, 16});
+  m.InitF32("w", {8, 3, 3, 3}, RandomValues(8 * 27, 11, 0.5f));
+  m.Node("Conv", {"image", "w"}, {"c"}).Ints("pads", {1, 1, 1, 1});
+  m.Node("Relu", {"c"}, {"r"});
+  m.Node("MaxPool", {"r"}, {"p"}).Ints("kernel_shape", {3, 3}).Ints("strides", {2, 2}).Ints("pads", {1, 1, 1, 1});
+  m.Output("p");
+  return m;
+}
+
+TEST(ConvertTarget, AppliesAndProvesTheRewritesLintSuggests) {
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = Stem().Write(dir.file("stem.onnx"));
+  o.output_path = dir.file("stem.tflite");
+  o.target = "mldrift-cl@2.1.6";
+  const convert::Result r = convert::Convert(o);
+  const std::string text = r.report.RenderText();
+  ASSERT_TRUE(r.report.proven) << text;
+  EXPECT_TRUE(r.report.written) << text;
+  EXPECT_EQ(r.exit_code(), 0) << text;
+  EXPECT_EQ(r.report.target.target, "mldrift-cl@2.1.6");
+  EXPECT_GE(r.report.target.errors_before, 1) << text;
+  EXPECT_EQ(r.report.target.errors_after, 0) << text;
+  ASSERT_FALSE(r.report.target.passes.empty()) << text;
+  EXPECT_NE(r.report.target.passes[0].find("padv2-to-pad0"), std::string::npos) << text;
+  EXPECT_EQ(Count(r.report, "PADV2"), 0) << text;
+  EXPECT_NE(text.find("after:  predicted: 6 of 6 nodes on GPU"), std::string::npos) << text;
+  EXPECT_EQ(LintErrors(o.output_path, o.target), 0);
+}
+
+TEST(ConvertTarget, NoneKeepsThePlainLowering) {
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = Stem().Write(dir.file("stem.onnx"));
+  o.output_path = dir.file("stem.tflite");
+  o.target = "none";
+  const convert::Result r = convert::Convert(o);
+  ASSERT_TRUE(r.report.proven) << r.report.RenderText();
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_TRUE(r.report.target.target.empty());
+  EXPECT_EQ(Count(r.report, "PADV2"), 1) << r.report.RenderText();
+  EXPECT_GE(LintErrors(o.output_path, "mldrift-cl@2.1.6"), 1);
+}
+
+// TopK has no form on the OpenCL delegate: lint errors remain, so nothing is written and the
+// exit code says the model is not GPU-clean; --allow-remaining writes the
+// proven model and still exits 1.
+TEST(ConvertTarget, ErrorsLeftWriteNothingUnlessAllowed) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("scores", {1, 32});
+  m.InitI64("k", {1}, {4});
+  m.Node("TopK", {"scores", "k"}, {"values", "indices"});
+  m.Output("values");
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file("topk.onnx"));
+  o.output_path = dir.file("topk.tflite");
+  o.target = "mldrift-cl@2.1.6";
+  const convert::Result r = convert::Convert(o);
+  const std::string text = r.report.RenderText();
+  ASSERT_TRUE(r.report.proven) << text;
+  EXPECT_FALSE(r.report.written) << text;
+  EXPECT_FALSE(fs::exists(o.output_path));
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_FALSE(r.report.target.clean);
+  ASSERT_FALSE(r.report.target.remaining.empty()) << text;
+  EXPECT_NE(r.report.target.remaining[0].find("TOPK_V2"), std::string::npos) << text;
+  EXPECT_NE(text.find("not GPU-clean for mldrift-cl@2.1.6"), std::string::npos) << text;
+
+  o.allow_remaining = true;
+  const convert::Result allowed = convert::Convert(o);
+  EXPECT_TRUE(allowed.report.written);
+  EXPECT_TRUE(fs::exists(o.output_path));
+  EXPECT_EQ(allowed.exit_code(), 1);
+}
+
+TEST(ConvertTarget, UnknownTargetIsOneLineExitTwo) {
+  testing::TempDir dir;
+  const std::string onnx = Stem().Write(dir.file("stem.onnx"));
+  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -q --target no-such-gpu");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("no-such-gpu"), std::string::npos) << r.err;
+}
+
+// A Hiera / Swin style windowed attention block as exporters write it: a 6-D
+// window partition, a fused QKV projection split through a 5-D reshape and
+// a gather on the 3, an Erf GELU MLP, and the 6-D window merge. The plain
+// lowering has rank-5/6 tensors the delegate rejects; for the WebGPU target
+// it is rewritten to <= 4-D, proven against onnxruntime, and measured on the
+// real WebGPU delegate in fp16: every op on the GPU, outputs close to fp32.
+OnnxTestModel WindowedBlock() {
+  constexpr int64_t kH = 8, kW = 8, kC = 32, kWin = 4, kHeads = 4, kD = kC / kHeads, kN = kWin * kWin;
+  constexpr int64_t kWindows = (kH / kWin) * (kW / kWin);
+  OnnxTestModel m;
+  m.Input("x", {1, kH, kW, kC});
+  auto i64 = [&](const std::string& name, std::vector<int64_t> v) {
+    m.InitI64(name, {static_cast<int64_t>(v.size())}, v);
+  };
+  i64("s6", {1, kH / kWin, kWin, kW / kWin, kWin, kC});
+  m.Node("Reshape", {"x", "s6"}, {"x6"});
+  m.Node("Transpose", {"x6"}, {"xw6"}).Ints("perm", {0, 1, 3, 2, 4, 5});
+  i64("s_tokens", {kWindows, kN, kC});
+  m.Node("Reshape", {"xw6", "s_tokens"}, {"tokens"});
+  m.InitF32("w_qkv", {kC, 3 * kC}, RandomValues(kC * 3 * kC, 21, 0.2f));
+  m.InitF32("b_qkv", {3 * kC}, RandomValues(3 * kC, 22, 0.1f));
+  m.Node("MatMul", {"tokens", "w_qkv"}, {"qkv0"});
+  m.Node("Add", {"qkv0", "b_qkv"}, {"qkv1"});
+  i64("s5", {kWindows, kN, 3, kHeads, kD});
+  m.Node("Reshape", {"qkv1", "s5"}, {"qkv5"});
+  m.Node("Transpose", {"qkv5"}, {"qkvp"}).Ints("perm", {2, 0, 3, 1, 4});
+  for (int i = 0; i < 3; ++i) {
+    m.InitI64("idx" + std::to_string(i), {}, {i});
+    m.Node("Gather", {"qkvp", "idx" + std::to_string(i)}, {std::string(1, "qkv"[i])}).Int("axis", 0);
+  }
+  m.InitF32("scale", {}, {1.0f / std::sqrt(static_cast<float>(kD))});
+  m.Node("Mul", {"q", "scale"}, {"qs"});
+  m.Node("Transpose", {"k"}, {"kt"}).Ints("perm", {0, 1, 3, 2});
+  m.Node("MatMul", {"qs", "kt"}, {"att"});
+  m.Node("Softmax", {"att"}, {"p"}).Int("axis", -1);
+  m.Node("MatMul", {"p", "v"}, {"ctx"});
+  m.Node("Transpose", {"ctx"}, {"ctx_t"}).Ints("perm", {0, 2, 1, 3});
+  i64("s_merge", {kWindows, kN, kC});
+  m.Node("Reshape", {"ctx_t", "s_merge"}, {"merged"});
+  m.InitF32("w_o", {kC, kC}, RandomValues(kC * kC, 23, 0.2f));
+  m.Node("MatMul", {"merged", "w_o"}, {"attn_out"});
+  // Erf GELU MLP on the tokens.
+  m.InitF32("w1", {kC, 2 * kC}, RandomValues(kC * 2 * kC, 24, 0.2f));
+  m.Node("MatMul", {"attn_out", "w1"}, {"h"});
+  m.InitF32("inv_sqrt2", {}, {0.70710678f});
+  m.InitF32("one", {}, {1.0f});
+  m.InitF32("half", {}, {0.5f});
+  m.Node("Mul", {"h", "inv_sqrt2"}, {"hs"});
+  m.Node("Erf", {"hs"}, {"he"});
+  m.Node("Add", {"he", "one"}, {"he1"});
+  m.Node("Mul", {"h", "he1"}, {"hg"});
+  m.Node("Mul", {"hg", "half"}, {"gelu"});
+  m.InitF32("w2", {2 * kC, kC}, RandomValues(2 * kC * kC, 25, 0.2f));
+  m.Node("MatMul", {"gelu", "w2"}, {"mlp"});
+  // Window merge back to [1, H, W, C].
+  i64("s6b", {1, kH / kWin, kW / kWin, kWin, kWin, kC});
+  m.Node("Reshape", {"mlp", "s6b"}, {"y6"});
+  m.Node("Transpose", {"y6"}, {"y6t"}).Ints("perm", {0, 1, 3, 2, 4, 5});
+  i64("s_out", {1, kH, kW, kC});
+  m.Node("Reshape", {"y6t", "s_out"}, {"y"});
+  m.Output("y");
+  return m;
+}
+
+TEST(ConvertTarget, WindowedBlockIsGpuCleanAndMeasuredOnWebGpu) {
+  testing::TempDir dir;
+  const std::string onnx = WindowedBlock().Write(dir.file("window_block.onnx"));
+  const std::string out = dir.file("window_block.tflite");
+
+  convert::Options plain;
+  plain.onnx_path = onnx;
+  plain.target = "none";
+  const convert::Result lowered = convert::Convert(plain);
+  ASSERT_TRUE(lowered.report.proven) << lowered.report.RenderText();
+  const lint::Matrix webgpu = lint::LoadMatrix(testing::SourceDir() + "/data/compat", "mldrift-webgpu@2.5.3");
+  EXPECT_GT(lint::Lint(lowered.model, webgpu).count(lint::Severity::kError), 0) << "the plain lowering has rank-5/6 tensors";
+
+  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -o " + testing::ShellQuote(out) +
+                                      " --target mldrift-webgpu@2.5.3 --probe --json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["proven"].get<bool>());
+  EXPECT_EQ(j["target"]["errors_after"], 0) << j["target"].dump(2);
+  EXPECT_TRUE(j["target"]["clean"].get<bool>());
+  ASSERT_TRUE(j["webgpu"]["ran"].get<bool>()) << j["webgpu"].dump(2);
+  EXPECT_TRUE(j["webgpu"]["fully_delegated"].get<bool>()) << j["webgpu"].dump(2);
+  for (const auto& o : j["webgpu"]["fp16_vs_onnxruntime"])
+    EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
+  EXPECT_EQ(LintErrors(out, "mldrift-webgpu@2.5.3"), 0);
+  EXPECT_EQ(LintErrors(out, "mldrift-cl@2.1.6"), 0);
+}
+
+}  // namespace
+}  // namespace gpuclean
