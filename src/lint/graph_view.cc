@@ -101,7 +101,8 @@ const std::vector<std::string>& ConstraintKeys() {
   static const std::vector<std::string> keys = {
       "rank_at_least",  "dtype_any",         "input_dtype",       "output_dtype",    "runtime_inputs",
       "runtime_input_at", "const_input_at",  "identical_inputs",  "dynamic_shape",   "attrs",
-      "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops"};
+      "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops",
+      "winograd_4x4", "elementwise_const_batched"};
   return keys;
 }
 
@@ -227,6 +228,38 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     return false;
   }
   if (key == "not_ops") return !InList(want, op.name());
+  if (key == "elementwise_const_batched") {
+    // A binary elementwise op with a constant operand of rank 2 or 3 whose
+    // first dimension is > 1 (the delegate reads such constants wrongly).
+    static const tfl::BuiltinOperator kBinary[] = {
+        tfl::BuiltinOperator_ADD,     tfl::BuiltinOperator_SUB,     tfl::BuiltinOperator_MUL,
+        tfl::BuiltinOperator_DIV,     tfl::BuiltinOperator_MAXIMUM, tfl::BuiltinOperator_MINIMUM,
+        tfl::BuiltinOperator_SQUARED_DIFFERENCE, tfl::BuiltinOperator_POW};
+    bool found = false;
+    if (op.inputs.size() == 2 && std::find(std::begin(kBinary), std::end(kBinary), op.code) != std::end(kBinary))
+      for (int t : op.inputs)
+        if (t >= 0 && view.IsConstLike(t) && (g.tensors[t].rank() == 2 || g.tensors[t].rank() == 3) &&
+            g.tensors[t].shape[0] > 1)
+          found = true;
+    return found == want.get<bool>();
+  }
+  if (key == "winograd_4x4") {
+    // ML Drift's Winograd F(4x4, 3x3) choice: a 3x3, stride-1, undilated
+    // CONV_2D with at least min_slices 4-channel slices in and out and at
+    // least min_tiles 4x4 output tiles.
+    if (op.code != tfl::BuiltinOperator_CONV_2D || op.inputs.size() < 2 || op.outputs.empty()) return false;
+    const auto* o = op.options.AsConv2DOptions();
+    const int w = input_at(1), y = op.outputs[0];
+    if (!o || w < 0 || y < 0 || g.tensors[w].rank() != 4 || g.tensors[y].rank() != 4) return false;
+    if (o->stride_w != 1 || o->stride_h != 1 || o->dilation_w_factor != 1 || o->dilation_h_factor != 1) return false;
+    const std::vector<int32_t>& filter = g.tensors[w].shape;  // [O, 3, 3, I]
+    const std::vector<int32_t>& out = g.tensors[y].shape;    // [N, H, W, O]
+    if (filter[1] != 3 || filter[2] != 3) return false;
+    const auto slices = [](int64_t c) { return (c + 3) / 4; };
+    const int64_t min_slices = want.value("min_slices", 16), min_tiles = want.value("min_tiles", 32);
+    return slices(filter[0]) >= min_slices && slices(filter[3]) >= min_slices &&
+           slices(out[1]) * slices(out[2]) >= min_tiles;
+  }
   ThrowInternal("lint: constraint '" + key + "' has no matcher");
 }
 

@@ -35,6 +35,9 @@ const std::vector<PassInfo>& PassCatalog() {
       {"gather-to-host", "GATHER / GATHER_ND / TOPK / EMBEDDING_LOOKUP -> host step between two GPU graphs (split-graph)"},
       {"const-fold", "ops whose inputs are all constants -> fold to a constant (or make one input runtime)"},
       {"div-identical-inputs", "DIV(x, x) -> the constant 1 at x's shape"},
+      {"bmm-const-lhs", "BATCH_MATMUL(C, X) with a constant C -> transpose of BATCH_MATMUL(X^T, C^T) (exact)"},
+      {"conv-winograd-split", "3x3 stride-1 CONV_2D on ML Drift's Winograd path -> convs of <= 60 output channels + CONCATENATION (exact)"},
+      {"const-operand-rank4", "binary elementwise op with a 2-D/3-D constant whose first dimension is > 1 -> the op at rank 4 with leading 1s (exact)"},
       {"bmm-mask-pre-expand", "broadcast ADD on a BATCH_MATMUL result -> pre-expand the mask to [1,H,S,S]"},
       {"int64-to-int32", "int64 tensors -> int32 (indices) or host"},
   };

@@ -28,6 +28,9 @@ const std::vector<const Pass*>& Registry() {
       &passes::GatherOneHotMatMul(),  // after strided-slice-to-avgpool: constant-index grids are not lookups
       &passes::Relu0To1ToRelus(),
       &passes::DivIdenticalInputs(),
+      &passes::BmmConstLhs(),
+      &passes::ConvWinogradSplit(),
+      &passes::ConstOperandRank4(),
       &passes::BroadcastToFold(),
       &passes::PowToExpLog(),
       &passes::SelectToBlend(),

@@ -27,5 +27,8 @@ const Pass& PowToExpLog();
 const Pass& SelectToBlend();
 const Pass& GeluTanh();
 const Pass& GatherOneHotMatMul();
+const Pass& BmmConstLhs();
+const Pass& ConvWinogradSplit();
+const Pass& ConstOperandRank4();
 
 }  // namespace gpuclean::rewrite::passes
