@@ -293,68 +293,87 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   double total_bound = 0;
   std::set<std::string> ran;
   std::vector<PassSkip> skips;
-  for (const Pass* pass : chosen) {
-    PassOutcome outcome;
-    outcome.id = std::string(pass->id());
-    outcome.exactness = pass->exactness();
-    outcome.bound = pass->bound(options.pass_options);
-    ir::Model candidate = current;
-    PassResult applied;
-    try {
-      applied = pass->Apply(candidate, options.pass_options);
-    } catch (const Error& e) {
-      outcome.failure = fmt::format("pass {} failed: {}", outcome.id, e.what());
-      result.failure = outcome.failure;
-      result.passes.push_back(std::move(outcome));
-      result.model = std::move(current);
-      return result;
+  std::set<std::string> known_rules;
+  for (const lint::Finding& f : result.before.findings) known_rules.insert(f.rule);
+  const bool automatic = options.passes.empty() ||
+                         std::find(options.passes.begin(), options.passes.end(), "auto") != options.passes.end();
+  // A rewrite can expose a finding the original did not have (an island
+  // merged to rank 3 meets a constant the delegate misreads at rank 3);
+  // later rounds apply the passes those new findings name.
+  constexpr int kMaxRounds = 3;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    if (round > 0) {
+      if (!automatic) break;
+      lint::Report fresh = lint::Lint(current, matrix);
+      std::erase_if(fresh.findings, [&](const lint::Finding& f) { return known_rules.count(f.rule) > 0; });
+      if (fresh.findings.empty()) break;
+      for (const lint::Finding& f : fresh.findings) known_rules.insert(f.rule);
+      std::vector<std::string> ignored;
+      chosen = PassesFromFindings(fresh, ignored);
     }
-    outcome.sites = applied.sites;
-    ran.insert(outcome.id);
-    for (const Skip& skip : applied.skipped) skips.push_back({outcome.id, skip});
-    if (applied.sites.empty()) {
-      result.passes.push_back(std::move(outcome));
-      continue;
-    }
-    std::vector<std::vector<npy::Array>> outputs;
-    try {
-      ensure_reference();
-      for (const HostInput& h : applied.host_inputs)
-        for (auto& set : sets) set[h.name] = h.value;
-      for (size_t s = 0; s < sets.size(); ++s) {
-        outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s])));
-        Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
+    for (const Pass* pass : chosen) {
+      PassOutcome outcome;
+      outcome.id = std::string(pass->id());
+      outcome.exactness = pass->exactness();
+      outcome.bound = pass->bound(options.pass_options);
+      ir::Model candidate = current;
+      PassResult applied;
+      try {
+        applied = pass->Apply(candidate, options.pass_options);
+      } catch (const Error& e) {
+        outcome.failure = fmt::format("pass {} failed: {}", outcome.id, e.what());
+        result.failure = outcome.failure;
+        result.passes.push_back(std::move(outcome));
+        result.model = std::move(current);
+        return result;
       }
-    } catch (const Error& e) {
-      if (e.kind() == ErrorKind::kInternal) throw;
-      outcome.failure = fmt::format("pass {} cannot be proven: the interpreter cannot run the model: {}", outcome.id,
-                                    e.what());
-      result.failure = outcome.failure;
-      result.passes.push_back(std::move(outcome));
-      result.model = std::move(current);
-      return result;
-    }
-    for (const OutputDelta& d : outcome.deltas)
-      if (!(d.max_abs_diff <= d.allowed)) {
-        outcome.failure = fmt::format(
-            "pass {} is not proven: output '{}' moved by max |diff| {:.3g}, allowed {:.3g} ({} bound {:.3g} x max(1, "
-            "max |ref| {:.3g}))",
-            outcome.id, d.output, d.max_abs_diff, d.allowed, ExactnessName(outcome.exactness), outcome.bound,
-            d.max_abs_ref);
-        break;
+      outcome.sites = applied.sites;
+      ran.insert(outcome.id);
+      for (const Skip& skip : applied.skipped) skips.push_back({outcome.id, skip});
+      if (applied.sites.empty()) {
+        result.passes.push_back(std::move(outcome));
+        continue;
       }
-    if (!outcome.failure.empty()) {
-      result.failure = outcome.failure;
+      std::vector<std::vector<npy::Array>> outputs;
+      try {
+        ensure_reference();
+        for (const HostInput& h : applied.host_inputs)
+          for (auto& set : sets) set[h.name] = h.value;
+        for (size_t s = 0; s < sets.size(); ++s) {
+          outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s])));
+          Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
+        }
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::kInternal) throw;
+        outcome.failure = fmt::format("pass {} cannot be proven: the interpreter cannot run the model: {}", outcome.id,
+                                      e.what());
+        result.failure = outcome.failure;
+        result.passes.push_back(std::move(outcome));
+        result.model = std::move(current);
+        return result;
+      }
+      for (const OutputDelta& d : outcome.deltas)
+        if (!(d.max_abs_diff <= d.allowed)) {
+          outcome.failure = fmt::format(
+              "pass {} is not proven: output '{}' moved by max |diff| {:.3g}, allowed {:.3g} ({} bound {:.3g} x max(1, "
+              "max |ref| {:.3g}))",
+              outcome.id, d.output, d.max_abs_diff, d.allowed, ExactnessName(outcome.exactness), outcome.bound,
+              d.max_abs_ref);
+          break;
+        }
+      if (!outcome.failure.empty()) {
+        result.failure = outcome.failure;
+        result.passes.push_back(std::move(outcome));
+        result.model = std::move(current);
+        return result;
+      }
+      outcome.proven = true;
+      total_bound += outcome.bound;
+      current = std::move(candidate);
+      current_outputs = std::move(outputs);
+      result.host_inputs.insert(result.host_inputs.end(), applied.host_inputs.begin(), applied.host_inputs.end());
       result.passes.push_back(std::move(outcome));
-      result.model = std::move(current);
-      return result;
     }
-    outcome.proven = true;
-    total_bound += outcome.bound;
-    current = std::move(candidate);
-    current_outputs = std::move(outputs);
-    result.host_inputs.insert(result.host_inputs.end(), applied.host_inputs.begin(), applied.host_inputs.end());
-    result.passes.push_back(std::move(outcome));
   }
 
   for (size_t s = 0; s < reference.size(); ++s)

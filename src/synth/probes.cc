@@ -158,6 +158,16 @@ ir::Model TopK(int channels) {
   return b.Finish();
 }
 
+// Attention over folded queries: the constant as the first BATCH_MATMUL
+// operand (declined on WebGPU) vs as the second.
+ir::Model BmmConst(bool constant_first) {
+  GraphBuilder b;
+  int x = b.Input("x", F32, {2, 4, 4});
+  int c = b.ConstF32("c", {2, 4, 4}, Filled(32));
+  b.Output(constant_first ? b.BatchMatMul(c, x) : b.BatchMatMul(x, c));
+  return b.Finish();
+}
+
 ir::Model HardSigmoid() {
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 8});
@@ -319,6 +329,9 @@ std::vector<SynthGraph> ProbeGraphs() {
        [] { return Gather(tfl::BuiltinOperator_STRIDED_SLICE); }},
       {"topk-6-channels", "topk-v2-channels", kDefault, "TOPK_V2 over 6 channels (not a multiple of 4)",
        "TOPK_V2 over 8 channels", [] { return TopK(6); }, [] { return TopK(8); }},
+      {"bmm-const-lhs", "batch-matmul-const-lhs", "mldrift-webgpu@2.5.3",
+       "BATCH_MATMUL whose first operand is a constant (folded decoder queries)", "the constant as the second operand",
+       [] { return BmmConst(true); }, [] { return BmmConst(false); }},
       {"hard-sigmoid", "relu-0-to-1", "mldrift-cl@2.1.5", "RELU_0_TO_1 (taken on 2.1.3, rejected from 2.1.5)",
        "a plain RELU", HardSigmoid, [] { return Chain(1); }},
       {"bmm-mask-add", "add-broadcast-after-bmm", "mldrift-cl@2.1.5",

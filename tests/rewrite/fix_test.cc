@@ -171,4 +171,25 @@ TEST(Fix, HostInputsAreWrittenBesideTheModel) {
 }
 
 }  // namespace
+// A rewrite can expose a finding the original did not have: the 5-D island
+// merges to [2,8,3], where its [2,1,3] constant is one the WebGPU delegate
+// misreads. Fix runs a second round for the new finding and ends clean.
+TEST(Fix, ASecondRoundFixesWhatAnEarlierRewriteExposed) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {1, 8, 6});
+  const int five = b.Reshape(x, {2, 4, 1, 2, 3});
+  const int y = b.Add(five, b.ConstF32("bias", {2, 1, 1, 1, 3}, {0.5f, -1.0f, 2.0f, 1.5f, -0.25f, 0.75f}));
+  b.Output(b.Reshape(y, {1, 8, 6}));
+  const ir::Model model = b.Finish();
+  FixOptions options;
+  options.target = "mldrift-webgpu@2.5.3";
+  const FixResult r = Fix(model, options);
+  ASSERT_TRUE(r.ok) << r.failure;
+  std::vector<std::string> applied;
+  for (const PassOutcome& p : r.passes)
+    if (!p.sites.empty()) applied.push_back(p.id);
+  EXPECT_EQ(applied, (std::vector<std::string>{"rank5-to-rank4", "const-operand-rank4"}));
+  EXPECT_EQ(r.after.count(lint::Severity::kError), 0);
+}
+
 }  // namespace gpuclean::rewrite

@@ -11,6 +11,7 @@
 
 #include "gpuclean/format.h"
 #include "gpuclean/lint.h"
+#include "gpuclean/probe.h"
 #include "gpuclean/rewrite.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
@@ -95,6 +96,43 @@ inline double Fp16Correlation(const ir::Model& reference, const ir::Model& model
   for (size_t i = 0; i < want.size(); ++i) {
     const double c = Compare(want[i], got[i]).correlation;
     worst = std::isnan(c) ? -1 : std::min(worst, c);
+  }
+  return worst;
+}
+
+// Worst output correlation with our fp32 interpreter of each model run on
+// LiteRT.js's WebGPU delegate at `precision` ("fp32" | "fp16"), all in one
+// probe batch (one Chromium launch). Inputs in each model's input order.
+inline std::vector<double> WebGpuCorrelations(const std::vector<ir::Model>& models,
+                                              const std::vector<std::vector<npy::Array>>& inputs,
+                                              const std::string& precision) {
+  TempDir dir;
+  std::vector<probe::ProbeRequest> requests;
+  for (size_t m = 0; m < models.size(); ++m) {
+    probe::ProbeRequest r;
+    r.model_path = dir.file("model" + std::to_string(m) + ".tflite");
+    format::WriteModel(models[m], r.model_path);
+    for (size_t i = 0; i < inputs[m].size(); ++i) {
+      const std::string file = dir.file("m" + std::to_string(m) + "_in" + std::to_string(i) + ".npy");
+      npy::Write(file, inputs[m][i]);
+      r.inputs.push_back({std::to_string(i), file});
+    }
+    r.runtime = probe::Runtime::kLiteRtWebGpu;
+    r.precision = precision;
+    r.out_dir = dir.file("out" + std::to_string(m));
+    requests.push_back(r);
+  }
+  const std::vector<probe::ProbeResult> results = probe::RunProbes(requests);
+  std::vector<double> worst;
+  for (size_t m = 0; m < models.size(); ++m) {
+    EXPECT_TRUE(results[m].ok) << results[m].error;
+    const std::vector<npy::Array> want = RunOurs(models[m], inputs[m]);
+    double w = 1;
+    for (size_t k = 0; k < want.size() && k < results[m].outputs.size(); ++k) {
+      const double c = Compare(want[k], results[m].outputs[k]).correlation;
+      w = std::isnan(c) ? -1 : std::min(w, c);
+    }
+    worst.push_back(results[m].ok ? w : -1);
   }
   return worst;
 }
