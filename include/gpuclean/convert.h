@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ namespace gpuclean::convert {
 // bound, not exactness.
 constexpr double kFp16WeightsAtol = 1e-2;
 constexpr double kFp16WeightsMinCorrelation = 0.9999;
+// Below this, outputs in an fp16 target's arithmetic count as broken and
+// --target rebuilds the norms in their fp16-safe forms.
+constexpr double kFp16MinCorrelation = 0.999;
 
 struct Options {
   std::string onnx_path;
@@ -89,6 +93,12 @@ struct TargetReport {
   std::vector<std::string> passes;       // "rank5-to-rank4 (exact, 12 sites)"
   std::vector<std::string> not_applied;  // suggestions fix could not apply, with why
   std::vector<std::string> remaining;    // error findings left, each with why
+  // Outputs in the target's numeric model (our interpreter) against fp32,
+  // worst correlation; numeric_model empty when not checked (fp32 target).
+  std::string numeric_model;
+  double fp16_correlation = 1;
+  // Set when the fp16-safe norm rewrites were applied because of it.
+  std::optional<double> fp16_correlation_before;
   // Bound the rewrites add to the onnxruntime proof (approx passes).
   double added_atol = 0;
   bool clean = true;     // no error-level finding after the rewrites

@@ -307,6 +307,32 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
 
 // Lint for the target, then the proven rewrites lint suggests (fix's
 // engine); `model` becomes the rewritten one when the chain is proven.
+// Worst output correlation of `model` in the target's numeric model against
+// fp32, on the fix proof's first input set (host inputs fed their values).
+double NumericCorrelation(const ir::Model& model, exec::Precision precision,
+                          const std::vector<rewrite::HostInput>& host_inputs) {
+  const auto shared = std::make_shared<const ir::Model>(model);
+  const std::vector<npy::Array> inputs = rewrite::ProofInputs(model.main(), 0, host_inputs).at(0);
+  std::vector<std::vector<npy::Array>> outputs;
+  for (exec::Precision p : {exec::Precision::kFp32, precision}) {
+    exec::InterpreterOptions io;
+    io.precision = p;
+    io.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    exec::Interpreter interp(shared, io);
+    for (size_t i = 0; i < inputs.size(); ++i) interp.SetInput(static_cast<int>(i), inputs[i]);
+    interp.Invoke();
+    outputs.emplace_back();
+    for (int k = 0; k < interp.num_outputs(); ++k) outputs.back().push_back(interp.Output(k));
+  }
+  double worst = 1;
+  for (size_t k = 0; k < outputs[0].size(); ++k) {
+    if (outputs[0][k].dtype != tfl::TensorType_FLOAT32) continue;
+    const double c = analyze::Compare(outputs[0][k], outputs[1][k]).correlation;
+    worst = std::isfinite(c) ? std::min(worst, c) : -1;
+  }
+  return worst;
+}
+
 void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
   const auto start = Clock::now();
   TargetReport& t = r.target;
@@ -315,7 +341,37 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
   rewrite::FixOptions fo;
   fo.target = o.target;
   fo.data_dir = o.data_dir;
-  const rewrite::FixResult fix = rewrite::Fix(model, fo);
+  rewrite::FixResult fix = rewrite::Fix(model, fo);
+  // fp16 targets: where the target's arithmetic breaks the outputs (a
+  // LayerNorm squaring |x| ~ 400 overflows half precision), the norms are
+  // rebuilt in their scale-first forms, kept only when that helps.
+  const std::string data_dir = o.data_dir.empty() ? lint::DefaultDataDir() : o.data_dir;
+  const exec::Precision precision = lint::NumericModel(lint::LoadMatrix(data_dir + "/compat", o.target));
+  if (fix.proven && precision != exec::Precision::kFp32) {
+    Progress(o, fmt::format("checking the outputs in {}'s arithmetic ({})", o.target, exec::PrecisionName(precision)));
+    try {
+      t.numeric_model = std::string(exec::PrecisionName(precision));
+      t.fp16_correlation = NumericCorrelation(fix.model, precision, fix.host_inputs);
+      if (t.fp16_correlation < kFp16MinCorrelation) {
+        Progress(o, fmt::format("{} correlation {:.6f}: rebuilding norms in their fp16-safe forms",
+                                t.numeric_model, t.fp16_correlation));
+        rewrite::FixOptions safe = fo;
+        safe.passes = {"auto", "safe-layernorm-v2", "rmsnorm-scale-first"};
+        rewrite::FixResult safer = rewrite::Fix(model, safe);
+        if (safer.proven) {
+          const double c = NumericCorrelation(safer.model, precision, safer.host_inputs);
+          if (c > t.fp16_correlation) {
+            t.fp16_correlation_before = t.fp16_correlation;
+            t.fp16_correlation = c;
+            fix = std::move(safer);
+          }
+        }
+      }
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kInternal) throw;
+      t.numeric_model.clear();  // the interpreter cannot run it: lint's verdict stands alone
+    }
+  }
   auto count = [](const lint::Report& report, lint::Severity s) { return report.count(s); };
   t.errors_before = count(fix.before, lint::Severity::kError);
   t.warnings_before = count(fix.before, lint::Severity::kWarning);
@@ -561,6 +617,10 @@ nlohmann::json Report::ToJson() const {
                    {"not_applied", target.not_applied},
                    {"remaining", target.remaining},
                    {"added_atol", target.added_atol},
+                   {"numeric_model", target.numeric_model},
+                   {"fp16_correlation", target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_correlation)},
+                   {"fp16_correlation_before_norm_rewrites",
+                    target.fp16_correlation_before ? nlohmann::json(*target.fp16_correlation_before) : nlohmann::json()},
                    {"clean", target.clean},
                    {"failure", target.failure}};
   if (probe.ran || !probe.skipped_because.empty()) {
@@ -610,6 +670,12 @@ std::string Report::RenderText() const {
     s += "    before: " + target.predicted_before + "\n";
     s += "    after:  " + target.predicted_after + "\n";
     for (const std::string& p : target.passes) s += "    applied: " + p + "\n";
+    if (!target.numeric_model.empty())
+      s += fmt::format("    outputs in the target's arithmetic ({}) vs fp32: corr {:.6f}{}\n", target.numeric_model,
+                       target.fp16_correlation,
+                       target.fp16_correlation_before
+                           ? fmt::format(" (was {:.6f} before the fp16-safe norm rewrites)", *target.fp16_correlation_before)
+                           : "");
     for (const std::string& n : target.not_applied) s += "    not applied: " + n + "\n";
     if (!target.failure.empty()) s += "    rewrites refused: " + target.failure + "\n";
     const size_t shown = std::min<size_t>(target.remaining.size(), 12);

@@ -213,5 +213,52 @@ TEST(ConvertTarget, WindowedBlockIsGpuCleanAndMeasuredOnWebGpu) {
   EXPECT_EQ(LintErrors(out, "mldrift-cl@2.1.6"), 0);
 }
 
+// A pre-LN block whose residual stream sits at |x| ~ 400 (per-channel
+// offsets of +-400, as in the field reports' LayerNorm overflow): the
+// LayerNorm squares deviations of ~400, past half precision's 65504. The
+// plain lowering is lint-clean yet breaks in mldrift-cl's fp16-compute
+// arithmetic (the Pixel 8a field report); convert sees that on our
+// interpreter and rebuilds the norm in its scale-first form. (WebGPU's
+// fused LayerNorm holds even at +-3000, measured: its target keeps the plain
+// norm.) The rewritten file agrees with onnxruntime on the real WebGPU
+// delegate too.
+OnnxTestModel PreLnBlock() {
+  constexpr int64_t kTokens = 16, kC = 64;
+  OnnxTestModel m;
+  m.Input("x", {1, kTokens, kC});
+  std::vector<float> offsets(kC);
+  for (int64_t c = 0; c < kC; ++c) offsets[c] = (c % 2 ? 400.0f : -400.0f) + 0.5f * static_cast<float>(c % 7);
+  m.InitF32("offsets", {kC}, offsets);
+  m.Node("Add", {"x", "offsets"}, {"residual"});
+  m.InitF32("gamma", {kC}, RandomValues(kC, 31, 1.0f));
+  m.InitF32("beta", {kC}, RandomValues(kC, 32, 0.1f));
+  m.Node("LayerNormalization", {"residual", "gamma", "beta"}, {"normed"}).Int("axis", -1).Float("epsilon", 1e-5f);
+  m.InitF32("w", {kC, kC}, RandomValues(kC * kC, 33, 0.2f));
+  m.Node("MatMul", {"normed", "w"}, {"y"});
+  m.Output("y");
+  return m;
+}
+
+TEST(ConvertTarget, Fp16OverflowingLayerNormIsRebuiltScaleFirst) {
+  testing::TempDir dir;
+  const std::string onnx = PreLnBlock().Write(dir.file("preln.onnx"));
+  const std::string out = dir.file("preln.tflite");
+  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -o " + testing::ShellQuote(out) +
+                                      " --target mldrift-cl@2.1.6 --probe --json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& t = j["target"];
+  EXPECT_EQ(t["numeric_model"], "fp16-compute");
+  ASSERT_FALSE(t["fp16_correlation_before_norm_rewrites"].is_null()) << t.dump(2);
+  EXPECT_LT(t["fp16_correlation_before_norm_rewrites"].get<double>(), 0.9) << t.dump(2);
+  EXPECT_GE(t["fp16_correlation"].get<double>(), 0.999) << t.dump(2);
+  bool safe = false;
+  for (const auto& p : t["passes"]) safe = safe || p.get<std::string>().find("safe-layernorm-v2") != std::string::npos;
+  EXPECT_TRUE(safe) << t.dump(2);
+  ASSERT_TRUE(j["webgpu"]["ran"].get<bool>()) << j["webgpu"].dump(2);
+  EXPECT_TRUE(j["webgpu"]["fully_delegated"].get<bool>()) << j["webgpu"].dump(2);
+  for (const auto& o : j["webgpu"]["fp16_vs_onnxruntime"]) EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
+}
+
 }  // namespace
 }  // namespace gpuclean
