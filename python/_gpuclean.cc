@@ -399,7 +399,7 @@ py::object Fix(const py::object& model_or_path, const std::optional<std::string>
 // convert: ONNX -> .tflite proven against onnxruntime (`gpuclean convert --json`).
 py::object Convert(const std::string& path, const std::optional<std::string>& output,
                    const std::map<std::string, std::vector<int64_t>>& inputs, const std::string& weights,
-                   const std::string& io_layout, bool prove) {
+                   const std::string& io_layout, bool prove, const std::string& target, bool allow_remaining) {
   if (weights != "fp32" && weights != "fp16") throw Error(ErrorKind::kUsage, "weights must be 'fp32' or 'fp16'");
   if (io_layout != "onnx" && io_layout != "nhwc") throw Error(ErrorKind::kUsage, "io_layout must be 'onnx' or 'nhwc'");
   convert::Options options;
@@ -409,13 +409,15 @@ py::object Convert(const std::string& path, const std::optional<std::string>& ou
   options.fp16_weights = weights == "fp16";
   options.nhwc_io = io_layout == "nhwc";
   options.prove = prove;
+  options.target = target;
+  options.allow_remaining = allow_remaining;
   nlohmann::json report;
   std::shared_ptr<PyModel> converted;
   {
     py::gil_scoped_release release;
     convert::Result result = convert::Convert(options);
     report = result.report.ToJson();
-    if (result.report.proven || !prove) {
+    if ((result.report.proven || !prove) && (result.report.target.clean || allow_remaining)) {
       converted = std::make_shared<PyModel>();
       converted->path = output.value_or(path + " (converted)");
       converted->model = std::make_shared<const ir::Model>(std::move(result.model));
@@ -521,10 +523,12 @@ PYBIND11_MODULE(_gpuclean, m) {
         "False).");
   m.def("convert", &Convert, py::arg("path"), py::arg("output") = py::none(),
         py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("weights") = "fp32",
-        py::arg("io_layout") = "onnx", py::arg("prove") = true,
+        py::arg("io_layout") = "onnx", py::arg("prove") = true, py::arg("target") = lint::kDefaultTarget,
+        py::arg("allow_remaining") = false,
         "Convert an ONNX model (`gpuclean convert`): returns (report dict, Model or None when the proof against "
-        "onnxruntime failed); writes `output` only when proven. inputs={'name': [1, 3, 224, 224]} pins dynamic "
-        "dimensions; weights='fp16' stores float weights as float16.");
+        "onnxruntime failed or lint errors remain for `target`); writes `output` only when proven and GPU-clean "
+        "(allow_remaining=True: proven is enough). inputs={'name': [1, 3, 224, 224]} pins dynamic dimensions; "
+        "weights='fp16' stores float weights as float16; target='none' keeps the plain lowering.");
   m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
         "Cut at the named tensors (`gpuclean split`): returns (chain dict with bit_exact, list of part Models); "
         "writes OUTPUT.part<k>.tflite and OUTPUT.chain.json when output is given and the chain is bit-exact.");

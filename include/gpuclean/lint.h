@@ -123,8 +123,22 @@ Matrix LoadMatrix(const std::string& compat_dir, const std::string& target);
 std::vector<std::string> ValidateMatrixFile(const std::string& path);
 
 // Pass ids a hint may name: the rewrite catalogue (one place, docs/lint.md).
+// How a pass reaches a model:
+//   automatic  a rewrite `fix` and `convert` apply when a lint finding names it
+//   numeric    a rewrite for fp16 numerics, not named by lint: `convert`
+//              applies it when the target's arithmetic breaks the outputs,
+//              `fix --passes` on request (check's bisect suggests it)
+//   opt-in     a rewrite that changes the model's inputs: only by --passes
+//   split      a cut into several graphs (`gpuclean split`)
+//   host       a cut that moves ops to a host step between graphs
+//   manual     work in the source model or exporter; no rewrite exists
+enum class PassKind { kAutomatic, kNumeric, kOptIn, kSplit, kHost, kManual };
+std::string_view PassKindName(PassKind kind);
+bool IsRewrite(PassKind kind);  // automatic, numeric or opt-in
+
 struct PassInfo {
   const char* id;
+  PassKind kind;
   const char* summary;
 };
 const std::vector<PassInfo>& PassCatalog();

@@ -43,3 +43,17 @@ def test_convert_bad_arguments_and_files(tmp_path):
     garbage.write_bytes(b"not a protobuf")
     with pytest.raises(gpuclean.ModelError, match="garbage.onnx"):
         gpuclean.convert(str(garbage))
+
+
+def test_convert_for_a_target_reports_lint_before_and_after(tmp_path):
+    out = tmp_path / "resnet18.tflite"
+    report, model = gpuclean.convert(str(onnx_fixture("resnet18")), output=str(out), target="mldrift-webgpu@2.5.3")
+    target = report["target"]
+    assert target["id"] == "mldrift-webgpu@2.5.3"
+    assert target["errors_before"] > 0 and target["errors_after"] == 0 and target["clean"] is True
+    assert any(p.startswith("conv-winograd-split") for p in target["passes"])
+    assert report["proven"] is True and out.exists() and isinstance(model, gpuclean.Model)
+    report, _ = gpuclean.convert(str(onnx_fixture("resnet18")), target="none")
+    assert "target" not in report
+    with pytest.raises(gpuclean.UsageError, match="no-such-gpu"):
+        gpuclean.convert(str(onnx_fixture("resnet18")), target="no-such-gpu")

@@ -200,8 +200,16 @@ void Decide(CheckReport& r) {
   }
   // The real delegate's numbers outrank the emulation.
   if (AnyFailed(r.webgpu.gates)) {
-    if (r.verdict == Verdict::kGpuClean || r.verdict == Verdict::kNotVerified) r.verdict = Verdict::kNeedsSplit;
-    r.verdict_line += fmt::format("; measured on WebGPU fp16 the task gate fails ({})", FailedGates(r.webgpu.gates));
+    const std::string measured =
+        fmt::format("measured on WebGPU fp16 the task gate fails ({})", FailedGates(r.webgpu.gates));
+    if (r.verdict == Verdict::kGpuClean || r.verdict == Verdict::kNotVerified) {
+      // Never "GPU-clean" in words when the real delegate says otherwise.
+      r.verdict = Verdict::kNeedsSplit;
+      r.verdict_line = "needs a split or hybrid placement: lint and the fp16 emulation find nothing, but " + measured +
+                       "; bisect on the device or split around the op that breaks";
+    } else {
+      r.verdict_line += "; " + measured;
+    }
   }
   std::vector<std::string> in_graph;
   for (const std::string& p : passes)

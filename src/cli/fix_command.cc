@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/input_shape_flag.h"
 #include "gpuclean/format.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/rewrite.h"
 
 namespace gpuclean::cli {
@@ -16,6 +17,19 @@ std::vector<std::string> SplitCommas(const std::vector<std::string>& items) {
     std::stringstream in(item);
     for (std::string part; std::getline(in, part, ',');)
       if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+// The pass catalogue by kind, for --help (docs/rewrite.md has the details).
+std::string PassCatalogueHelp() {
+  std::string out = "Passes (kind: ids; docs/rewrite.md):";
+  for (lint::PassKind kind : {lint::PassKind::kAutomatic, lint::PassKind::kNumeric, lint::PassKind::kOptIn,
+                              lint::PassKind::kSplit, lint::PassKind::kHost, lint::PassKind::kManual}) {
+    std::string ids;
+    for (const lint::PassInfo& p : lint::PassCatalog())
+      if (p.kind == kind) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
+    out += "\n  " + std::string(lint::PassKindName(kind)) + ": " + ids;
   }
   return out;
 }
@@ -54,6 +68,7 @@ void AddFix(CLI::App& app, Handler& handler) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--format", args->format, "text|json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->footer(PassCatalogueHelp());
   cmd->callback([args, &handler] {
     handler = [args] {
       if (args->in_place && !args->output.empty())

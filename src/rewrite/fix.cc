@@ -25,7 +25,10 @@ std::string ImplementedList() {
   return out;
 }
 
-bool NeedsSplitOrHost(const std::string& pass) { return pass == "split-graph" || pass == "gather-to-host"; }
+bool NeedsSplitOrHost(const std::string& pass) {
+  const lint::PassInfo* info = lint::FindPass(pass);
+  return info && (info->kind == lint::PassKind::kSplit || info->kind == lint::PassKind::kHost);
+}
 
 // Lint's suggestions that Fix() turns into passes: every implemented, not
 // opt-in hint of every finding (a finding may name several rewrites, each
