@@ -396,6 +396,35 @@ void Gather(NodeContext& ctx) {
       ctx.Out(0, y, perm);
       return;
     }
+    // Other constant indices: one SLICE per run of consecutive indices,
+    // joined by CONCATENATION on the axis - GPU delegates take both, and
+    // GATHER not at all. Past kMaxRuns the concatenation costs more than a
+    // host step would.
+    constexpr size_t kMaxRuns = 64;
+    std::vector<std::pair<int64_t, int64_t>> runs;  // (first index, length)
+    for (int64_t i : idx) {
+      if (!runs.empty() && runs.back().first + runs.back().second == i) ++runs.back().second;
+      else runs.push_back({i, 1});
+    }
+    const Perm perm = ctx.PermOf(0);
+    if (!idx.empty() && runs.size() <= kMaxRuns && (index_shape.size() == 1 || perm.empty())) {
+      const int x = ctx.TensorIn(0, perm);
+      const int s = StoredAxis(perm, axis);
+      std::vector<int> pieces;
+      for (const auto& [first, length] : runs) {
+        std::vector<int32_t> begin(rank, 0), size(b.shape(x).begin(), b.shape(x).end());
+        begin[s] = static_cast<int32_t>(first);
+        size[s] = static_cast<int32_t>(length);
+        pieces.push_back(b.Slice(x, begin, size));
+      }
+      int y = pieces.size() == 1 ? pieces[0] : b.Concatenation(pieces, s);
+      if (index_shape.size() == 1) {
+        ctx.Out(0, y, perm);
+      } else {
+        ctx.Out(0, b.Reshape(y, ToShape32(out_shape)));
+      }
+      return;
+    }
     std::vector<int32_t> i32(idx.begin(), idx.end());
     const int indices = ctx.ConstI32(index_shape, i32);
     ctx.Out(0, b.Gather(ctx.Tensor(0), indices, axis));
