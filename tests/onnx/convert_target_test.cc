@@ -260,5 +260,27 @@ TEST(ConvertTarget, Fp16OverflowingLayerNormIsRebuiltScaleFirst) {
   for (const auto& o : j["webgpu"]["fp16_vs_onnxruntime"]) EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
 }
 
+// A deformable sampler's GridSample (bilinear, zeros) lowers gather-free and
+// runs wholly on the real WebGPU delegate, close to onnxruntime in fp16.
+TEST(ConvertTarget, GridSampleRunsOnWebGpu) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("features", {1, 16, 12, 12});
+  m.Input("offsets", {1, 6, 8, 2});
+  m.Node("Tanh", {"offsets"}, {"grid"});
+  m.Node("GridSample", {"features", "grid"}, {"sampled"}).Int("align_corners", 0);
+  m.Output("sampled");
+  const std::string onnx = m.Write(dir.file("sampler.onnx"));
+  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -o " +
+                                      testing::ShellQuote(dir.file("sampler.tflite")) +
+                                      " --target mldrift-webgpu@2.5.3 --probe --json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ops_out"].count("GATHER_ND"), 0u) << j["ops_out"].dump();
+  ASSERT_TRUE(j["webgpu"]["ran"].get<bool>()) << j["webgpu"].dump(2);
+  EXPECT_TRUE(j["webgpu"]["fully_delegated"].get<bool>()) << j["webgpu"].dump(2);
+  for (const auto& o : j["webgpu"]["fp16_vs_onnxruntime"]) EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
+}
+
 }  // namespace
 }  // namespace gpuclean

@@ -1,6 +1,7 @@
 // GridSample: bilinear and nearest, zeros, border and reflection padding, both
 // align_corners, with a grid reaching outside the input; proven against
-// onnxruntime. Bicubic is refused by name.
+// onnxruntime. Bilinear with zeros padding has no gather (tent weights and
+// one BATCH_MATMUL). Bicubic is refused by name.
 #include <gtest/gtest.h>
 
 #include "onnx/op_test_util.h"
@@ -28,6 +29,23 @@ TEST(GridSample, ModesPaddingsAlignCorners) {
       }
   const auto r = ConvertModel(m);
   EXPECT_TRUE(r.proven) << r.RenderText();
+}
+
+TEST(GridSample, BilinearZerosIsGatherFree) {
+  OnnxTestModel m;
+  m.Input("x", {1, 8, 6, 5});
+  m.Input("g", {1, 3, 4, 2});
+  m.InitF32("wide", {}, {1.3f});  // some samples fall outside: their corners must give 0
+  m.Node("Mul", {"g", "wide"}, {"grid"});
+  for (int align : {0, 1}) {
+    const std::string y = "y" + std::to_string(align);
+    m.Node("GridSample", {"x", "grid"}, {y}).Int("align_corners", align);
+    m.Output(y);
+  }
+  const auto r = ConvertModel(m);
+  ASSERT_TRUE(r.proven) << r.RenderText();
+  EXPECT_EQ(testing::CountOp(r, "GATHER_ND"), 0) << r.RenderText();
+  EXPECT_EQ(testing::CountOp(r, "BATCH_MATMUL"), 2) << r.RenderText();
 }
 
 TEST(GridSample, BicubicIsRefused) {

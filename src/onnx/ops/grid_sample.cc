@@ -7,9 +7,16 @@
 //   zeros: a corner outside the input contributes 0; border: corners clamp.
 //   reflection: coordinates (and then each corner) mirrored into the
 //   sampling range, as onnxruntime's GsReflect.
-// Each corner is a GATHER_ND from the NHWC input with coordinates built at
-// run time (batch index constant, y and x clamped and cast); the output is
-// NHWC. Refused: bicubic.
+// Bilinear with zeros padding is lowered without any gather, as the
+// RF-DETR-Seg deployment re-authored it: a corner weight is the tent
+// max(0, 1 - |ix - w|), so
+//   out[n,c,p] = sum_h sum_w x[n,c,h,w] * tent(iy_p - h) * tent(ix_p - w)
+// over the input's own pixels only (a corner outside contributes 0, as
+// zeros padding asks): one BATCH_MATMUL over w, a MUL and a SUM over h.
+// Exact in real arithmetic; C*H*W*P multiply-adds, so past kMaxTentMacs the
+// gather form below is kept. Otherwise each corner is a GATHER_ND from the
+// NHWC input with coordinates built at run time (batch index constant, y
+// and x clamped and cast); the output is NHWC. Refused: bicubic.
 #include <tuple>
 
 #include <fmt/format.h>
@@ -18,6 +25,8 @@
 
 namespace gpuclean::onnx::ops {
 namespace {
+
+constexpr int64_t kMaxTentMacs = int64_t{1} << 28;
 
 void GridSample(NodeContext& ctx) {
   if (ctx.Rank(0) != 4 || ctx.Rank(1) != 4) ctx.Fail("only rank-4 inputs (2-D sampling) are converted");
@@ -46,6 +55,23 @@ void GridSample(NodeContext& ctx) {
     return b.Mul(b.Sub(b.Mul(b.Add(g, one), ctx.ScalarF32(static_cast<float>(len))), one), half);
   };
   int ix = denormalize(gx, w), iy = denormalize(gy, h);
+  const int64_t c = xs[1], p = static_cast<int64_t>(ho) * wo;
+  if ((mode == "bilinear" || mode == "linear") && padding == "zeros" && c * h * w * p <= kMaxTentMacs) {
+    // tent(i - k) for k = 0..len-1: [n, P, len].
+    auto tents = [&](int coordinate, int32_t len) {
+      std::vector<float> ks(len);
+      for (int32_t k = 0; k < len; ++k) ks[k] = static_cast<float>(k);
+      const int positions = b.Reshape(coordinate, {n, static_cast<int32_t>(p), 1});
+      return b.Relu(b.Sub(one, b.Abs(b.Sub(positions, ctx.ConstF32({1, 1, len}, ks)))));
+    };
+    const int tx = tents(ix, w), ty = tents(iy, h);
+    const int rows = b.Reshape(ctx.TensorIn(0, {}), {n, static_cast<int32_t>(c) * h, w});
+    const int along_w = b.BatchMatMul(rows, b.Transpose(tx, {0, 2, 1}));  // [n, C*H, P]
+    const int weighted = b.Mul(b.Reshape(along_w, {n, static_cast<int32_t>(c), h, static_cast<int32_t>(p)}),
+                               b.Reshape(b.Transpose(ty, {0, 2, 1}), {n, 1, h, static_cast<int32_t>(p)}));
+    ctx.Out(0, b.Reshape(b.Sum(weighted, {2}, false), {n, static_cast<int32_t>(c), ho, wo}));
+    return;
+  }
   const bool reflect = padding == "reflection";
   // onnxruntime's GsReflect: fold v into [lo, hi] by mirroring at the ends.
   const float x_lo = align ? 0.0f : -0.5f, x_hi = align ? static_cast<float>(w - 1) : static_cast<float>(w) - 0.5f;
