@@ -28,19 +28,38 @@ TEST(BroadcastToFold, RepeatsARuntimeTensorInTheProbe) {
 
 TEST(BroadcastToFold, RaisesTheRankAndRepeatsSeveralAxes) {
   // A [S] position row and a [1,1,S,1] mask broadcast to attention shapes,
-  // as torch's expand() lowers; 7 and 5 are not powers of two.
+  // as torch's expand() lowers; 7 and 5 are not powers of two. Their readers
+  // (a RESHAPE, a graph output) do not broadcast, so the copies are made.
   GraphBuilder b;
   int row = b.Input("row", F32, {4});
   int mask = b.Input("mask", F32, {1, 1, 5, 1});
   int q = b.Input("q", F32, {2, 7, 5, 4});
-  int a = b.Mul(q, b.BroadcastTo(row, {2, 7, 5, 4}));
-  b.Output(b.Add(a, b.BroadcastTo(mask, {2, 7, 5, 4})));
+  int a = b.Mul(q, b.Reshape(b.BroadcastTo(row, {2, 7, 5, 4}), {2, 7, 5, 4}));
+  b.Output(a);
+  b.Output(b.BroadcastTo(mask, {2, 7, 5, 4}));
   const ir::Model model = b.Finish();
   const testing::PassProof proof = testing::ExpectPassProven(
       "broadcast-to-fold", model,
       {Ramp({4}, -1.5f, 1.0f), Ramp({1, 1, 5, 1}, 3.0f, -2.0f), Ramp({2, 7, 5, 4}, -10.0f, 0.0625f)}, 2);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_BROADCAST_TO), 0);
   for (const ir::Tensor& t : proof.rewritten.main().tensors) EXPECT_LE(t.rank(), 4) << t.name;
+  testing::ExpectFindingGone(model, proof.rewritten, "broadcast-to-runtime");
+}
+
+// ONNX Expand feeding a Mul and a Sub: the readers broadcast anyway, so
+// the BROADCAST_TO goes and no copy is made.
+TEST(BroadcastToFold, DropsABroadcastItsReadersMakeThemselves) {
+  GraphBuilder b;
+  int row = b.Input("row", F32, {1, 1, 4});
+  int q = b.Input("q", F32, {2, 7, 4});
+  int expanded = b.BroadcastTo(row, {2, 7, 4});
+  b.Output(b.Sub(b.Mul(q, expanded), expanded));
+  const ir::Model model = b.Finish();
+  const testing::PassProof proof = testing::ExpectPassProven(
+      "broadcast-to-fold", model, {Ramp({1, 1, 4}, -1.5f, 1.0f), Ramp({2, 7, 4}, -3.0f, 0.125f)});
+  EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_BROADCAST_TO), 0);
+  EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_CONCATENATION), 0);
+  EXPECT_EQ(proof.rewritten.main().ops.size(), 2u);
   testing::ExpectFindingGone(model, proof.rewritten, "broadcast-to-runtime");
 }
 

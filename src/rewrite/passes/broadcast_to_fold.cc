@@ -2,13 +2,17 @@
 // runtime tensor, even at rank 4 (LiteRT#9191), and a BROADCAST_TO of a
 // constant is an op with constant inputs only ("all-const-inputs").
 //   constant input  -> the broadcast value stored at the target shape;
-//   runtime input   -> RESHAPE to the target rank (when it is lower), then
-//                      per broadcast axis copies joined by CONCATENATION.
+//   runtime input   -> dropped when every reader is a binary elementwise op
+//                      that broadcasts to the same shape itself; else RESHAPE
+//                      to the target rank (when it is lower), then per
+//                      broadcast axis copies joined by CONCATENATION.
 // Both only move values, so the pass is exact. The copies are built by
 // doubling (t, tt, tttt, ...) and the powers that sum to the extent joined
 // once, so an extent of n costs about 2 log2(n) concatenations of at most
 // a few inputs rather than one concatenation of n.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "gpuclean/error.h"
 #include "gpuclean/shapes.h"
@@ -31,6 +35,67 @@ int Repeat(builder::GraphBuilder& b, int t, int32_t n, int32_t axis) {
     power = b.Concatenation({power, power}, axis);
   }
   return parts.size() == 1 ? parts[0] : b.Concatenation(parts, axis);
+}
+
+bool IsBroadcastingBinary(tfl::BuiltinOperator code) {
+  switch (code) {
+    case tfl::BuiltinOperator_ADD:
+    case tfl::BuiltinOperator_SUB:
+    case tfl::BuiltinOperator_MUL:
+    case tfl::BuiltinOperator_DIV:
+    case tfl::BuiltinOperator_MAXIMUM:
+    case tfl::BuiltinOperator_MINIMUM:
+    case tfl::BuiltinOperator_SQUARED_DIFFERENCE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Right-aligned broadcast of two shapes (they are known to be compatible).
+std::vector<int32_t> Broadcast(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  std::vector<int32_t> out(std::max(a.size(), b.size()), 1);
+  for (size_t k = 0; k < out.size(); ++k) {
+    const int32_t da = k < a.size() ? a[a.size() - 1 - k] : 1, db = k < b.size() ? b[b.size() - 1 - k] : 1;
+    out[out.size() - 1 - k] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// When every reader of BROADCAST_TO's output is a binary elementwise op that
+// broadcasts its operands anyway (ONNX Expand feeding a Mul), the readers
+// take `x` itself and give the same shape: the copies are never made.
+bool FoldIntoConsumers(GraphEdit& edit, int node, int x, int out) {
+  const ir::Subgraph& g = edit.graph();
+  if (g.IsGraphOutput(out)) return false;
+  std::vector<int> readers;
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const ir::Op& op = g.ops[k];
+    if (std::find(op.inputs.begin(), op.inputs.end(), out) == op.inputs.end()) continue;
+    if (!IsBroadcastingBinary(op.code) || op.inputs.size() != 2 || op.outputs.size() != 1 ||
+        op.inputs[0] == op.inputs[1])
+      return false;
+    const int other = op.inputs[0] == out ? op.inputs[1] : op.inputs[0];
+    const std::vector<int32_t>& other_shape = g.tensors[other].shape;
+    const std::vector<int32_t>& x_shape = g.tensors[x].shape;
+    bool compatible = true;
+    for (size_t d = 0; d < std::min(x_shape.size(), other_shape.size()); ++d) {
+      const int32_t a = x_shape[x_shape.size() - 1 - d], b = other_shape[other_shape.size() - 1 - d];
+      compatible = compatible && (a == b || a == 1 || b == 1);
+    }
+    if (!compatible || Broadcast(x_shape, other_shape) != g.tensors[op.outputs[0]].shape) return false;
+    readers.push_back(static_cast<int>(k));
+  }
+  if (readers.empty()) return false;
+  for (int k : readers) {
+    const ir::Op op = edit.graph().ops[k];
+    std::vector<int> inputs = op.inputs;
+    for (int& in : inputs)
+      if (in == out) in = x;
+    edit.Replace(k, {edit.b().Op(op.code, inputs, op.options).at(0)});
+  }
+  edit.Remove(node);
+  return true;
 }
 
 class BroadcastToFoldPass final : public Pass {
@@ -77,6 +142,11 @@ class BroadcastToFoldPass final : public Pass {
       }
 
       if (xt.dtype != tfl::TensorType_FLOAT32) continue;
+      if (FoldIntoConsumers(edit, static_cast<int>(i), x, out)) {
+        result.sites.push_back({static_cast<int>(i), "BROADCAST_TO",
+                                fmt::format("dropped: its readers broadcast {} themselves", ir::FormatShape(xt.shape))});
+        continue;
+      }
       builder::GraphBuilder& b = edit.b();
       int y = x;
       if (lead > 0) {
