@@ -305,8 +305,6 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
   return FirstDivergence(onnx_path, g, tflite, inputs, atol);
 }
 
-// Lint for the target, then the proven rewrites lint suggests (fix's
-// engine); `model` becomes the rewritten one when the chain is proven.
 // Worst output correlation of `model` in the target's numeric model against
 // fp32, on the fix proof's first input set (host inputs fed their values).
 double NumericCorrelation(const ir::Model& model, exec::Precision precision,
@@ -333,6 +331,8 @@ double NumericCorrelation(const ir::Model& model, exec::Precision precision,
   return worst;
 }
 
+// Lint for the target, then the proven rewrites lint suggests (fix's
+// engine); `model` becomes the rewritten one when the chain is proven.
 void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
   const auto start = Clock::now();
   TargetReport& t = r.target;
@@ -372,9 +372,8 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
       t.numeric_model.clear();  // the interpreter cannot run it: lint's verdict stands alone
     }
   }
-  auto count = [](const lint::Report& report, lint::Severity s) { return report.count(s); };
-  t.errors_before = count(fix.before, lint::Severity::kError);
-  t.warnings_before = count(fix.before, lint::Severity::kWarning);
+  t.errors_before = fix.before.count(lint::Severity::kError);
+  t.warnings_before = fix.before.count(lint::Severity::kWarning);
   if (!fix.before.residency.empty()) t.predicted_before = lint::PredictedLine(fix.before.residency[0]);
   for (const rewrite::PassOutcome& p : fix.passes) {
     if (p.sites.empty()) continue;
@@ -386,8 +385,8 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
   if (fix.proven) {
     model = fix.model;
     host_inputs = fix.host_inputs;
-    t.errors_after = count(fix.after, lint::Severity::kError);
-    t.warnings_after = count(fix.after, lint::Severity::kWarning);
+    t.errors_after = fix.after.count(lint::Severity::kError);
+    t.warnings_after = fix.after.count(lint::Severity::kWarning);
     if (!fix.after.residency.empty()) t.predicted_after = lint::PredictedLine(fix.after.residency[0]);
     for (const rewrite::Remaining& left : fix.remaining)
       t.remaining.push_back(fmt::format("node {} {} {} [{}{}]: {}", left.finding.node, left.finding.op, left.finding.rule,
