@@ -76,6 +76,9 @@ std::optional<float> ConstScalar(const ir::Subgraph& graph, int tensor);
 // Whether every value `tensor` depends on is a constant (it may be computed
 // by ops, e.g. DENSIFY or BROADCAST_TO of a constant).
 bool IsConstantValued(const ir::Subgraph& graph, int tensor);
+// ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW: two operands,
+// per element, with the usual right-aligned broadcasting.
+bool IsBinaryElementwise(tfl::BuiltinOperator code);
 // The value of a constant-valued tensor, computed by the interpreter from
 // just the ops it depends on. Throws Error(kUnsupported) when it cannot.
 npy::Array EvaluateConstant(const ir::Subgraph& graph, int tensor);

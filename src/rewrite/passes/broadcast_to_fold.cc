@@ -37,21 +37,6 @@ int Repeat(builder::GraphBuilder& b, int t, int32_t n, int32_t axis) {
   return parts.size() == 1 ? parts[0] : b.Concatenation(parts, axis);
 }
 
-bool IsBroadcastingBinary(tfl::BuiltinOperator code) {
-  switch (code) {
-    case tfl::BuiltinOperator_ADD:
-    case tfl::BuiltinOperator_SUB:
-    case tfl::BuiltinOperator_MUL:
-    case tfl::BuiltinOperator_DIV:
-    case tfl::BuiltinOperator_MAXIMUM:
-    case tfl::BuiltinOperator_MINIMUM:
-    case tfl::BuiltinOperator_SQUARED_DIFFERENCE:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Right-aligned broadcast of two shapes (they are known to be compatible).
 std::vector<int32_t> Broadcast(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
   std::vector<int32_t> out(std::max(a.size(), b.size()), 1);
@@ -72,7 +57,7 @@ bool FoldIntoConsumers(GraphEdit& edit, int node, int x, int out) {
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const ir::Op& op = g.ops[k];
     if (std::find(op.inputs.begin(), op.inputs.end(), out) == op.inputs.end()) continue;
-    if (!IsBroadcastingBinary(op.code) || op.inputs.size() != 2 || op.outputs.size() != 1 ||
+    if (!IsBinaryElementwise(op.code) || op.inputs.size() != 2 || op.outputs.size() != 1 ||
         op.inputs[0] == op.inputs[1])
       return false;
     const int other = op.inputs[0] == out ? op.inputs[1] : op.inputs[0];

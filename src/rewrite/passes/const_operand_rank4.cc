@@ -17,22 +17,6 @@
 namespace gpuclean::rewrite::passes {
 namespace {
 
-bool IsBinaryElementwise(tfl::BuiltinOperator code) {
-  switch (code) {
-    case tfl::BuiltinOperator_ADD:
-    case tfl::BuiltinOperator_SUB:
-    case tfl::BuiltinOperator_MUL:
-    case tfl::BuiltinOperator_DIV:
-    case tfl::BuiltinOperator_MAXIMUM:
-    case tfl::BuiltinOperator_MINIMUM:
-    case tfl::BuiltinOperator_SQUARED_DIFFERENCE:
-    case tfl::BuiltinOperator_POW:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::vector<int32_t> PrefixedToRank4(const std::vector<int32_t>& shape) {
   std::vector<int32_t> out(4 - shape.size(), 1);
   out.insert(out.end(), shape.begin(), shape.end());

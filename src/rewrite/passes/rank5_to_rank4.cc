@@ -166,20 +166,7 @@ bool IsIslandUnary(tfl::BuiltinOperator code) {
 }
 
 bool IsIslandBinary(tfl::BuiltinOperator code) {
-  switch (code) {
-    case tfl::BuiltinOperator_ADD:
-    case tfl::BuiltinOperator_SUB:
-    case tfl::BuiltinOperator_MUL:
-    case tfl::BuiltinOperator_DIV:
-    case tfl::BuiltinOperator_MAXIMUM:
-    case tfl::BuiltinOperator_MINIMUM:
-    case tfl::BuiltinOperator_SQUARED_DIFFERENCE:
-    case tfl::BuiltinOperator_POW:
-    case tfl::BuiltinOperator_PRELU:
-      return true;
-    default:
-      return false;
-  }
+  return IsBinaryElementwise(code) || code == tfl::BuiltinOperator_PRELU;
 }
 
 bool IsRank5Reshape(const ir::Subgraph& g, const ir::Op& op) {
