@@ -32,6 +32,27 @@ int LintErrors(const std::string& tflite, const std::string& target) {
   return lint::Lint(format::ReadModel(tflite), matrix).count(lint::Severity::kError);
 }
 
+// `gpuclean convert ONNX -o OUT --target TARGET --probe --json`: the report,
+// or an empty object (and a failure) when it did not exit 0.
+nlohmann::json ConvertAndProbe(const std::string& onnx, const std::string& out, const std::string& target) {
+  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -o " + testing::ShellQuote(out) +
+                                      " --target " + target + " --probe --json -q");
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << "exit " << r.exit_code << ": " << r.out << r.err;
+    return nlohmann::json::object();
+  }
+  return nlohmann::json::parse(r.out);
+}
+
+// The probe ran, every op on the WebGPU delegate in one partition, and every
+// output within correlation 0.999 of onnxruntime.
+void ExpectWhollyOnWebGpu(const nlohmann::json& report) {
+  const nlohmann::json& w = report["webgpu"];
+  ASSERT_TRUE(w["ran"].get<bool>()) << w.dump(2);
+  EXPECT_TRUE(w["fully_delegated"].get<bool>()) << w.dump(2);
+  for (const auto& o : w["fp16_vs_onnxruntime"]) EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
+}
+
 // A ResNet stem: the padded max-pool lowers to PADV2 with -inf, which the
 // OpenCL delegate rejects; padv2-to-pad0 turns it into a zero PAD after the ReLU.
 OnnxTestModel Stem() {
@@ -198,17 +219,12 @@ TEST(ConvertTarget, WindowedBlockIsGpuCleanAndMeasuredOnWebGpu) {
   const lint::Matrix webgpu = lint::LoadMatrix(testing::SourceDir() + "/data/compat", "mldrift-webgpu@2.5.3");
   EXPECT_GT(lint::Lint(lowered.model, webgpu).count(lint::Severity::kError), 0) << "the plain lowering has rank-5/6 tensors";
 
-  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -o " + testing::ShellQuote(out) +
-                                      " --target mldrift-webgpu@2.5.3 --probe --json -q");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json j = ConvertAndProbe(onnx, out, "mldrift-webgpu@2.5.3");
+  ASSERT_FALSE(j.empty());
   EXPECT_TRUE(j["proven"].get<bool>());
   EXPECT_EQ(j["target"]["errors_after"], 0) << j["target"].dump(2);
   EXPECT_TRUE(j["target"]["clean"].get<bool>());
-  ASSERT_TRUE(j["webgpu"]["ran"].get<bool>()) << j["webgpu"].dump(2);
-  EXPECT_TRUE(j["webgpu"]["fully_delegated"].get<bool>()) << j["webgpu"].dump(2);
-  for (const auto& o : j["webgpu"]["fp16_vs_onnxruntime"])
-    EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
+  ExpectWhollyOnWebGpu(j);
   EXPECT_EQ(LintErrors(out, "mldrift-webgpu@2.5.3"), 0);
   EXPECT_EQ(LintErrors(out, "mldrift-cl@2.1.6"), 0);
 }
@@ -243,10 +259,8 @@ TEST(ConvertTarget, Fp16OverflowingLayerNormIsRebuiltScaleFirst) {
   testing::TempDir dir;
   const std::string onnx = PreLnBlock().Write(dir.file("preln.onnx"));
   const std::string out = dir.file("preln.tflite");
-  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -o " + testing::ShellQuote(out) +
-                                      " --target mldrift-cl@2.1.6 --probe --json -q");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json j = ConvertAndProbe(onnx, out, "mldrift-cl@2.1.6");
+  ASSERT_FALSE(j.empty());
   const nlohmann::json& t = j["target"];
   EXPECT_EQ(t["numeric_model"], "fp16-compute");
   ASSERT_FALSE(t["fp16_correlation_before_norm_rewrites"].is_null()) << t.dump(2);
@@ -255,9 +269,7 @@ TEST(ConvertTarget, Fp16OverflowingLayerNormIsRebuiltScaleFirst) {
   bool safe = false;
   for (const auto& p : t["passes"]) safe = safe || p.get<std::string>().find("safe-layernorm-v2") != std::string::npos;
   EXPECT_TRUE(safe) << t.dump(2);
-  ASSERT_TRUE(j["webgpu"]["ran"].get<bool>()) << j["webgpu"].dump(2);
-  EXPECT_TRUE(j["webgpu"]["fully_delegated"].get<bool>()) << j["webgpu"].dump(2);
-  for (const auto& o : j["webgpu"]["fp16_vs_onnxruntime"]) EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
+  ExpectWhollyOnWebGpu(j);
 }
 
 // A deformable sampler's GridSample (bilinear, zeros) lowers gather-free and
@@ -271,15 +283,10 @@ TEST(ConvertTarget, GridSampleRunsOnWebGpu) {
   m.Node("GridSample", {"features", "grid"}, {"sampled"}).Int("align_corners", 0);
   m.Output("sampled");
   const std::string onnx = m.Write(dir.file("sampler.onnx"));
-  const auto r = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -o " +
-                                      testing::ShellQuote(dir.file("sampler.tflite")) +
-                                      " --target mldrift-webgpu@2.5.3 --probe --json -q");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json j = ConvertAndProbe(onnx, dir.file("sampler.tflite"), "mldrift-webgpu@2.5.3");
+  ASSERT_FALSE(j.empty());
   EXPECT_EQ(j["ops_out"].count("GATHER_ND"), 0u) << j["ops_out"].dump();
-  ASSERT_TRUE(j["webgpu"]["ran"].get<bool>()) << j["webgpu"].dump(2);
-  EXPECT_TRUE(j["webgpu"]["fully_delegated"].get<bool>()) << j["webgpu"].dump(2);
-  for (const auto& o : j["webgpu"]["fp16_vs_onnxruntime"]) EXPECT_GE(o["correlation"].get<double>(), 0.999) << o.dump();
+  ExpectWhollyOnWebGpu(j);
 }
 
 }  // namespace
