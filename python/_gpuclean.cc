@@ -26,6 +26,7 @@
 #include "gpuclean/format.h"
 #include "gpuclean/gates.h"
 #include "gpuclean/inspect.h"
+#include "gpuclean/limits.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/metrics.h"
 #include "gpuclean/npy.h"
@@ -506,6 +507,19 @@ PYBIND11_MODULE(_gpuclean, m) {
       });
 
   m.def("load", &Load, py::arg("path"), "Read and verify a .tflite model.");
+  m.def(
+      "set_max_memory",
+      [](const py::object& size) {
+        if (size.is_none()) return SetMemoryLimit(0);
+        if (py::isinstance<py::str>(size)) return SetMemoryLimit(ParseByteSize(size.cast<std::string>()));
+        const int64_t bytes = size.cast<int64_t>();
+        if (bytes <= 0) throw Error(ErrorKind::kUsage, "set_max_memory: the limit must be positive");
+        SetMemoryLimit(static_cast<uint64_t>(bytes));
+      },
+      py::arg("size"),
+      "Refuse models that would need more memory than this (bytes, or a size such as '512M', '8G'); "
+      "None restores the default, 3/4 of the machine's memory. The CLI's --max-memory.");
+  m.def("max_memory", &MemoryLimit, "The memory limit in force, in bytes.");
   m.def("lint", &Lint, py::arg("model"), py::arg("target") = py::none(), py::arg("matrix_dir") = py::none(),
         "Static GPU compatibility: the dict `gpuclean lint --format json` prints.");
   m.def("bisect", &Bisect, py::arg("model"), py::arg("inputs") = py::none(), py::arg("a") = "fp32",

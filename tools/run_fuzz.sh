@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets for the model loader (fuzz/load_model_fuzzer.cc)
-# and the ONNX importer (fuzz/onnx_import_fuzzer.cc) with clang and ASan+UBSan
-# in build-fuzz/, seeds their corpora (fixture models and a few tiny hand-made
-# ones; small ONNX node tests from libonnx-testdata), and fuzzes each for a
-# bounded time: SECONDS in all, two thirds to the model loader and one third
-# to the ONNX importer.
+# Builds the libFuzzer targets for the model loader (fuzz/load_model_fuzzer.cc),
+# the ONNX importer (fuzz/onnx_import_fuzzer.cc) and what comes after the
+# loader (fuzz/graph_fuzzer.cc: mutated valid graphs through validation,
+# lint, the interpreter, fix and split) with clang and ASan+UBSan in
+# build-fuzz/, seeds their corpora (fixture models and a few tiny hand-made
+# ones; small ONNX node tests from libonnx-testdata; the graph fuzzer builds
+# its own base graphs), and fuzzes each for a bounded time: SECONDS in all,
+# 40% to the model loader, 25% to the ONNX importer, 35% to the graph fuzzer.
 #
-# Usage: tools/run_fuzz.sh [SECONDS] [all|load_model|onnx_import]
+# Usage: tools/run_fuzz.sh [SECONDS] [all|load_model|onnx_import|graph]
 #        (default 60 all; from any directory)
 # Needs: clang, clang++, libclang-rt-14-dev (the fuzzer and sanitizer
 # runtimes), flatc, cmake, ninja. Fixture models come from
@@ -24,11 +26,14 @@ die() { echo "run_fuzz: $*" >&2; exit 2; }
 FUZZ_SECONDS="${1:-60}"
 [[ "$FUZZ_SECONDS" =~ ^[0-9]+$ ]] || die "SECONDS must be a whole number, got '$FUZZ_SECONDS'"
 WHICH="${2:-all}"
+LOAD_SECONDS=0 ONNX_SECONDS=0 GRAPH_SECONDS=0
 case "$WHICH" in
-  all) ONNX_SECONDS=$((FUZZ_SECONDS / 3)); LOAD_SECONDS=$((FUZZ_SECONDS - ONNX_SECONDS)) ;;
-  load_model) LOAD_SECONDS=$FUZZ_SECONDS; ONNX_SECONDS=0 ;;
-  onnx_import) LOAD_SECONDS=0; ONNX_SECONDS=$FUZZ_SECONDS ;;
-  *) die "which fuzzer: all, load_model or onnx_import, got '$WHICH'" ;;
+  all) ONNX_SECONDS=$((FUZZ_SECONDS / 4)); GRAPH_SECONDS=$((FUZZ_SECONDS * 35 / 100))
+       LOAD_SECONDS=$((FUZZ_SECONDS - ONNX_SECONDS - GRAPH_SECONDS)) ;;
+  load_model) LOAD_SECONDS=$FUZZ_SECONDS ;;
+  onnx_import) ONNX_SECONDS=$FUZZ_SECONDS ;;
+  graph) GRAPH_SECONDS=$FUZZ_SECONDS ;;
+  *) die "which fuzzer: all, load_model, onnx_import or graph, got '$WHICH'" ;;
 esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" || die "cannot locate repository root"
@@ -52,6 +57,7 @@ fi
 targets=()
 ((LOAD_SECONDS > 0)) && targets+=(load_model_fuzzer)
 ((ONNX_SECONDS > 0)) && targets+=(onnx_import_fuzzer)
+((GRAPH_SECONDS > 0)) && targets+=(graph_fuzzer)
 ninja -C "$BUILD" "${targets[@]}" || die "building ${targets[*]} failed"
 
 # --- seeds (model loader) ---------------------------------------------------------------------
@@ -240,6 +246,21 @@ if ((ONNX_SECONDS > 0)); then
     '"\xff\xff\xff\xff\xff\xff\xff\xff\x7f"' '"\xff\xff\xff\xff\x0f"' '"\x80\x80\x80\x80\x08"' >"$ONNX_DICT"
   run_fuzzer onnx_import_fuzzer "$BUILD/fuzz/onnx_import_fuzzer" "$ONNX_SECONDS" "$BUILD/onnx-fuzz-corpus" \
     "$ONNX_SEEDS" "$BUILD/onnx-fuzz-artifacts" "$ONNX_DICT" 65536
+fi
+
+# --- after the loader ----------------------------------------------------------------
+if ((GRAPH_SECONDS > 0)); then
+  GRAPH_SEEDS="$BUILD/graph-fuzz-seeds"
+  rm -rf "$GRAPH_SEEDS"
+  mkdir -p "$GRAPH_SEEDS"
+  # Recipes, read from the end (FuzzedDataProvider): a base graph and a few
+  # mutations each; libFuzzer grows them from here.
+  for i in $(seq 0 31); do
+    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((i * 7 % 256)) $((i * 13 % 256)) $((i % 4)) "$i")" >"$GRAPH_SEEDS/seed$i"
+  done
+  printf '%s\n' '"\x00\x00\x00\x00"' '"\xff\xff\xff\x7f"' '"\x00\x00\x00\x40"' >"$BUILD/graph.dict"
+  run_fuzzer graph_fuzzer "$BUILD/fuzz/graph_fuzzer" "$GRAPH_SECONDS" "$BUILD/graph-fuzz-corpus" \
+    "$GRAPH_SEEDS" "$BUILD/graph-fuzz-artifacts" "$BUILD/graph.dict" 256
 fi
 
 if ((FUZZ_STATUS != 0)); then exit 1; fi

@@ -63,10 +63,12 @@ fi
 
 BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"
 echo "setup: building in $BUILD_DIR" >&2
-LAUNCHER=()
+CONFIGURE=()
 # ccache makes rebuilds (and other checkouts of the same tree) cheap.
-command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${GPUCLEAN_BUILD_TYPE:-Release}" "${LAUNCHER[@]}" \
+command -v ccache >/dev/null && CONFIGURE=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# CI builds with warnings as errors.
+[[ "${CI:-}" == true ]] && CONFIGURE+=(-DGPUCLEAN_WERROR=ON)
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${GPUCLEAN_BUILD_TYPE:-Release}" "${CONFIGURE[@]}" \
   ${GPUCLEAN_CMAKE_ARGS:-} >/dev/null
 # The main job needs only the CLI (and the Python module when it is on).
 TARGETS="${GPUCLEAN_BUILD_TARGETS:-gpuclean}"

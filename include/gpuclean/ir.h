@@ -22,6 +22,10 @@ namespace tfl = ::gpuclean::tfl;
 // Values match the format's TensorType enum.
 using DType = tfl::TensorType;
 
+// No tensor may hold more elements than this (4 TB of float32): larger
+// shapes are refused as malformed before anything sizes memory from them.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
 // numpy-style lower-case name: "float32", "int8", "bool".
 std::string_view DTypeName(DType dtype);
 // Bytes per element; 0 for types without a fixed size (string, resource, variant, int4).

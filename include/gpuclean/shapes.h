@@ -47,6 +47,14 @@ std::vector<TensorSpec> InferOutputs(const Op& op, std::span<const InputInfo> in
 // name the op by its index when `op` is one of `g.ops`.
 std::vector<TensorSpec> InferOutputs(const Subgraph& g, const Op& op);
 
+// The spec of every tensor of `g`, walking the ops in dataflow order: what
+// the shape rules infer where they can, the declared spec where they cannot
+// (no rule, or an output that depends on runtime values). Throws
+// Error(kBadInput) "op N (TYPE): ..." for the first op whose options, shapes
+// or constant inputs make no sense, so every consumer of a validated graph
+// can trust them. Subgraph::Validate runs it.
+std::vector<TensorSpec> InferTensorSpecs(const Subgraph& g);
+
 // True when InferOutputs has a rule for this op (builtin code or custom code).
 bool HasShapeRule(const Op& op);
 

@@ -17,6 +17,8 @@ from ._gpuclean import (  # noqa: F401
     fix,
     lint,
     load,
+    max_memory,
+    set_max_memory,
     split,
 )
 
@@ -34,5 +36,7 @@ __all__ = [
     "fix",
     "lint",
     "load",
+    "max_memory",
+    "set_max_memory",
     "split",
 ]

@@ -95,3 +95,28 @@ def test_thousand_runs_of_a_fixture_model_do_not_leak():
         model.run()
     grown = rss_bytes() - before
     assert grown < 16 * 1024 * 1024, f"RSS grew {grown} bytes over 1000 runs"
+
+
+def test_memory_limit_refuses_before_allocating():
+    model = gpuclean.load(str(model_path("selfie_segmentation.tflite")))
+    default = gpuclean.max_memory()
+    assert default > 0
+    try:
+        gpuclean.set_max_memory("64K")
+        assert gpuclean.max_memory() == 64000
+        try:
+            model.run()
+        except gpuclean.UnsupportedError as e:
+            assert "memory limit" in str(e) and "\n" not in str(e)
+        else:
+            raise AssertionError("a run needing megabytes passed a 64 kB limit")
+        try:
+            gpuclean.set_max_memory("lots")
+        except gpuclean.UsageError as e:
+            assert "not a memory size" in str(e)
+        else:
+            raise AssertionError("'lots' was taken as a memory size")
+    finally:
+        gpuclean.set_max_memory(None)
+    assert gpuclean.max_memory() == default
+    assert len(model.run()) >= 1

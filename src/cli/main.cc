@@ -1,9 +1,11 @@
 // gpuclean's command line: parses flags, calls the library, prints. No logic.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "gpuclean/error.h"
+#include "gpuclean/limits.h"
 
 namespace {
 
@@ -13,6 +15,22 @@ void OneValuePerOccurrence(CLI::App& app) {
   for (CLI::Option* option : app.get_options())
     if (option->get_allow_extra_args() && option->nonpositional()) option->allow_extra_args(false);
   for (CLI::App* sub : app.get_subcommands({})) OneValuePerOccurrence(*sub);
+}
+
+// An error is one line, even when it quotes a tensor name that holds a
+// newline or a terminal escape.
+std::string OneLine(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += ' ';
+    else if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
+    else out += c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -37,6 +55,11 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddBench(app, handler);
   gpuclean::cli::AddSynth(app, handler);
   OneValuePerOccurrence(app);
+  std::string max_memory;
+  for (CLI::App* sub : app.get_subcommands({}))
+    sub->add_option("--max-memory", max_memory,
+                    "refuse models that would need more memory than this (512M, 8G, 2GiB; default 3/4 of RAM)")
+        ->group("Resources");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -46,20 +69,21 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpuclean: usage error: " << e.what() << " (see --help)\n";
+    std::cerr << "gpuclean: usage error: " << OneLine(e.what()) << " (see --help)\n";
     return 2;
   }
   try {
+    if (!max_memory.empty()) gpuclean::SetMemoryLimit(gpuclean::ParseByteSize(max_memory));
     return handler ? handler() : 0;
   } catch (const gpuclean::Error& e) {
     const bool internal = e.kind() == gpuclean::ErrorKind::kInternal;
-    std::cerr << "gpuclean: " << (internal ? "internal error: " : "error: ") << e.what() << "\n";
+    std::cerr << "gpuclean: " << (internal ? "internal error: " : "error: ") << OneLine(e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "gpuclean: error: out of memory\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "gpuclean: internal error: " << e.what() << "\n";
+    std::cerr << "gpuclean: internal error: " << OneLine(e.what()) << "\n";
     return 2;
   }
 }

@@ -6,6 +6,7 @@
 
 #include "exec/kernel.h"
 #include "exec/kernels/fp16_compute.h"
+#include "gpuclean/limits.h"
 #include "gpuclean/shapes.h"
 
 namespace gpuclean::exec {
@@ -126,8 +127,11 @@ struct Interpreter::Impl {
     }
     // A dynamic dimension (-1 in shape_signature) runs at the stored shape,
     // as LiteRT does; exec::WithInputShapes picks another.
-    for (int32_t t : g.inputs) {
+    for (size_t k = 0; k < g.inputs.size(); ++k) {
+      const int32_t t = g.inputs[k];
       tensors[t].bytes = static_cast<size_t>(tensors[t].num_elements()) * ir::DTypeSize(tensors[t].dtype);
+      CheckMemory(tensors[t].bytes, fmt::format("input {} ('{}', {})", k, g.tensors[t].name,
+                                                ir::FormatShape(tensors[t].shape)));
     }
 
     const std::vector<int> order = g.TopologicalOrder();
@@ -176,6 +180,7 @@ struct Interpreter::Impl {
         out.dtype = specs[k].dtype;
         out.shape = specs[k].shape;
         out.bytes = static_cast<size_t>(out.num_elements()) * ir::DTypeSize(out.dtype);
+        CheckMemory(out.bytes, fmt::format("op {} ({}): output {} {}", i, op.name(), k, ir::FormatShape(out.shape)));
       }
       const bool stateful = std::any_of(op.inputs.begin(), op.inputs.end(),
                                         [&](int32_t t) { return t >= 0 && g.tensors[t].is_variable; });
@@ -191,6 +196,9 @@ struct Interpreter::Impl {
 
   // Ops whose inputs are all constant run once, here, into owned memory.
   void Fold(int index, const ir::Op& op) {
+    size_t bytes = 0;
+    for (int32_t t : op.outputs) bytes += tensors[t].bytes;
+    CheckMemory(folded_bytes + bytes, fmt::format("folding constants up to op {} ({})", index, op.name()));
     for (int32_t t : op.outputs) {
       tensors[t].data = Own(tensors[t].bytes);
       folded_bytes += tensors[t].bytes;
@@ -260,6 +268,8 @@ struct Interpreter::Impl {
       total = std::max(total, candidate + size);
     }
     arena_size = total;
+    CheckMemory(total + folded_bytes, fmt::format("running the graph ({} of tensors, {} of folded constants)",
+                                                  FormatBytes(total), FormatBytes(folded_bytes)));
     arena_storage.assign(total + kArenaAlignment, 0);
     arena = reinterpret_cast<uint8_t*>(AlignUp(reinterpret_cast<uintptr_t>(arena_storage.data())));
     for (int t : live) tensors[t].data = arena + offset[t];
@@ -337,6 +347,9 @@ npy::Array GenerateInput(const ir::Tensor& tensor, uint32_t seed, int input_inde
   a.dtype = tensor.dtype;
   a.shape.assign(tensor.shape.begin(), tensor.shape.end());
   const int64_t n = a.num_elements();
+  CheckMemory(static_cast<uint64_t>(n) * ir::DTypeSize(tensor.dtype),
+              fmt::format("a generated value for input {} ('{}', {})", input_index, tensor.name,
+                          ir::FormatShape(tensor.shape)));
   a.data.assign(static_cast<size_t>(n) * ir::DTypeSize(tensor.dtype), 0);
   uint32_t state = seed + static_cast<uint32_t>(input_index) * 0x9e3779b9u;
   if (tensor.dtype == tfl::TensorType_FLOAT32) {

@@ -6,6 +6,7 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/ir.h"
+#include "gpuclean/shapes.h"
 
 namespace gpuclean::ir {
 
@@ -181,7 +182,7 @@ void Subgraph::Validate() const {
                                   op.name(), out, tensors[out].name));
     }
   }
-  constexpr int64_t kMaxElements = int64_t{1} << 40;
+  constexpr int64_t kMaxElements = kMaxTensorElements;
   for (int32_t t = 0; t < num_tensors; ++t) {
     const Tensor& tensor = tensors[t];
     int64_t elements = 1;
@@ -206,7 +207,25 @@ void Subgraph::Validate() const {
                                   static_cast<size_t>(elements) * element_size));
     }
   }
-  TopologicalOrder();  // throws on a cycle
+  // Every value read must come from somewhere: an op, the caller, a constant
+  // or a variable's state. Anything else would be read uninitialised.
+  auto has_source = [&](int32_t t) {
+    return producer[t] >= 0 || is_input[t] || tensors[t].is_const() || tensors[t].is_variable;
+  };
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (int32_t in : ops[i].inputs)
+      if (in >= 0 && !has_source(in))
+        ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) reads tensor {} ('{}'), which no op writes and which is "
+                                  "neither an input nor a constant", name, i, ops[i].name(), in, tensors[in].name));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!has_source(outputs[i]))
+      ThrowBadInput(fmt::format("subgraph '{}': graph output {} (tensor {} '{}') is written by no op and is neither "
+                                "an input nor a constant", name, i, outputs[i], tensors[outputs[i]].name));
+  try {
+    InferTensorSpecs(*this);  // options and shapes every op can trust; throws on a cycle too
+  } catch (const Error& e) {
+    throw Error(e.kind(), fmt::format("subgraph '{}': {}", name, e.what()));
+  }
 }
 
 void Subgraph::CheckInvariants() const {

@@ -83,8 +83,15 @@ int64_t OpView::ScalarInt(int i, std::string_view role) const {
 
 int64_t Product(std::span<const int32_t> shape) {
   int64_t n = 1;
-  for (int32_t d : shape) n *= d;
+  for (int32_t d : shape)
+    if (__builtin_mul_overflow(n, static_cast<int64_t>(d), &n)) return std::numeric_limits<int64_t>::max();
   return n;
+}
+
+int64_t CheckedMul(const OpView& v, int64_t a, int64_t b, std::string_view what) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) v.Fail("{} {} x {} overflows", what, a, b);
+  return product;
 }
 
 int32_t ToDim(const OpView& v, int64_t value, std::string_view what) {
@@ -104,6 +111,12 @@ Shape CheckedWindowOutput(const OpView& v, tfl::Padding padding, const Shape& in
   if (out_h <= 0 || out_w <= 0)
     v.Fail("VALID window {}x{} (dilation {}x{}) does not fit the {}x{} input", filter_h, filter_w, dilation_h,
            dilation_w, input_nhwc[1], input_nhwc[2]);
+  // Kernels index with int32 offsets: the padded extent must fit one.
+  const int64_t extent_h = (int64_t{out_h} - 1) * stride_h + (int64_t{filter_h} - 1) * dilation_h + 1;
+  const int64_t extent_w = (int64_t{out_w} - 1) * stride_w + (int64_t{filter_w} - 1) * dilation_w + 1;
+  if (extent_h > std::numeric_limits<int32_t>::max() || extent_w > std::numeric_limits<int32_t>::max())
+    v.Fail("window {}x{} with stride {}x{} and dilation {}x{} spans more than 2^31 positions", filter_h, filter_w,
+           stride_h, stride_w, dilation_h, dilation_w);
   return {input_nhwc[0], out_h, out_w, out_channels};
 }
 
@@ -164,7 +177,47 @@ std::vector<TensorSpec> InferOutputs(const Op& op, std::span<const InputInfo> in
                                      std::span<const DType> declared_outputs) {
   const shapes::Rule* rule = shapes::FindRule(op);
   if (!rule) ThrowUnsupported(fmt::format("{}: no shape rule for this operator", op.name()));
-  return (*rule)(shapes::OpView(op, inputs, declared_outputs));
+  const shapes::OpView view(op, inputs, declared_outputs);
+  std::vector<TensorSpec> outputs = (*rule)(view);
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (shapes::Product(outputs[k].shape) > kMaxTensorElements)
+      view.Fail("output {} would have shape {}, more than 2^40 elements", k, FormatShape(outputs[k].shape));
+  return outputs;
+}
+
+std::vector<TensorSpec> InferTensorSpecs(const Subgraph& g) {
+  std::vector<TensorSpec> specs;
+  specs.reserve(g.tensors.size());
+  for (const Tensor& t : g.tensors) specs.push_back({t.dtype, t.shape});
+  for (int index : g.TopologicalOrder()) {
+    const Op& op = g.ops[index];
+    if (!HasShapeRule(op)) continue;
+    std::vector<InputInfo> inputs(op.inputs.size());
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const int32_t t = op.inputs[k];
+      if (t < 0) continue;
+      inputs[k].present = true;
+      inputs[k].spec = specs[t];
+      const Tensor& tensor = g.tensors[t];
+      if (tensor.data && !tensor.sparsity) inputs[k].value = tensor.data;
+    }
+    std::vector<DType> declared;
+    for (int32_t t : op.outputs) declared.push_back(g.tensors[t].dtype);
+    std::vector<TensorSpec> outputs;
+    try {
+      outputs = InferOutputs(op, inputs, declared);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kUnsupported) continue;  // shapes follow runtime values: keep the declared ones
+      std::string why = e.what();
+      if (why.starts_with(op.name() + ": ")) why.erase(0, op.name().size() + 2);
+      throw Error(e.kind(), fmt::format("op {} ({}): {}", index, op.name(), why));
+    }
+    if (outputs.size() != op.outputs.size())
+      ThrowBadInput(fmt::format("op {} ({}): has {} outputs but the op makes {}", index, op.name(), op.outputs.size(),
+                                outputs.size()));
+    for (size_t k = 0; k < outputs.size(); ++k) specs[op.outputs[k]] = std::move(outputs[k]);
+  }
+  return specs;
 }
 
 std::vector<TensorSpec> InferOutputs(const Subgraph& g, const Op& op) {
@@ -231,17 +284,20 @@ std::vector<int> NormalizeAxes(std::span<const int64_t> axes, int rank, const st
 
 int32_t WindowOutputSize(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation) {
   if (stride <= 0) return 0;
-  const int32_t dilated_filter = (filter - 1) * dilation + 1;
-  if (padding == tfl::Padding_SAME) return (in + stride - 1) / stride;
-  return (in + stride - dilated_filter) / stride;
+  // 64-bit: hostile strides and dilations (2^30, INT32_MAX) must not wrap.
+  const int64_t dilated_filter = (int64_t{filter} - 1) * dilation + 1;
+  const int64_t out = padding == tfl::Padding_SAME ? (int64_t{in} + stride - 1) / stride
+                                                   : (int64_t{in} + stride - dilated_filter) / stride;
+  return static_cast<int32_t>(std::clamp<int64_t>(out, 0, std::numeric_limits<int32_t>::max()));
 }
 
 WindowPadding ComputeWindowPadding(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride,
                                    int32_t dilation, int32_t out) {
   if (padding == tfl::Padding_VALID) return {};
-  const int32_t dilated_filter = (filter - 1) * dilation + 1;
-  const int32_t total = std::max(0, (out - 1) * stride + dilated_filter - in);
-  return {total / 2, total - total / 2};
+  const int64_t dilated_filter = (int64_t{filter} - 1) * dilation + 1;
+  const int64_t total = std::clamp<int64_t>((int64_t{out} - 1) * stride + dilated_filter - in, 0,
+                                            std::numeric_limits<int32_t>::max());
+  return {static_cast<int32_t>(total / 2), static_cast<int32_t>(total - total / 2)};
 }
 
 std::vector<uint8_t> EncodeMediaPipeOptions(const MediaPipeTransposeConvOptions& o) {

@@ -155,8 +155,11 @@ std::vector<TensorSpec> DepthToSpace(const OpView& v) {
   const int32_t block = v.Options<tfl::DepthToSpaceOptionsT>().block_size;
   const Shape& in = v.shape(0);
   if (block < 1) v.Fail("block_size must be >= 1, got {}", block);
-  if (in[3] % (block * block) != 0) v.Fail("{} channels do not divide by block_size^2 = {}", in[3], block * block);
-  return {{v.dtype(0), {in[0], in[1] * block, in[2] * block, in[3] / (block * block)}}};
+  const int64_t block_area = CheckedMul(v, block, block, "block_size^2");
+  if (in[3] % block_area != 0) v.Fail("{} channels do not divide by block_size^2 = {}", in[3], block_area);
+  return {{v.dtype(0),
+           {in[0], ToDim(v, int64_t{in[1]} * block, "output height"), ToDim(v, int64_t{in[2]} * block, "output width"),
+            static_cast<int32_t>(in[3] / block_area)}}};
 }
 
 std::vector<TensorSpec> SpaceToDepth(const OpView& v) {
@@ -166,7 +169,8 @@ std::vector<TensorSpec> SpaceToDepth(const OpView& v) {
   const Shape& in = v.shape(0);
   if (block < 1) v.Fail("block_size must be >= 1, got {}", block);
   if (in[1] % block != 0 || in[2] % block != 0) v.Fail("{}x{} does not divide by block_size {}", in[1], in[2], block);
-  return {{v.dtype(0), {in[0], in[1] / block, in[2] / block, in[3] * block * block}}};
+  const int64_t channels = CheckedMul(v, CheckedMul(v, in[3], block, "output channels"), block, "output channels");
+  return {{v.dtype(0), {in[0], in[1] / block, in[2] / block, ToDim(v, channels, "output channels")}}};
 }
 
 // ---------------------------------------------------------------- MediaPipe
@@ -187,8 +191,9 @@ std::vector<TensorSpec> Convolution2DTransposeBias(const OpView& v) {
   ExpectBias(v, 2, w[0]);
   if (o.stride_h < 1 || o.stride_w < 1) v.Fail("strides must be >= 1, got h={} w={}", o.stride_h, o.stride_w);
   auto out_size = [&](int32_t size, int32_t filter, int32_t stride) {
-    const int32_t padding = o.padding == tfl::Padding_SAME ? std::max(0, filter - (size - 1) % stride - 1) : 0;
-    return stride * (size - 1) + filter - padding;
+    if (size < 1) v.Fail("input {} has an empty spatial dimension", FormatShape(in));
+    const int64_t padding = o.padding == tfl::Padding_SAME ? std::max(0, filter - (size - 1) % stride - 1) : 0;
+    return ToDim(v, int64_t{stride} * (size - 1) + filter - padding, "output size");
   };
   return {{tfl::TensorType_FLOAT32, {in[0], out_size(in[1], w[1], o.stride_h), out_size(in[2], w[2], o.stride_w), w[0]}}};
 }
@@ -218,7 +223,9 @@ std::vector<TensorSpec> MaxUnpooling2D(const OpView& v) {
   if (o.filter_h < 1 || o.filter_w < 1) v.Fail("window must be at least 1x1, got {}x{}", o.filter_h, o.filter_w);
   if (o.stride_h < 1 || o.stride_w < 1) v.Fail("strides must be >= 1, got h={} w={}", o.stride_h, o.stride_w);
   const Shape& in = v.shape(0);
-  return {{tfl::TensorType_FLOAT32, {in[0], in[1] * o.filter_h, in[2] * o.filter_w, in[3]}}};
+  return {{tfl::TensorType_FLOAT32,
+           {in[0], ToDim(v, int64_t{in[1]} * o.filter_h, "output height"),
+            ToDim(v, int64_t{in[2]} * o.filter_w, "output width"), in[3]}}};
 }
 
 }  // namespace

@@ -91,7 +91,10 @@ void AddReduceRules(RuleTable& table);
 Shape CheckedWindowOutput(const OpView& v, tfl::Padding padding, const Shape& input_nhwc, int32_t filter_h,
                           int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t dilation_h,
                           int32_t dilation_w, int32_t out_channels);
+// Saturates at INT64_MAX instead of wrapping.
 int64_t Product(std::span<const int32_t> shape);
+// a * b, or Fail("<what> a x b overflows").
+int64_t CheckedMul(const OpView& v, int64_t a, int64_t b, std::string_view what);
 int32_t ToDim(const OpView& v, int64_t value, std::string_view what);
 
 }  // namespace gpuclean::ir::shapes

@@ -28,7 +28,7 @@ Shape ResolveNewShape(const OpView& v, const std::vector<int64_t>& requested) {
       continue;
     }
     out.push_back(ToDim(v, requested[i], "new shape entry"));
-    known *= requested[i];
+    known = CheckedMul(v, known, requested[i], "new shape");
   }
   if (stretch >= 0) {
     if (known == 0 || elements % known != 0)
@@ -121,7 +121,7 @@ std::vector<TensorSpec> Concatenation(const OpView& v) {
     if (!compatible)
       v.Fail("input {} has shape {}, which does not join input 0's {} along axis {}", i, FormatShape(s),
              FormatShape(v.shape(0)), axis);
-    out[axis] += s[axis];
+    out[axis] = ToDim(v, int64_t{out[axis]} + s[axis], "joined size");
   }
   return {{v.dtype(0), out}};
 }
@@ -302,7 +302,7 @@ std::vector<TensorSpec> Tile(const OpView& v) {
   Shape out = v.shape(0);
   for (size_t d = 0; d < out.size(); ++d) {
     if (multiples[d] < 0) v.Fail("multiple {} of dimension {} is negative", multiples[d], d);
-    out[d] = ToDim(v, out[d] * multiples[d], "tiled size");
+    out[d] = ToDim(v, CheckedMul(v, out[d], multiples[d], "tiled size"), "tiled size");
   }
   return {{v.dtype(0), out}};
 }

@@ -45,6 +45,7 @@
 #include <string>
 
 #include "gpuclean/error.h"
+#include "gpuclean/shapes.h"
 
 namespace gpuclean::exec::kernels::conv {
 
@@ -143,15 +144,8 @@ Clamp ActivationClampFromTfLite(int32_t act) {
 }
 
 int32_t PaddingBefore(int32_t in, int32_t filter, int32_t stride, int32_t dilation, int32_t out) {
-  const int64_t effective = static_cast<int64_t>(filter - 1) * dilation + 1;
-  const int64_t total = (static_cast<int64_t>(out) - 1) * stride + effective - in;
-  return total > 0 ? static_cast<int32_t>(total / 2) : 0;
-}
-
-int32_t WindowOut(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation) {
-  const int32_t effective = (filter - 1) * dilation + 1;
-  if (padding == tfl::Padding_SAME) return (in + stride - 1) / stride;
-  return std::max(0, (in - effective + stride) / stride);
+  // A VALID window never reaches past the input, so SAME's rule gives it 0.
+  return ir::ComputeWindowPadding(tfl::Padding_SAME, in, filter, stride, dilation, out).before;
 }
 
 std::string OpLabel(const ir::Subgraph& graph, const ir::Op& op) {

@@ -116,14 +116,10 @@ Clamp ActivationClamp(tfl::ActivationFunctionType act);
 // 2 relu_n1_to_1, 3 relu6, 4 tanh, 5 sign_bit, 6 sigmoid).
 Clamp ActivationClampFromTfLite(int32_t act);
 
-// Padding before the first element along one axis (TFLite's
-// ComputePaddingWithOffset): total = max(0, (out-1)*stride + dilated_filter - in),
-// before = total/2, the odd one goes after. Works for SAME and VALID alike once
-// `out` is the real output size.
+// Padding before the first element along one axis, by ir::ComputeWindowPadding
+// (the one window geometry); works for SAME and VALID alike once `out` is the
+// real output size.
 int32_t PaddingBefore(int32_t in, int32_t filter, int32_t stride, int32_t dilation, int32_t out);
-// Output size of a window (TFLite ComputeOutSize): SAME ceil(in/stride),
-// VALID ceil((in - dilated_filter + 1)/stride).
-int32_t WindowOut(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation = 1);
 
 // "op 12 (CONV_2D)" for messages.
 std::string OpLabel(const ir::Subgraph& graph, const ir::Op& op);

@@ -45,9 +45,13 @@ void Eval(KernelContext& ctx) {
       for (int x = 0; x < in_w; ++x)
         for (int i = 0; i < c; ++i) {
           const int64_t at = ((static_cast<int64_t>(b) * in_h + y) * in_w + x) * c + i;
-          const int k = static_cast<int>(idx[at]);
-          const int oy = y * o.stride_h - pad_top + k / o.filter_w;
-          const int ox = x * o.stride_w - pad_left + k % o.filter_w;
+          // MediaPipe truncates to int; an index no int holds (NaN, 1e30,
+          // from a hostile input) lands nowhere rather than through UB.
+          const float index = idx[at];
+          if (!(index > -2147483648.0f && index < 2147483648.0f)) continue;
+          const int64_t k = static_cast<int64_t>(index);
+          const int64_t oy = int64_t{y} * o.stride_h - pad_top + k / o.filter_w;
+          const int64_t ox = int64_t{x} * o.stride_w - pad_left + k % o.filter_w;
           if (oy >= 0 && oy < out_h && ox >= 0 && ox < out_w)
             dst[((static_cast<int64_t>(b) * out_h + oy) * out_w + ox) * c + i] = v[at];
         }

@@ -61,14 +61,8 @@ bool NonNegative(const ir::Subgraph& graph, int tensor) {
 // the real rows [before, before + real).
 bool EveryWindowSeesReal(int32_t before, int32_t real, int32_t padded, int32_t filter, int32_t stride,
                          tfl::Padding pool_padding) {
-  int32_t out = 0, pool_before = 0;
-  if (pool_padding == tfl::Padding_SAME) {
-    out = (padded + stride - 1) / stride;
-    const int64_t total = static_cast<int64_t>(out - 1) * stride + filter - padded;
-    pool_before = total > 0 ? static_cast<int32_t>(total / 2) : 0;
-  } else {
-    out = std::max(0, (padded - filter + stride) / stride);
-  }
+  const int32_t out = ir::WindowOutputSize(pool_padding, padded, filter, stride);
+  const int32_t pool_before = ir::ComputeWindowPadding(pool_padding, padded, filter, stride, 1, out).before;
   for (int32_t o = 0; o < out; ++o) {
     // SAME's own padding is ignored by the max, so clip to the map.
     const int32_t lo = std::max(0, o * stride - pool_before);

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuclean/shapes.h"
 #include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
 
@@ -26,10 +27,8 @@ namespace {
 
 // The padding LiteRT puts before the first output along one axis.
 int32_t PadBefore(tfl::Padding padding, int32_t out, int32_t filter, int32_t stride) {
-  const int32_t windows =
-      padding == tfl::Padding_SAME ? (out + stride - 1) / stride : std::max(0, (out - filter + stride) / stride);
-  const int64_t total = static_cast<int64_t>(windows - 1) * stride + filter - out;
-  return total > 0 ? static_cast<int32_t>(total / 2) : 0;
+  const int32_t windows = ir::WindowOutputSize(padding, out, filter, stride);
+  return ir::ComputeWindowPadding(padding, out, filter, stride, 1, windows).before;
 }
 
 // Whether RESIZE_NEAREST_NEIGHBOR (no corner flags) to in*stride picks input
