@@ -21,7 +21,8 @@ void SetMemoryLimit(uint64_t bytes);
 // of 12 GB (--max-memory)" when `bytes` exceeds the limit.
 void CheckMemory(uint64_t bytes, std::string_view what);
 
-// "512 B", "3.1 MB", "4.0 TB" (powers of 1000, one decimal).
+// "512 B", "9999 B", "12.3 kB", "4.0 TB" (powers of 1000, one decimal;
+// exact below 10 kB).
 std::string FormatBytes(uint64_t bytes);
 // "1500000", "512M", "8G", "8GB", "2GiB", "1.5T": decimal units, binary with
 // "i". Throws Error(kUsage) naming the text when it is not a size.

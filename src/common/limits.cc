@@ -40,7 +40,7 @@ void CheckMemory(uint64_t bytes, std::string_view what) {
 
 std::string FormatBytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
-  if (bytes < 1000) return fmt::format("{} B", bytes);
+  if (bytes < 10000) return fmt::format("{} B", bytes);  // exact where a limit is this small
   double value = static_cast<double>(bytes);
   int unit = -1;
   while (value >= 1000 && unit < 5) {

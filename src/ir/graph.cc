@@ -149,6 +149,12 @@ std::vector<int> Subgraph::TopologicalOrder() const {
 // ---------------------------------------------------------------- validation
 
 void Subgraph::Validate() const {
+  // Real models stay far below this (tens of thousands of ops); analysing
+  // a graph this large would take minutes, so say so instead.
+  constexpr size_t kMaxOps = size_t{1} << 19;
+  if (ops.size() > kMaxOps)
+    ThrowUnsupported(fmt::format("subgraph '{}' has {} ops; gpuclean analyses graphs of up to {} ops", name,
+                                 ops.size(), kMaxOps));
   const int32_t num_tensors = static_cast<int32_t>(tensors.size());
   auto check_index = [&](int32_t t, bool allow_omitted, const std::string& where) {
     if (allow_omitted && t == -1) return;

@@ -436,7 +436,7 @@ TEST(OnnxRuntimeProbe, FailuresAreOneLineWithExitTwo) {
   EXPECT_NE(h.err.find("Protobuf parsing failed"), std::string::npos) << h.err;
   const auto meta = nlohmann::json::parse(std::ifstream(dir.file("o/meta.json")));
   EXPECT_EQ(meta["ok"], false);
-  for (const std::string args : {std::string(" --bogus"), std::string(""), std::string(" --seed -1 ") + arith,
+  for (const std::string& args : {std::string(" --bogus"), std::string(""), std::string(" --seed -1 ") + arith,
                                  std::string(" --batch ") + ShellQuote(dir.file("missing.json")),
                                  " " + arith + " --outputs nope"}) {
     SCOPED_TRACE(args);

@@ -1,7 +1,7 @@
 // BROADCAST_TO: numpy broadcasting of the input to the shape of input 1
 // (aligned at the innermost dimension): a copy reading with stride 0 along
 // the broadcast dimensions.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

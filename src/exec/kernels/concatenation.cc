@@ -3,7 +3,7 @@
 // not agree with itself here: its builtin kernel refuses any activation but
 // NONE at prepare, and LiteRT.js (XNNPACK) accepts the node and ignores the
 // activation (measured: RELU6 left values of -8 and 8 untouched).
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -11,7 +11,7 @@
 // Xeons and falls back to its SSE3 "Prescott" kernels (16-28 GFLOP/s on the
 // dev box, where the same library forced to SkylakeX reaches ~150, and this
 // kernel 90-95% of that); forcing the core needs an environment variable set
-// before the process starts. Numbers in conv_util.cc.
+// before the process starts. Numbers in conv_gemm.cc.
 //
 // Threads: everything heavy goes through the interpreter's ThreadPool
 // (ctx.pool); results do not depend on the thread count.
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "exec/kernel.h"
+#include "exec/kernels/common.h"
 
 // Hot loops keep their optimisation in Debug builds too (the tests run Debug
 // builds against LiteRT.js), and may contract a*b+c into an FMA.
@@ -103,7 +104,7 @@ GPUCLEAN_CONV_INLINE Vec<L> Min(const Vec<L>& a, const Vec<L>& b) {
 
 // ------------------------------------------------------------------ rules
 
-// LiteRT's fused activation for these ops is a clamp (CalculateActivationRange):
+// common.h's ActivationRange<float> as a callable (the GEMM epilogue's form):
 // RELU [0,inf), RELU6 [0,6], RELU_N1_TO_1 [-1,1]; every other value, TANH and
 // SIGN_BIT included, leaves the output unclamped.
 struct Clamp {
@@ -121,8 +122,6 @@ Clamp ActivationClampFromTfLite(int32_t act);
 // real output size.
 int32_t PaddingBefore(int32_t in, int32_t filter, int32_t stride, int32_t dilation, int32_t out);
 
-// "op 12 (CONV_2D)" for messages.
-std::string OpLabel(const ir::Subgraph& graph, const ir::Op& op);
 // Throws Error(kUnsupported) naming the op and the problem.
 [[noreturn]] void ThrowUnsupportedAttr(const ir::Subgraph& graph, const ir::Op& op, const std::string& what);
 // Throws Error(kBadInput) naming the op and the problem.
@@ -209,6 +208,10 @@ struct PoolGeometry {
   int fh = 1, fw = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
 };
 void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, bool max, Clamp clamp, float* out);
+// MAX_POOL_2D / AVERAGE_POOL_2D: float32 NHWC with Pool2DOptions (check),
+// and the whole op (eval): max or average of each window, then the clamp.
+void CheckPool2D(const ir::Subgraph& graph, const ir::Op& op);
+void EvalPool2D(KernelContext& ctx, bool max);
 
 // Transposed convolution: input [N, H, W, I], weights [O, KH, KW, I], output
 // [N, OH, OW, O]; input pixel (iy, ix) tap (ky, kx) lands on output

@@ -1,7 +1,7 @@
 // CUMSUM along the axis of input 1: inclusive running sums, or exclusive
 // (each output excludes its own element), optionally from the end.
 #include "exec/kernels/fp16_compute.h"
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -8,7 +8,7 @@
 // position in array_indices down; each leaf consumes the next stored value.
 // Block sizes are read the way LiteRT reads them. Dtype-agnostic (float32,
 // float16, int8... are all just bytes).
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

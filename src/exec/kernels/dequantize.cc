@@ -2,7 +2,7 @@
 // map to scale * (q - zero_point), per tensor or per channel along the
 // tensor's quantized_dimension. In practice the input is a constant weight,
 // so the interpreter runs this once at prepare time.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -31,34 +31,20 @@ namespace gpuclean::exec::kernels::ew {
 // Elements per parallel chunk: below this a loop runs on the calling thread.
 inline constexpr int64_t kGrain = 1 << 15;
 
-// ------------------------------------------------------------------ naming
-
-inline int OpIndex(const ir::Subgraph& graph, const ir::Op& op) {
-  if (!graph.ops.empty() && &op >= graph.ops.data() && &op < graph.ops.data() + graph.ops.size())
-    return static_cast<int>(&op - graph.ops.data());
-  return -1;
-}
-
-// "op 3 (ADD)": the prefix of every message.
-inline std::string Label(const ir::Subgraph& graph, const ir::Op& op) {
-  return fmt::format("op {} ({})", OpIndex(graph, op), op.name());
-}
-inline std::string Label(const KernelContext& ctx) { return fmt::format("op {} ({})", ctx.op_index, ctx.op.name()); }
-
 inline ir::DType InputDType(const ir::Subgraph& graph, const ir::Op& op, int i) {
   if (i >= static_cast<int>(op.inputs.size()) || op.inputs[i] < 0)
-    ThrowBadInput(fmt::format("{}: input {} is missing", Label(graph, op), i));
+    ThrowBadInput(fmt::format("{}: input {} is missing", OpLabel(graph, op), i));
   return graph.tensors.at(op.inputs[i]).dtype;
 }
 inline ir::DType OutputDType(const ir::Subgraph& graph, const ir::Op& op, int i) {
   if (i >= static_cast<int>(op.outputs.size()) || op.outputs[i] < 0)
-    ThrowBadInput(fmt::format("{}: output {} is missing", Label(graph, op), i));
+    ThrowBadInput(fmt::format("{}: output {} is missing", OpLabel(graph, op), i));
   return graph.tensors.at(op.outputs[i]).dtype;
 }
 
 inline void RequireCounts(const ir::Subgraph& graph, const ir::Op& op, int inputs, int outputs) {
   if (static_cast<int>(op.inputs.size()) < inputs || static_cast<int>(op.outputs.size()) < outputs)
-    ThrowBadInput(fmt::format("{}: expects {} input(s) and {} output(s), has {} and {}", Label(graph, op), inputs,
+    ThrowBadInput(fmt::format("{}: expects {} input(s) and {} output(s), has {} and {}", OpLabel(graph, op), inputs,
                               outputs, op.inputs.size(), op.outputs.size()));
   for (int i = 0; i < inputs; ++i) InputDType(graph, op, i);
   for (int i = 0; i < outputs; ++i) OutputDType(graph, op, i);
@@ -80,61 +66,17 @@ inline void CheckSameDType(const ir::Subgraph& graph, const ir::Op& op, int n, s
   const ir::DType d = InputDType(graph, op, 0);
   for (int i = 1; i < n; ++i)
     if (InputDType(graph, op, i) != d)
-      ThrowBadInput(fmt::format("{}: input {} is {} but input 0 is {}", Label(graph, op), i,
+      ThrowBadInput(fmt::format("{}: input {} is {} but input 0 is {}", OpLabel(graph, op), i,
                                 ir::DTypeName(InputDType(graph, op, i)), ir::DTypeName(d)));
   const ir::DType want = out.value_or(d);
   if (OutputDType(graph, op, 0) != want)
-    ThrowBadInput(fmt::format("{}: output is {} but should be {}", Label(graph, op),
+    ThrowBadInput(fmt::format("{}: output is {} but should be {}", OpLabel(graph, op),
                               ir::DTypeName(OutputDType(graph, op, 0)), ir::DTypeName(want)));
 }
 
 // ------------------------------------------------------------------ fused activations
 
-// LiteRT applies a fused activation of ADD/SUB/MUL/DIV as a clamp to
-// [lo, hi] (CalculateActivationRange). TANH and SIGN_BIT have no range there
-// and are silently ignored, both on float and on int32 tensors (checked on
-// LiteRT.js 2.5.3: ADD with fused TANH returns the plain sum). Without a
-// clamp, float results keep ±inf: LiteRT runs float ADD/SUB/MUL/DIV through
-// XNNPACK, whose open range lets 1/0 come out inf (TFLite's own kernels would
-// clamp to ±FLT_MAX).
-template <typename T>
-struct Range {
-  T lo, hi;
-};
-template <typename T>
-Range<T> ActivationRange(tfl::ActivationFunctionType act) {
-  if constexpr (std::is_floating_point_v<T>) {
-    constexpr T inf = std::numeric_limits<T>::infinity();
-    switch (act) {
-      case tfl::ActivationFunctionType_RELU:
-        return {T(0), inf};
-      case tfl::ActivationFunctionType_RELU6:
-        return {T(0), T(6)};
-      case tfl::ActivationFunctionType_RELU_N1_TO_1:
-        return {T(-1), T(1)};
-      default:
-        return {-inf, inf};
-    }
-  } else {
-    constexpr T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
-    switch (act) {
-      case tfl::ActivationFunctionType_RELU:
-        return {T(0), hi};
-      case tfl::ActivationFunctionType_RELU6:
-        return {T(0), T(6)};
-      case tfl::ActivationFunctionType_RELU_N1_TO_1:
-        return {T(-1), T(1)};
-      default:
-        return {lo, hi};
-    }
-  }
-}
-
-// std::min/std::max order: NaN passes through the clamp unchanged.
-template <typename T>
-inline T Clamp(T x, Range<T> r) {
-  return std::min(std::max(x, r.lo), r.hi);
-}
+// The clamp ranges (Range, ActivationRange, Clamp) are common.h's.
 
 // ------------------------------------------------------------------ broadcasting
 
@@ -314,7 +256,7 @@ void Unary(KernelContext& ctx, F f) {
   TO* out = ctx.output(0).as<TO>();
   const int64_t n = ctx.output(0).num_elements();
   if (ctx.input(0).num_elements() != n)
-    ThrowInternal(fmt::format("{}: input has {} elements, output {}", Label(ctx), ctx.input(0).num_elements(), n));
+    ThrowInternal(fmt::format("{}: input has {} elements, output {}", OpLabel(ctx), ctx.input(0).num_elements(), n));
   ctx.pool.ParallelFor(n, kGrain,
                        [&](int64_t begin, int64_t end) { UnaryRun(in + begin, out + begin, end - begin, f); });
 }
@@ -442,7 +384,7 @@ void RequireNonZeroDivisor(const KernelContext& ctx, const Tensor& divisor) {
   for (int64_t i = 0; i < n; ++i)
     if (p[i] == T(0))
       ThrowBadInput(
-          fmt::format("{}: division by 0 (divisor element {}); LiteRT fails to invoke here too", Label(ctx), i));
+          fmt::format("{}: division by 0 (divisor element {}); LiteRT fails to invoke here too", OpLabel(ctx), i));
 }
 
 // Options of the op, or nullptr.
@@ -524,7 +466,7 @@ inline void CheckSelect(const ir::Subgraph& graph, const ir::Op& op) {
                     {kBool, kF32, tfl::TensorType_UINT8, tfl::TensorType_INT8, tfl::TensorType_INT16, kI32, kI64});
   const ir::DType d = InputDType(graph, op, 1);
   if (InputDType(graph, op, 2) != d || OutputDType(graph, op, 0) != d)
-    ThrowBadInput(fmt::format("{}: x, y and the output must have one dtype, got {}, {} and {}", Label(graph, op),
+    ThrowBadInput(fmt::format("{}: x, y and the output must have one dtype, got {}, {} and {}", OpLabel(graph, op),
                               ir::DTypeName(d), ir::DTypeName(InputDType(graph, op, 2)),
                               ir::DTypeName(OutputDType(graph, op, 0))));
 }

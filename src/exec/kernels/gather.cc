@@ -3,7 +3,7 @@
 // where the first batch_dims dimensions of params and indices are shared.
 // Indices (int16/int32/int64) outside [0, params.shape[axis]) are an error,
 // as in LiteRT.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

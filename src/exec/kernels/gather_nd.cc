@@ -1,7 +1,7 @@
 // GATHER_ND: the last dimension of indices (depth) addresses the first depth
 // dimensions of params; output indices.shape[:-1] + params.shape[depth:].
 // Indices out of range are an error, as in LiteRT.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -69,7 +69,7 @@ void Eval(KernelContext& ctx) {
   float* out = ctx.output(0).as<float>();
   const int64_t n = ctx.output(0).num_elements();
   if (ctx.input(0).num_elements() != n)
-    ThrowInternal(fmt::format("{}: input has {} elements, output {}", ew::Label(ctx), ctx.input(0).num_elements(), n));
+    ThrowInternal(fmt::format("{}: input has {} elements, output {}", OpLabel(ctx), ctx.input(0).num_elements(), n));
   ctx.pool.ParallelFor(n, ew::kGrain, [&](int64_t begin, int64_t end) { SigmoidRun(in + begin, out + begin, end - begin); });
 }
 

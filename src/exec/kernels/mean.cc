@@ -1,5 +1,5 @@
-// MEAN: reduction over the axes of input 1 (see EvalReduce in shape_util).
-#include "exec/kernels/shape_util.h"
+// MEAN: reduction over the axes of input 1 (see EvalReduce in reduce_util).
+#include "exec/kernels/reduce_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

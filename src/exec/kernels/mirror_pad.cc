@@ -2,7 +2,7 @@
 // Each output coordinate maps to one input coordinate per dimension (with
 // LiteRT's clamping when a padding exceeds what one reflection covers), so
 // eval precomputes one offset table per dimension and gathers.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

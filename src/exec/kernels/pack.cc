@@ -1,6 +1,6 @@
 // PACK: N inputs of one shape S stacked along a new dimension `axis`
 // (in [-(rank+1), rank]): output S[:axis] + [N] + S[axis:].
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -1,6 +1,6 @@
 // PAD with zeros: paddings (input 1, [rank, 2], int32 or int64) give the
 // elements added before and after each dimension.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

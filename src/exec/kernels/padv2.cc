@@ -1,6 +1,6 @@
 // PADV2: PAD with the constant of input 2 (a one-element tensor of the input's
 // dtype; zero when omitted).
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -17,7 +17,7 @@ void Eval(KernelContext& ctx) {
       for (int64_t i = 0; i < e.num_elements(); ++i)
         if (e.as<T>()[i] < 0)
           ThrowBadInput(fmt::format("{}: negative exponent {} for int32 (element {}); LiteRT fails to invoke here too",
-                                    ew::Label(ctx), e.as<T>()[i], i));
+                                    OpLabel(ctx), e.as<T>()[i], i));
       ew::Binary<T, T, T>(ctx, [](T a, T b) {
         return ew::SaturatingTrunc<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
       });

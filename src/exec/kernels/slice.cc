@@ -1,6 +1,6 @@
 // SLICE: output[i] = input[begin + i] over a box whose extent is input 2
 // (-1: to the end of the dimension). The output shape is already set.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

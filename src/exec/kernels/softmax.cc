@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "exec/kernels/fp16_compute.h"
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

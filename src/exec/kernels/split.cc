@@ -1,6 +1,6 @@
 // SPLIT: input 0 is the axis, input 1 the value, split into num_splits equal
 // pieces (the output shapes are already set).
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -1,6 +1,6 @@
 // SPLIT_V: input 0 is the value, input 1 the sizes (one may be -1: the rest),
 // input 2 the axis. The output shapes are already set from the sizes.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -2,7 +2,7 @@
 // strides and the `offset` option: ir::PlanStridedSlice resolves the masks
 // against the input shape (the same plan shape inference uses); eval is one
 // strided copy.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -1,6 +1,6 @@
 // TILE: output dim i repeats input dim i multiples[i] times. Seen as the box
 // [m0, d0, m1, d1, ...] that reads the input with stride 0 along each m.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -3,7 +3,7 @@
 // LiteRT's TopContainer orders them).
 #include <numeric>
 
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -1,7 +1,7 @@
 // TRANSPOSE by the permutation in input 1 (any rank; LiteRT allows up to 6):
 // output dim i is input dim perm[i]. A strided copy; 2-D-like patterns are
 // copied in tiles.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // UNPACK: the input split along `axis` into its slices, that dimension removed.
-#include "exec/kernels/shape_util.h"
+#include "exec/kernels/layout_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {

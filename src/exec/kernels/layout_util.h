@@ -1,9 +1,10 @@
 #pragma once
-// Helpers of the shape family (reductions, data movement, gathers, weight
-// decoding): reading small integer tensors (axes, permutations, paddings),
-// op-naming error messages, dtype policies, and one strided byte copy that
-// TRANSPOSE, SLICE, STRIDED_SLICE, TILE, BROADCAST_TO, PAD, CONCATENATION,
-// SPLIT, PACK and UNPACK are all expressed with.
+// Helpers of the layout family (data movement, gathers, weight decoding;
+// ir/shapes_layout.cc holds their shape rules): reading small integer
+// tensors (axes, permutations, paddings), dtype policies, and one strided
+// byte copy that TRANSPOSE, SLICE, STRIDED_SLICE, TILE, BROADCAST_TO, PAD,
+// CONCATENATION, SPLIT, PACK and UNPACK are all expressed with. Naming and
+// options are common.h's; reductions are reduce_util.h's.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,50 +20,6 @@
 #include "gpuclean/shapes.h"
 
 namespace gpuclean::exec::kernels {
-
-// ------------------------------------------------------------------ naming
-
-inline int OpIndexOf(const ir::Subgraph& graph, const ir::Op& op) {
-  if (!graph.ops.empty() && &op >= graph.ops.data() && &op < graph.ops.data() + graph.ops.size())
-    return static_cast<int>(&op - graph.ops.data());
-  return -1;
-}
-
-// "op 3 (SOFTMAX)", the prefix every message of the interpreter uses.
-inline std::string OpLabel(const ir::Subgraph& graph, const ir::Op& op) {
-  return fmt::format("op {} ({})", OpIndexOf(graph, op), op.name());
-}
-inline std::string OpLabel(const KernelContext& ctx) { return fmt::format("op {} ({})", ctx.op_index, ctx.op.name()); }
-
-template <typename... Args>
-[[noreturn]] void ThrowOpUnsupported(const ir::Subgraph& graph, const ir::Op& op, fmt::format_string<Args...> format,
-                                     Args&&... args) {
-  ThrowUnsupported(fmt::format("{}: {}", OpLabel(graph, op), fmt::format(format, std::forward<Args>(args)...)));
-}
-
-template <typename... Args>
-[[noreturn]] void ThrowOpBadInput(const KernelContext& ctx, fmt::format_string<Args...> format, Args&&... args) {
-  ThrowBadInput(fmt::format("{}: {}", OpLabel(ctx), fmt::format(format, std::forward<Args>(args)...)));
-}
-
-// ------------------------------------------------------------------ graph access
-
-inline const ir::Tensor* IrInput(const ir::Subgraph& graph, const ir::Op& op, int i) {
-  if (i >= static_cast<int>(op.inputs.size()) || op.inputs[i] < 0) return nullptr;
-  return &graph.tensors.at(op.inputs[i]);
-}
-inline const ir::Tensor* IrOutput(const ir::Subgraph& graph, const ir::Op& op, int i) {
-  if (i >= static_cast<int>(op.outputs.size()) || op.outputs[i] < 0) return nullptr;
-  return &graph.tensors.at(op.outputs[i]);
-}
-
-// Options table of the op, or LiteRT's defaults when the model gives none.
-template <typename T>
-T OptionsOr(const ir::Op& op) {
-  if (op.options.type == tfl::BuiltinOptionsUnionTraits<T>::enum_value && op.options.value)
-    return *static_cast<const T*>(op.options.value);
-  return T{};
-}
 
 // ------------------------------------------------------------------ dtype policies
 
@@ -222,6 +179,23 @@ inline void CopyWhole(const Tensor& src, Tensor& dst) {
   if (dst.data != src.data && n > 0) std::memmove(dst.data, src.data, n);
 }
 
+// RESHAPE, SQUEEZE and EXPAND_DIMS: the bytes stay as they are and only the
+// shape changes (the interpreter has set it), so eval is a copy. Input 1,
+// when the op takes one, is the int32/int64 `role` (shape, axis).
+inline void CheckReshapeLike(const ir::Subgraph& graph, const ir::Op& op, int min_inputs, int max_inputs,
+                             std::string_view role) {
+  RequireInputCount(graph, op, min_inputs, max_inputs);
+  RequireMovable(graph, op, {0});
+  if (max_inputs > 1) RequireIndexInput(graph, op, 1, role);
+}
+inline void EvalReshapeLike(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  Tensor& output = ctx.output(0);
+  if (input.num_elements() != output.num_elements())
+    ThrowOpBadInput(ctx, "input has {} elements but the output has {}", input.num_elements(), output.num_elements());
+  CopyWhole(input, output);
+}
+
 // Copies consecutive pieces of `input` along `axis` into the outputs (SPLIT,
 // SPLIT_V): output k takes its own extent along the axis.
 void SplitAlongAxis(KernelContext& ctx, const Tensor& input, int axis);
@@ -235,16 +209,6 @@ std::vector<std::pair<int64_t, int64_t>> ReadPaddings(const KernelContext& ctx);
 // PAD / PADV2: fills the output with the element at `value` (esize bytes of
 // the output's dtype) and copies the input inside.
 void EvalConstantPad(KernelContext& ctx, const uint8_t* value);
-
-// ------------------------------------------------------------------ reductions
-
-// MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD share one implementation:
-// input 0 is reduced over the axes listed in input 1 (negative and repeated
-// axes allowed; none at all copies the input). keep_dims only changes the
-// output shape, which the interpreter has already set.
-enum class ReduceKind { kSum, kMean, kMax, kMin, kProd };
-void CheckReduce(const ir::Subgraph& graph, const ir::Op& op, ReduceKind kind);
-void EvalReduce(KernelContext& ctx, ReduceKind kind);
 
 // ------------------------------------------------------------------ per-row ops
 
