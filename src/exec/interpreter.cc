@@ -326,7 +326,7 @@ void Interpreter::SetInput(int index, const npy::Array& value) {
   if (shape != dst.shape)
     ThrowBadInput(fmt::format("input {} ('{}') expects shape {} but got {}", index, name, ir::FormatShape(dst.shape),
                               ir::FormatShape(shape)));
-  std::memcpy(dst.data, value.data.data(), dst.bytes);
+  if (dst.bytes > 0) std::memcpy(dst.data, value.data.data(), dst.bytes);  // an empty input may have no buffer
   if (impl_->options.precision != Precision::kFp32) RoundToHalf(dst);
 }
 

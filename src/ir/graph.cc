@@ -148,7 +148,17 @@ std::vector<int> Subgraph::TopologicalOrder() const {
 
 // ---------------------------------------------------------------- validation
 
-void Subgraph::Validate() const {
+namespace {
+
+// What every graph edit keeps (checked after each edit in invariant-checking
+// builds): indices in range, one writer per tensor, no op writes a constant
+// or an input, sane shapes, constant sizes, no cycle.
+void CheckStructure(const Subgraph& g) {
+  const std::string& name = g.name;
+  const auto& tensors = g.tensors;
+  const auto& ops = g.ops;
+  const auto& inputs = g.inputs;
+  const auto& outputs = g.outputs;
   // Real models stay far below this (tens of thousands of ops); analysing
   // a graph this large would take minutes, so say so instead.
   constexpr size_t kMaxOps = size_t{1} << 19;
@@ -213,6 +223,18 @@ void Subgraph::Validate() const {
                                   static_cast<size_t>(elements) * element_size));
     }
   }
+  g.TopologicalOrder();  // throws on a cycle
+}
+
+}  // namespace
+
+void Subgraph::Validate() const {
+  CheckStructure(*this);
+  std::vector<bool> is_input(tensors.size(), false);
+  for (int32_t t : inputs) is_input[t] = true;
+  std::vector<int> producer(tensors.size(), -1);
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (int32_t out : ops[i].outputs) producer[out] = static_cast<int>(i);
   // Every value read must come from somewhere: an op, the caller, a constant
   // or a variable's state. Anything else would be read uninitialised.
   auto has_source = [&](int32_t t) {
@@ -237,7 +259,7 @@ void Subgraph::Validate() const {
 void Subgraph::CheckInvariants() const {
 #ifdef GPUCLEAN_CHECK_INVARIANTS
   try {
-    Validate();
+    CheckStructure(*this);
   } catch (const Error& e) {
     ThrowInternal(std::string("graph edit broke an invariant: ") + e.what());
   }

@@ -82,7 +82,8 @@ inline npy::Array RandomSignedF32(const Shape& shape, uint32_t seed, float lo, f
 inline npy::Array RandomI32(const Shape& shape, uint32_t seed, int32_t lo, int32_t hi) {
   std::mt19937 rng(seed);
   std::vector<int32_t> v(static_cast<size_t>(CountOf(shape)));
-  for (int32_t& x : v) x = lo + static_cast<int32_t>(rng() % static_cast<uint32_t>(hi - lo + 1));
+  const uint64_t span = static_cast<uint64_t>(int64_t{hi} - lo) + 1;  // up to 2^32: no int32 overflow
+  for (int32_t& x : v) x = static_cast<int32_t>(lo + static_cast<int64_t>(rng() % span));
   return I32(shape, v);
 }
 // Integer-valued floats in [lo, hi]: exact ties for comparisons and selects.
