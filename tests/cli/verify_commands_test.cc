@@ -91,10 +91,10 @@ TEST_F(VerifyCli, CompareFlagsASilentFallbackLoudly) {
 
 TEST_F(VerifyCli, CompareBadInputIsOneLineExitTwo) {
   for (const std::string& args :
-       {"compare " + Pair() + " --gate 'corr>0.9'", "compare " + Pair() + " --gate iou>=0.5",
-        "compare " + Pair() + " --gate iou>=0.5 --boxes xywh", "compare " + ShellQuote(ref()) + " " +
+       {"compare " + Pair() + " --gate 'corr>0.9'", "compare " + Pair() + " --gate 'iou>=0.5'",
+        "compare " + Pair() + " --gate 'iou>=0.5' --boxes xywh", "compare " + ShellQuote(ref()) + " " +
         ShellQuote(dir.file("nope")), "compare " + Pair() + " --log " + ShellQuote(dir.file("nope.log")),
-        "compare " + Pair() + " --gate iou>=0.5 --boxes xyxy"}) {
+        "compare " + Pair() + " --gate 'iou>=0.5' --boxes xyxy"}) {
     auto r = RunGpuclean(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
     EXPECT_EQ(Lines(r.err), 1) << args << ": " << r.err;
