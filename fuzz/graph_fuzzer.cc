@@ -86,8 +86,7 @@ void MutateOptions(ir::Op& op, FuzzedDataProvider& in) {
   const int field = in.ConsumeIntegralInRange(0, 5);
   auto& o = op.options;
   if (auto* c = o.AsConv2DOptions()) {
-    int32_t* fields[] = {&c->stride_w, &c->stride_h, &c->dilation_w_factor, &c->dilation_h_factor,
-                         reinterpret_cast<int32_t*>(&c->padding), reinterpret_cast<int32_t*>(&c->fused_activation_function)};
+    int32_t* fields[] = {&c->stride_w, &c->stride_h, &c->dilation_w_factor, &c->dilation_h_factor};
     if (field == 4) c->padding = static_cast<tfl::Padding>(v & 3);
     else if (field == 5) c->fused_activation_function = static_cast<tfl::ActivationFunctionType>(v & 7);
     else *fields[field] = v;
