@@ -1,0 +1,116 @@
+// The elementwise host steps against the graph ops they replace.
+#include "gpuclean/host_steps.h"
+
+#include <cmath>
+
+#include "pipeline/op_oracle.h"
+#include "support/arrays.h"
+
+namespace gpuclean::pipeline {
+namespace {
+
+using testing::ExpectSameArray;
+using testing::RandomF32;
+using testing::RunGraphOp;
+
+struct BinaryCase {
+  BinaryFn fn;
+  tfl::BuiltinOperator op;
+};
+
+TEST(HostElementwise, BinaryStepsMatchTheirOpsUnderBroadcasting) {
+  const BinaryCase cases[] = {{BinaryFn::kAdd, tfl::BuiltinOperator_ADD},
+                              {BinaryFn::kSub, tfl::BuiltinOperator_SUB},
+                              {BinaryFn::kMul, tfl::BuiltinOperator_MUL},
+                              {BinaryFn::kDiv, tfl::BuiltinOperator_DIV},
+                              {BinaryFn::kMaximum, tfl::BuiltinOperator_MAXIMUM},
+                              {BinaryFn::kMinimum, tfl::BuiltinOperator_MINIMUM}};
+  // Same shape, a row against a matrix, a scalar-like [1] and two-sided.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}}, {{1, 5}, {1}}, {{3, 1}, {1, 4}}};
+  uint32_t seed = 1;
+  for (const BinaryCase& c : cases)
+    for (const auto& [sa, sb] : shapes) {
+      const npy::Array a = RandomF32(sa, seed++), b = RandomF32(sb, seed++, 0.5f, 2.0f);
+      const auto oracle = RunGraphOp({a, b}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+        g.Output(g.Binary(c.op, in[0], in[1]));
+      });
+      SCOPED_TRACE(tfl::EnumNameBuiltinOperator(c.op));
+      ExpectSameArray(oracle[0], Binary(c.fn, a, b));
+    }
+}
+
+TEST(HostElementwise, IntegerStepsMatchTheirOps) {
+  const npy::Array a = testing::I32({4}, {1, -7, 100000, 5});
+  const npy::Array b = testing::I32({4}, {2, 3, 1, -5});
+  for (auto [fn, op] : {std::pair{BinaryFn::kAdd, tfl::BuiltinOperator_ADD},
+                        std::pair{BinaryFn::kMul, tfl::BuiltinOperator_MUL},
+                        std::pair{BinaryFn::kMaximum, tfl::BuiltinOperator_MAXIMUM}}) {
+    const auto oracle = RunGraphOp({a, b}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+      g.Output(g.Binary(op, in[0], in[1]));
+    });
+    ExpectSameArray(oracle[0], Binary(fn, a, b));
+  }
+  EXPECT_THROW(Binary(BinaryFn::kDiv, a, b), Error);
+}
+
+TEST(HostElementwise, UnaryStepsMatchTheirOps) {
+  const std::pair<UnaryFn, tfl::BuiltinOperator> cases[] = {
+      {UnaryFn::kSigmoid, tfl::BuiltinOperator_LOGISTIC}, {UnaryFn::kExp, tfl::BuiltinOperator_EXP},
+      {UnaryFn::kRelu, tfl::BuiltinOperator_RELU},         {UnaryFn::kTanh, tfl::BuiltinOperator_TANH},
+      {UnaryFn::kNeg, tfl::BuiltinOperator_NEG},           {UnaryFn::kAbs, tfl::BuiltinOperator_ABS}};
+  // Logits as a detector emits them, including saturating ones.
+  npy::Array x = RandomF32({3, 50}, 7, -12.0f, 12.0f);
+  x.as<float>()[0] = -90.0f;
+  x.as<float>()[1] = 90.0f;
+  for (auto [fn, op] : cases) {
+    const auto oracle =
+        RunGraphOp({x}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Unary(op, in[0])); });
+    SCOPED_TRACE(tfl::EnumNameBuiltinOperator(op));
+    // Transcendentals: a few ulp apart from the kernels' formulations.
+    ExpectSameArray(oracle[0], Unary(fn, x), 1e-6f);
+  }
+  const npy::Array positive = RandomF32({64}, 8, 0.01f, 100.0f);
+  for (auto [fn, op] : {std::pair{UnaryFn::kLog, tfl::BuiltinOperator_LOG},
+                        std::pair{UnaryFn::kSqrt, tfl::BuiltinOperator_SQRT}}) {
+    const auto oracle = RunGraphOp(
+        {positive}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Unary(op, in[0])); });
+    ExpectSameArray(oracle[0], Unary(fn, positive), 1e-6f);
+  }
+}
+
+TEST(HostElementwise, AffineIsMulThenAddOfScalars) {
+  const npy::Array x = RandomF32({2, 7, 3}, 3, -50.0f, 50.0f);
+  const auto oracle = RunGraphOp({x}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+    g.Output(g.Add(g.Mul(in[0], g.ConstF32("s", {}, {0.5f})), g.ConstF32("o", {}, {-1.25f})));
+  });
+  ExpectSameArray(oracle[0], Affine(x, 0.5f, -1.25f));
+}
+
+TEST(HostElementwise, ThresholdIsGreaterAgainstAScalar) {
+  npy::Array x = RandomF32({4, 9}, 4);
+  x.as<float>()[3] = 0.25f;  // equal to the threshold: not above it
+  const auto oracle = RunGraphOp({x}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+    g.Output(g.Greater(in[0], g.ConstF32("t", {}, {0.25f})));
+  });
+  ExpectSameArray(oracle[0], Threshold(x, 0.25f));
+  EXPECT_EQ(Threshold(x, 0.25f).as<uint8_t>()[3], 0);
+}
+
+TEST(HostElementwise, RefusesShapesThatDoNotBroadcastAndMixedDtypes) {
+  const npy::Array a = RandomF32({2, 3}, 1), b = RandomF32({4}, 2);
+  try {
+    Binary(BinaryFn::kAdd, a, b);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_STREQ(e.what(), "host step add: shapes [2,3] and [4] do not broadcast");
+  }
+  EXPECT_THROW(Binary(BinaryFn::kMul, a, testing::I32({3}, {1, 2, 3})), Error);
+  npy::Array truncated = a;
+  truncated.data.resize(8);
+  EXPECT_THROW(Unary(UnaryFn::kExp, truncated), Error);
+}
+
+}  // namespace
+}  // namespace gpuclean::pipeline

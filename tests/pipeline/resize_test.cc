@@ -1,0 +1,26 @@
+// Mask upsampling against RESIZE_BILINEAR in its three coordinate modes.
+#include "gpuclean/host_steps.h"
+
+#include "pipeline/op_oracle.h"
+
+namespace gpuclean::pipeline {
+namespace {
+
+TEST(HostResize, MatchesResizeBilinearInEveryMode) {
+  // Three 7x9 mask logits to 28x20 (up in y, up in x) and to 3x4 (down).
+  const npy::Array masks = testing::RandomF32({3, 7, 9}, 5, -4.0f, 4.0f);
+  npy::Array nhwc = Reshape(masks, {3, 7, 9, 1});
+  for (auto [h, w] : {std::pair{28, 20}, std::pair{3, 4}})
+    for (auto [align, half] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
+      const auto oracle = testing::RunGraphOp({nhwc}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+        g.Output(g.ResizeBilinear(in[0], h, w, align, half));
+      });
+      SCOPED_TRACE(::testing::Message() << h << "x" << w << " align " << align << " half " << half);
+      testing::ExpectSameArray(Reshape(oracle[0], {3, h, w}), ResizeBilinear(masks, h, w, align, half), 1e-6f);
+    }
+  EXPECT_THROW(ResizeBilinear(masks, 0, 4), Error);
+  EXPECT_THROW(ResizeBilinear(masks, 4, 4, true, true), Error);
+}
+
+}  // namespace
+}  // namespace gpuclean::pipeline

@@ -1,0 +1,42 @@
+// Concatenation and reshape host steps against the graph ops.
+#include "gpuclean/host_steps.h"
+
+#include "pipeline/op_oracle.h"
+#include "support/arrays.h"
+
+namespace gpuclean::pipeline {
+namespace {
+
+using testing::ExpectSameArray;
+using testing::RandomF32;
+using testing::RunGraphOp;
+
+TEST(HostConcat, MatchesConcatenationOnEveryAxis) {
+  for (int axis : {0, 1, 2, -1}) {
+    std::vector<int64_t> sa = {2, 3, 4}, sb = {2, 3, 4};
+    sb[axis < 0 ? 2 : axis] = 1;
+    const npy::Array a = RandomF32(sa, 1), b = RandomF32(sb, 2);
+    const auto oracle = RunGraphOp({a, b}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+      g.Output(g.Concatenation({in[0], in[1]}, axis));
+    });
+    SCOPED_TRACE(axis);
+    ExpectSameArray(oracle[0], Concat({a, b}, axis));
+  }
+  EXPECT_THROW(Concat({RandomF32({2, 3}, 1), RandomF32({3, 3}, 2)}, 1), Error);
+  EXPECT_THROW(Concat({RandomF32({2, 3}, 1), testing::I32({2, 3}, {0, 0, 0, 0, 0, 0})}, 0), Error);
+  EXPECT_THROW(Concat({}, 0), Error);
+}
+
+TEST(HostReshape, MatchesReshapeWithAnInferredDimension) {
+  const npy::Array x = RandomF32({1, 6, 4}, 3);
+  const auto oracle = RunGraphOp({x}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+    g.Output(g.Reshape(in[0], {3, -1}));
+  });
+  ExpectSameArray(oracle[0], Reshape(x, {3, -1}));
+  EXPECT_THROW(Reshape(x, {5, -1}), Error);
+  EXPECT_THROW(Reshape(x, {-1, -1}), Error);
+  EXPECT_THROW(Reshape(x, {25}), Error);
+}
+
+}  // namespace
+}  // namespace gpuclean::pipeline
