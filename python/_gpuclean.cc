@@ -428,7 +428,7 @@ py::object Convert(const std::string& path, const std::optional<std::string>& ou
 }
 
 // split: the chain (`gpuclean split --json`) and the parts as Models;
-// written as OUTPUT.part<k>.tflite + OUTPUT.chain.json when output is given.
+// written as OUTPUT.part<k>.tflite + OUTPUT.pipeline.json when output is given.
 py::object Split(const py::object& model_or_path, const std::vector<std::string>& at,
                  const std::optional<std::string>& output, uint32_t seed) {
   std::string label;
@@ -544,7 +544,8 @@ PYBIND11_MODULE(_gpuclean, m) {
         "(allow_remaining=True: proven is enough). inputs={'name': [1, 3, 224, 224]} pins dynamic dimensions; "
         "weights='fp16' stores float weights as float16; target='none' keeps the plain lowering.");
   m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
-        "Cut at the named tensors (`gpuclean split`): returns (chain dict with bit_exact, list of part Models); "
-        "writes OUTPUT.part<k>.tflite and OUTPUT.chain.json when output is given and the chain is bit-exact.");
+        "Cut at the named tensors (`gpuclean split`): returns (pipeline spec dict, proof under 'proof', list of part "
+        "Models); writes OUTPUT.part<k>.tflite and OUTPUT.pipeline.json when output is given and the chain is "
+        "bit-exact.");
   m.attr("DEFAULT_TARGET") = lint::kDefaultTarget;
 }

@@ -9,12 +9,15 @@
 // cross a cut. Tensors that cross a cut besides the named ones (skip
 // connections) become extra outputs/inputs and are listed in the chain.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "gpuclean/ir.h"
+#include "gpuclean/npy.h"
+#include "gpuclean/pipeline.h"
 
 namespace gpuclean::split {
 
@@ -26,6 +29,9 @@ struct Part {
   // Per input: -1 for an input of the original graph, else the part that
   // produces it.
   std::vector<int> input_from;
+  // The original graph's tensor indices of those inputs and outputs.
+  std::vector<int> input_tensors;
+  std::vector<int> output_tensors;
   int ops = 0;
 };
 
@@ -43,14 +49,53 @@ struct Proof {
 // (exec::GenerateInput) and compares every graph output byte for byte.
 Proof ProveChain(const ir::Model& model, const std::vector<Part>& parts, uint32_t seed);
 
-// Writes PREFIX.part<k>.tflite (k from 1) and PREFIX.chain.json; returns the
-// model files.
+// Writes PREFIX.part<k>.tflite (k from 1) and PREFIX.pipeline.json (the
+// spec ChainJson made); returns the model files.
 std::vector<std::string> WriteParts(const std::vector<Part>& parts, const std::string& prefix,
-                                    const nlohmann::json& chain);
+                                    const nlohmann::json& spec);
+// The chain as a pipeline spec (pipeline.h, docs/pipeline.md): one "gpu"
+// graph stage per part, named part<k>, wired by the original tensor names,
+// with the proof under "proof". `files` are the parts' paths (empty: not
+// written).
 nlohmann::json ChainJson(const ir::Model& model, const std::vector<Part>& parts, const std::vector<std::string>& files,
                          const Proof& proof);
 // Step by step: which file to run with which inputs, what to feed forward.
 std::string DescribeChain(const ir::Model& model, const std::vector<Part>& parts,
                           const std::vector<std::string>& files);
+
+// ---------------------------------------------------------------- host islands
+// `split --host`: ops a GPU graph cannot take (a top-K over proposal scores,
+// a gather by runtime indices) run on the host between graphs. The result is
+// a pipeline (pipeline.h): graph stages alternate with host stages, one host
+// step per op, with the semantics of that op (host_steps.h).
+
+// The host step that computes `op` as the op does, or nullopt with the reason
+// in `why_not` (a fused activation, a k that is not a constant, ...).
+struct HostStep {
+  std::string step;
+  nlohmann::json params;
+  std::vector<int> inputs;   // tensor indices the step reads, in its order
+  std::vector<int> outputs;  // tensor indices it writes
+};
+std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int op, std::string* why_not = nullptr);
+
+// The runtime ops whose type is one of `types` (TFLite names: TOPK_V2, GATHER).
+// Error(kUsage) for a name that is no TFLite op.
+std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string>& types);
+
+struct HostCut {
+  pipeline::Spec spec;  // files relative to the spec: STEM.graph<k>.tflite, STEM.const.<value>.npy
+  std::vector<std::pair<std::string, ir::Model>> graphs;      // file name -> graph
+  std::vector<std::pair<std::string, npy::Array>> constants;  // file name -> value
+  int host_ops = 0;
+};
+// Every op in `host_ops` becomes a host step; the other runtime ops form
+// graphs, each op in the earliest graph its inputs allow. Error(kUsage) for
+// an empty list, an op without a host step (naming it and why), or a host op
+// that reads a tensor computed from constants by another op.
+HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem);
+// Writes the graphs and constants beside PREFIX.pipeline.json, then the spec
+// (last, atomically); sets cut.spec.path. Returns the spec's path.
+std::string WriteHostCut(HostCut& cut, const std::string& prefix);
 
 }  // namespace gpuclean::split

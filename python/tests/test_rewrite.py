@@ -30,12 +30,13 @@ def test_fix_unknown_pass_is_a_usage_error():
 def test_split_parts_chained_by_hand_reproduce_the_monolith(tmp_path):
     model = gpuclean.load(str(model_path("selfie_segmentation.tflite")))
     chain, parts = gpuclean.split(model, ["conv2d_27", "conv2d_36"], output=str(tmp_path / "selfie"))
-    assert chain["bit_exact"] is True
+    assert chain["format"] == "gpuclean.pipeline" and chain["proof"]["bit_exact"] is True
     assert len(parts) == 3 and all((tmp_path / f"selfie.part{k}.tflite").exists() for k in (1, 2, 3))
-    # Follow the chain description: feed each part by tensor name.
+    assert (tmp_path / "selfie.pipeline.json").exists()
+    # Follow the pipeline spec: feed each stage's graph by value name.
     image = np.random.default_rng(0).random((1, 256, 256, 3), dtype=np.float32)
     values = {model.inputs[0]["name"]: image}
-    for part, spec in zip(parts, chain["parts"]):
-        outputs = part.run({name: values[name] for name in (i["name"] for i in spec["inputs"])})
-        values.update(zip(spec["outputs"], outputs))
+    for part, stage in zip(parts, chain["stages"]):
+        outputs = part.run({name: values[name] for name in stage["inputs"]})
+        values.update(zip(stage["outputs"], outputs))
     np.testing.assert_array_equal(values[model.outputs[0]["name"]], model.run([image])[0])

@@ -39,5 +39,6 @@ void AddSynth(CLI::App& app, Handler& handler);
 void AddFix(CLI::App& app, Handler& handler);
 void AddSplit(CLI::App& app, Handler& handler);
 void AddConvert(CLI::App& app, Handler& handler);
+void AddPipeline(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

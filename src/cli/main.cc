@@ -1,6 +1,7 @@
 // gpuclean's command line: parses flags, calls the library, prints. No logic.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <functional>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -50,16 +51,23 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddFix(app, handler);
   gpuclean::cli::AddSplit(app, handler);
   gpuclean::cli::AddConvert(app, handler);
+  gpuclean::cli::AddPipeline(app, handler);
   gpuclean::cli::AddCompare(app, handler);
   gpuclean::cli::AddRecord(app, handler);
   gpuclean::cli::AddBench(app, handler);
   gpuclean::cli::AddSynth(app, handler);
   OneValuePerOccurrence(app);
   std::string max_memory;
-  for (CLI::App* sub : app.get_subcommands({}))
-    sub->add_option("--max-memory", max_memory,
-                    "refuse models that would need more memory than this (512M, 8G, 2GiB; default 3/4 of RAM)")
-        ->group("Resources");
+  // Every command, nested ones (pipeline run) included.
+  std::function<void(CLI::App*)> add_max_memory = [&](CLI::App* parent) {
+    for (CLI::App* sub : parent->get_subcommands({})) {
+      sub->add_option("--max-memory", max_memory,
+                      "refuse models that would need more memory than this (512M, 8G, 2GiB; default 3/4 of RAM)")
+          ->group("Resources");
+      add_max_memory(sub);
+    }
+  };
+  add_max_memory(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

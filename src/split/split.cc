@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -12,10 +13,12 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
+#include "gpuclean/pipeline.h"
 #include "gpuclean/shapes.h"
+#include "split/split_internal.h"
 
 namespace gpuclean::split {
-namespace {
+namespace internal {
 
 // Tensors whose value follows from constants alone (DENSIFY of sparse
 // weights, DEQUANTIZE of fp16 weights, shape arithmetic).
@@ -33,6 +36,10 @@ std::vector<bool> ConstantValued(const ir::Subgraph& g, const std::vector<int>& 
   return constant;
 }
 
+}  // namespace internal
+
+namespace {
+
 int FindTensor(const ir::Subgraph& g, const std::string& name) {
   int found = -1;
   for (size_t t = 0; t < g.tensors.size(); ++t)
@@ -45,13 +52,90 @@ int FindTensor(const ir::Subgraph& g, const std::string& name) {
 
 }  // namespace
 
+namespace internal {
+
+Part MakePart(const ir::Model& model, const std::vector<int>& stage, const std::vector<bool>& constant,
+              const std::vector<int>& order, int p, const std::string& description) {
+  const ir::Subgraph& g = model.main();
+  // Which stage produces each runtime tensor (-1: graph input / constant).
+  std::vector<int> produced_in(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (stage[i] >= 0)
+      for (int out : g.ops[i].outputs)
+        if (out >= 0) produced_in[out] = stage[i];
+  Part part;
+  std::set<int> ops;
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (stage[i] == p) ops.insert(static_cast<int>(i));
+  part.ops = static_cast<int>(ops.size());
+  // Constant-valued producers of anything these ops read come along.
+  std::vector<int> stack;
+  for (int i : ops) stack.insert(stack.end(), g.ops[i].inputs.begin(), g.ops[i].inputs.end());
+  while (!stack.empty()) {
+    const int t = stack.back();
+    stack.pop_back();
+    if (t < 0 || !constant[t]) continue;
+    const int producer = g.Producer(t);
+    if (producer >= 0 && ops.insert(producer).second)
+      stack.insert(stack.end(), g.ops[producer].inputs.begin(), g.ops[producer].inputs.end());
+  }
+  std::vector<int> inputs, outputs;
+  for (int t : g.inputs)
+    for (int i : ops)
+      if (std::count(g.ops[i].inputs.begin(), g.ops[i].inputs.end(), t)) {
+        inputs.push_back(t);
+        break;
+      }
+  std::set<int> crossing_in;
+  for (int i : ops)
+    for (int in : g.ops[i].inputs)
+      if (in >= 0 && !constant[in] && produced_in[in] >= 0 && produced_in[in] != p) crossing_in.insert(in);
+  inputs.insert(inputs.end(), crossing_in.begin(), crossing_in.end());
+  for (int t : g.outputs)
+    if (produced_in[t] == p && std::find(outputs.begin(), outputs.end(), t) == outputs.end()) outputs.push_back(t);
+  std::set<int> crossing_out;
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (stage[i] > p)
+      for (int in : g.ops[i].inputs)
+        if (in >= 0 && produced_in[in] == p && !g.IsGraphOutput(in)) crossing_out.insert(in);
+  outputs.insert(outputs.end(), crossing_out.begin(), crossing_out.end());
+
+  ir::Model m;
+  m.version = model.version;
+  m.description = description;
+  m.subgraphs = model.subgraphs;  // control-flow ops keep their subgraph indices
+  ir::Subgraph& sg = m.main();
+  sg.ops.clear();
+  for (int i : order)
+    if (ops.count(i)) sg.ops.push_back(g.ops[i]);
+  sg.inputs = inputs;
+  sg.outputs = outputs;
+  for (int t : inputs) {
+    part.inputs.push_back(g.tensors[t].name);
+    part.input_from.push_back(produced_in[t]);
+    part.input_tensors.push_back(t);
+    // A cut tensor becomes a graph input: no buffer, just its shape.
+    sg.tensors[t].data.reset();
+  }
+  for (int t : outputs) {
+    part.outputs.push_back(g.tensors[t].name);
+    part.output_tensors.push_back(t);
+  }
+  m.RemoveDeadTensors(0);
+  m.Validate();
+  part.model = std::move(m);
+  return part;
+}
+
+}  // namespace internal
+
 std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at) {
   const ir::Subgraph& g = model.main();
   if (at.empty()) throw Error(ErrorKind::kUsage, "split needs at least one tensor to cut at (--at T1[,T2...])");
   const std::vector<int> order = g.TopologicalOrder();
   std::vector<int> position(g.ops.size());
   for (size_t k = 0; k < order.size(); ++k) position[order[k]] = static_cast<int>(k);
-  const std::vector<bool> constant = ConstantValued(g, order);
+  const std::vector<bool> constant = internal::ConstantValued(g, order);
 
   std::vector<int> cuts;
   for (const std::string& name : at) {
@@ -86,13 +170,6 @@ std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at
   const int num_parts = static_cast<int>(cuts.size()) + 1;
   for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) stage[i] = std::min(stage[i], num_parts - 1);
 
-  // Which part produces each runtime tensor (-1: graph input / constant).
-  std::vector<int> produced_in(g.tensors.size(), -1);
-  for (size_t i = 0; i < g.ops.size(); ++i)
-    if (stage[i] >= 0)
-      for (int out : g.ops[i].outputs)
-        if (out >= 0) produced_in[out] = stage[i];
-
   std::vector<Part> parts(num_parts);
   for (int p = 0; p < num_parts; ++p) {
     std::set<int> ops;
@@ -102,60 +179,9 @@ std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at
       throw Error(ErrorKind::kUsage,
                   fmt::format("the cut leaves part {} without ops (cut tensors: {}); choose tensors further apart", p + 1,
                               fmt::join(at, ", ")));
-    parts[p].ops = static_cast<int>(ops.size());
-    // Constant-valued producers of anything these ops read come along.
-    std::vector<int> stack;
-    for (int i : ops) stack.insert(stack.end(), g.ops[i].inputs.begin(), g.ops[i].inputs.end());
-    while (!stack.empty()) {
-      const int t = stack.back();
-      stack.pop_back();
-      if (t < 0 || !constant[t]) continue;
-      const int producer = g.Producer(t);
-      if (producer >= 0 && ops.insert(producer).second)
-        stack.insert(stack.end(), g.ops[producer].inputs.begin(), g.ops[producer].inputs.end());
-    }
-    std::vector<int> inputs, outputs;
-    for (int t : g.inputs)
-      for (int i : ops)
-        if (std::count(g.ops[i].inputs.begin(), g.ops[i].inputs.end(), t)) {
-          inputs.push_back(t);
-          break;
-        }
-    std::set<int> crossing_in;
-    for (int i : ops)
-      for (int in : g.ops[i].inputs)
-        if (in >= 0 && !constant[in] && produced_in[in] >= 0 && produced_in[in] != p) crossing_in.insert(in);
-    inputs.insert(inputs.end(), crossing_in.begin(), crossing_in.end());
-    for (int t : g.outputs)
-      if (produced_in[t] == p && std::find(outputs.begin(), outputs.end(), t) == outputs.end()) outputs.push_back(t);
-    std::set<int> crossing_out;
-    for (size_t i = 0; i < g.ops.size(); ++i)
-      if (stage[i] > p)
-        for (int in : g.ops[i].inputs)
-          if (in >= 0 && produced_in[in] == p && !g.IsGraphOutput(in)) crossing_out.insert(in);
-    outputs.insert(outputs.end(), crossing_out.begin(), crossing_out.end());
-
-    ir::Model m;
-    m.version = model.version;
-    m.description = fmt::format("gpuclean split: part {} of {}{}", p + 1, num_parts,
-                                model.source.empty() ? "" : " of " + model.source);
-    m.subgraphs = model.subgraphs;  // control-flow ops keep their subgraph indices
-    ir::Subgraph& sg = m.main();
-    sg.ops.clear();
-    for (int i : order)
-      if (ops.count(i)) sg.ops.push_back(g.ops[i]);
-    sg.inputs = inputs;
-    sg.outputs = outputs;
-    for (int t : inputs) {
-      parts[p].inputs.push_back(g.tensors[t].name);
-      parts[p].input_from.push_back(produced_in[t]);
-      // A cut tensor becomes a graph input: no buffer, just its shape.
-      sg.tensors[t].data.reset();
-    }
-    for (int t : outputs) parts[p].outputs.push_back(g.tensors[t].name);
-    m.RemoveDeadTensors(0);
-    m.Validate();
-    parts[p].model = std::move(m);
+    parts[p] = internal::MakePart(model, stage, constant, order, p,
+                                  fmt::format("gpuclean split: part {} of {}{}", p + 1, num_parts,
+                                              model.source.empty() ? "" : " of " + model.source));
   }
   return parts;
 }
@@ -206,35 +232,40 @@ Proof ProveChain(const ir::Model& model, const std::vector<Part>& parts, uint32_
 }
 
 std::vector<std::string> WriteParts(const std::vector<Part>& parts, const std::string& prefix,
-                                    const nlohmann::json& chain) {
+                                    const nlohmann::json& spec) {
   std::vector<std::string> files;
   for (size_t p = 0; p < parts.size(); ++p) {
     files.push_back(fmt::format("{}.part{}.tflite", prefix, p + 1));
     format::WriteModel(parts[p].model, files.back());
   }
-  WriteFileAtomically(prefix + ".chain.json", chain.dump(2) + "\n");
+  WriteFileAtomically(prefix + ".pipeline.json", spec.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return files;
 }
 
 nlohmann::json ChainJson(const ir::Model& model, const std::vector<Part>& parts, const std::vector<std::string>& files,
                          const Proof& proof) {
-  nlohmann::json j;
-  j["source"] = model.source;
-  j["bit_exact"] = proof.bit_exact;
-  j["mismatches"] = proof.mismatches;
-  j["parts"] = nlohmann::json::array();
+  const ir::Subgraph& g = model.main();
+  pipeline::Spec spec;
+  spec.source = model.source;
+  for (int32_t t : g.inputs) spec.inputs.push_back(g.tensors[t].name);
+  for (int32_t t : g.outputs) spec.outputs.push_back(g.tensors[t].name);
   for (size_t p = 0; p < parts.size(); ++p) {
-    nlohmann::json inputs = nlohmann::json::array();
-    for (size_t i = 0; i < parts[p].inputs.size(); ++i)
-      inputs.push_back({{"name", parts[p].inputs[i]},
-                        {"from", parts[p].input_from[i] < 0 ? nlohmann::json("input")
-                                                             : nlohmann::json(parts[p].input_from[i] + 1)}});
-    j["parts"].push_back({{"file", p < files.size() ? files[p] : ""},
-                          {"ops", parts[p].ops},
-                          {"inputs", inputs},
-                          {"outputs", parts[p].outputs}});
+    pipeline::Stage stage;
+    stage.name = fmt::format("part{}", p + 1);
+    // Beside the spec: the file name alone.
+    stage.graph = p < files.size() && !files[p].empty() ? std::filesystem::path(files[p]).filename().string()
+                                                        : fmt::format("(not written: part{})", p + 1);
+    stage.placement = "gpu";
+    stage.inputs = parts[p].inputs;
+    stage.outputs = parts[p].outputs;
+    stage.ops = parts[p].ops;
+    spec.stages.push_back(std::move(stage));
   }
-  return j;
+  spec.proof = {{"kind", "bit-exact against the monolith on seeded inputs"},
+                {"bit_exact", proof.bit_exact},
+                {"outputs", proof.outputs},
+                {"mismatches", proof.mismatches}};
+  return pipeline::ToJson(spec);
 }
 
 std::string DescribeChain(const ir::Model& model, const std::vector<Part>& parts,

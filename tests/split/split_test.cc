@@ -91,7 +91,7 @@ TEST(Split, EveryFixtureModelCutAtTwoTensorsReproducesTheMonolith) {
     const auto files = WriteParts(parts, dir.file("m"), ChainJson(model, parts, {}, proof));
     ASSERT_EQ(files.size(), 3u);
     for (const std::string& f : files) EXPECT_NO_THROW(format::ReadModel(f));
-    EXPECT_TRUE(std::filesystem::exists(dir.file("m.chain.json")));
+    EXPECT_TRUE(std::filesystem::exists(dir.file("m.pipeline.json")));
   }
 }
 

@@ -1,0 +1,197 @@
+// `pipeline prove`: the chain against the monolithic model it replaces, on
+// the same inputs, judged by task gates output by output.
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuclean/format.h"
+#include "gpuclean/pipeline.h"
+#include "gpuclean/task_gates.h"
+
+namespace gpuclean::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The monolith's outputs on the chain's inputs, and a graph that describes
+// those outputs (names, dtypes, shapes) for gate inference.
+struct Reference {
+  std::vector<npy::Array> outputs;
+  std::vector<std::string> names;
+  ir::Subgraph outputs_graph;
+};
+
+// Which chain input feeds monolith input k: the one with the same name,
+// else the one at the same position.
+std::vector<int> MatchInputs(const Spec& spec, const std::vector<std::string>& names) {
+  if (names.size() != spec.inputs.size())
+    ThrowBadInput(fmt::format("the pipeline has {} inputs ({}) but the model it is proved against has {} ({})",
+                              spec.inputs.size(), fmt::join(spec.inputs, ", "), names.size(), fmt::join(names, ", ")));
+  std::vector<int> match;
+  for (size_t k = 0; k < names.size(); ++k) {
+    auto it = std::find(spec.inputs.begin(), spec.inputs.end(), names[k]);
+    match.push_back(it != spec.inputs.end() ? static_cast<int>(it - spec.inputs.begin()) : static_cast<int>(k));
+  }
+  return match;
+}
+
+Reference RunTflite(const Spec& spec, const std::string& path, const std::vector<npy::Array>& inputs, int threads) {
+  auto model = std::make_shared<const ir::Model>(format::ReadModel(path));
+  const ir::Subgraph& g = model->main();
+  std::vector<std::string> in_names;
+  for (int32_t t : g.inputs) in_names.push_back(g.tensors[t].name);
+  const std::vector<int> match = MatchInputs(spec, in_names);
+  exec::InterpreterOptions options;
+  options.threads = threads;
+  exec::Interpreter interpreter(model, options);
+  for (size_t k = 0; k < match.size(); ++k) interpreter.SetInput(static_cast<int>(k), inputs[match[k]]);
+  interpreter.Invoke();
+  Reference ref;
+  for (int o = 0; o < interpreter.num_outputs(); ++o) {
+    ref.outputs.push_back(interpreter.Output(o));
+    ref.names.push_back(g.tensors[g.outputs[o]].name);
+  }
+  ref.outputs_graph = g;
+  return ref;
+}
+
+Reference RunOnnx(const Spec& spec, const std::string& path, const std::vector<npy::Array>& inputs,
+                  const RunOptions& options) {
+  const fs::path dir = fs::path(options.work_dir) / "reference";
+  fs::create_directories(dir);
+  probe::ProbeRequest request;
+  request.model_path = path;
+  request.runtime = probe::Runtime::kOnnxRuntime;
+  request.threads = options.threads;
+  request.out_dir = (dir / "out").string();
+  // ONNX inputs are matched by position (a converted pipeline keeps them in
+  // the model's order).
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string file = (dir / fmt::format("in{}.npy", k)).string();
+    npy::Write(file, inputs[k]);
+    request.inputs.emplace_back(std::to_string(k), file);
+  }
+  probe::ProbeResult r = probe::RunProbe(request);
+  Reference ref;
+  ref.outputs = std::move(r.outputs);
+  const Json& outs = r.meta.value("outputs", Json::array());
+  for (size_t o = 0; o < ref.outputs.size(); ++o) {
+    ref.names.push_back(o < outs.size() && outs[o].is_object() ? outs[o].value("name", fmt::format("out{}", o))
+                                                               : fmt::format("out{}", o));
+    ir::Tensor t;
+    t.name = ref.names.back();
+    t.dtype = ref.outputs[o].dtype;
+    for (int64_t d : ref.outputs[o].shape) t.shape.push_back(static_cast<int32_t>(d));
+    ref.outputs_graph.outputs.push_back(static_cast<int32_t>(ref.outputs_graph.tensors.size()));
+    ref.outputs_graph.tensors.push_back(std::move(t));
+  }
+  return ref;
+}
+
+}  // namespace
+
+ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptions& options) {
+  if (!fs::exists(against)) ThrowBadInput(fmt::format("{}: no such file", against));
+  const bool onnx = EndsWith(against, ".onnx");
+  RunOptions run = options.run;
+  ProveReport report;
+  report.spec = spec.path;
+  report.against = against;
+  report.runtime = RuntimeName(run.runtime);
+  const std::vector<npy::Array> inputs = PrepareInputs(spec, options.inputs, run.seed);
+  report.chain = Run(spec, inputs, run);
+  Reference ref = onnx ? RunOnnx(spec, against, inputs, run) : RunTflite(spec, against, inputs, run.threads);
+  report.reference = ref.outputs;
+
+  // Pipeline output p <-> monolith output r: by name, else by position.
+  std::vector<int> match;
+  for (size_t p = 0; p < spec.outputs.size(); ++p) {
+    auto it = std::find(ref.names.begin(), ref.names.end(), spec.outputs[p]);
+    if (it != ref.names.end()) {
+      match.push_back(static_cast<int>(it - ref.names.begin()));
+    } else if (spec.outputs.size() == ref.names.size()) {
+      match.push_back(static_cast<int>(p));
+    } else {
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("pipeline output '{}' has no output of that name in {} (outputs: {})", spec.outputs[p],
+                              against, fmt::join(ref.names, ", ")));
+    }
+  }
+  // The chain's values in the monolith's output order, for the gates.
+  std::vector<npy::Array> got(ref.outputs.size());
+  for (size_t p = 0; p < match.size(); ++p) got[match[p]] = report.chain.outputs[p];
+  const auto inferred = analyze::InferTaskGates(ref.outputs_graph, ref.outputs);
+  std::vector<analyze::GateSpec> given = options.gates;
+  for (analyze::GateSpec& g : given) {  // a gate may name a pipeline output
+    auto it = std::find(spec.outputs.begin(), spec.outputs.end(), g.tensor);
+    if (!g.tensor.empty() && it != spec.outputs.end()) g.tensor = ref.names[match[it - spec.outputs.begin()]];
+  }
+  const auto gates = analyze::ResolveTaskGates(ref.outputs_graph, given, options.gate_options, inferred);
+  const auto results = analyze::ApplyTaskGates(gates, ref.outputs, got);
+
+  report.passed = true;
+  for (size_t p = 0; p < match.size(); ++p) {
+    OutputVerdict v;
+    v.name = spec.outputs[p];
+    v.reference_name = ref.names[match[p]];
+    v.passed = true;
+    for (const auto& r : results)
+      if (r.gate.output == match[p]) {
+        v.gates.push_back(r.result);
+        v.passed &= r.result.passed;
+      }
+    if (v.gates.empty()) v.passed = false;
+    report.passed &= v.passed;
+    report.outputs.push_back(std::move(v));
+  }
+  return report;
+}
+
+std::string RenderProve(const ProveReport& report) {
+  std::string out = fmt::format("pipeline prove: {} against {} (runtime {})\n", report.spec, report.against,
+                                report.runtime);
+  for (const StageRun& s : report.chain.stages) {
+    out += fmt::format("  stage {:<16} {:<22} {:8.1f} ms", s.name, s.where, s.ms);
+    if (s.residency) out += "  " + probe::Summarize(*s.residency);
+    out += "\n";
+  }
+  for (const OutputVerdict& v : report.outputs) {
+    out += fmt::format("  {} {}{}\n", v.passed ? "pass" : "FAIL", v.name,
+                       v.reference_name == v.name ? "" : fmt::format(" (vs {})", v.reference_name));
+    for (const analyze::GateResult& g : v.gates)
+      out += fmt::format("       {} {}: {}\n", g.passed ? "ok  " : "FAIL", g.gate, g.detail);
+    if (v.gates.empty()) out += "       no gate applies to this output\n";
+  }
+  out += report.passed ? fmt::format("verdict: PASS - the pipeline reproduces {} on every output gate\n", report.against)
+                       : fmt::format("verdict: FAIL - the pipeline does not reproduce {}\n", report.against);
+  return out;
+}
+
+Json ToJson(const ProveReport& report) {
+  Json j;
+  j["spec"] = report.spec;
+  j["against"] = report.against;
+  j["runtime"] = report.runtime;
+  j["passed"] = report.passed;
+  j["stages"] = Json::array();
+  for (const StageRun& s : report.chain.stages) {
+    Json st = {{"name", s.name}, {"where", s.where}, {"ms", s.ms}};
+    if (s.residency) st["residency"] = probe::ToJson(*s.residency);
+    j["stages"].push_back(std::move(st));
+  }
+  j["outputs"] = Json::array();
+  for (const OutputVerdict& v : report.outputs) {
+    Json o = {{"name", v.name}, {"reference", v.reference_name}, {"passed", v.passed}, {"gates", Json::array()}};
+    for (const analyze::GateResult& g : v.gates) o["gates"].push_back(analyze::ToJson(g));
+    j["outputs"].push_back(std::move(o));
+  }
+  return j;
+}
+
+}  // namespace gpuclean::pipeline

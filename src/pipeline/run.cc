@@ -1,0 +1,155 @@
+// Running a pipeline: stage by stage in dependency order, values passed by
+// name, each graph on the chosen runtime, each host step in-process.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuclean/host_steps.h"
+#include "gpuclean/io.h"
+#include "gpuclean/pipeline.h"
+
+namespace gpuclean::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ShapeText(const std::vector<int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The value fits graph input `k` of `stage` at the model's stored shape.
+void RequireFits(const Spec& spec, const Stage& stage, const ir::Subgraph& g, size_t k, const npy::Array& value) {
+  const ir::Tensor& t = g.tensors[g.inputs[k]];
+  const std::vector<int64_t> want(t.shape.begin(), t.shape.end());
+  if (value.dtype != t.dtype || value.shape != want)
+    ThrowBadInput(fmt::format("{}: stage '{}' input {} ('{}') is {} {} but {} expects {} {}", spec.path, stage.name, k,
+                              stage.inputs[k], ir::DTypeName(value.dtype), ShapeText(value.shape), stage.graph,
+                              ir::DTypeName(t.dtype), ShapeText(want)));
+}
+
+std::vector<npy::Array> RunOurs(const Spec& spec, int index, const std::vector<npy::Array>& inputs,
+                                const RunOptions& options) {
+  const Stage& stage = spec.stages[index];
+  exec::InterpreterOptions io;
+  io.threads = options.threads;
+  io.precision = stage.placement == "gpu" ? options.precision : exec::Precision::kFp32;
+  exec::Interpreter interpreter(spec.models[index], io);
+  for (size_t k = 0; k < inputs.size(); ++k) interpreter.SetInput(static_cast<int>(k), inputs[k]);
+  interpreter.Invoke();
+  std::vector<npy::Array> out;
+  for (int o = 0; o < interpreter.num_outputs(); ++o) out.push_back(interpreter.Output(o));
+  return out;
+}
+
+probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy::Array>& inputs,
+                             const RunOptions& options, bool on_gpu) {
+  const Stage& stage = spec.stages[index];
+  if (options.work_dir.empty()) ThrowInternal("pipeline: a LiteRT run needs a work folder");
+  const fs::path dir = fs::path(options.work_dir) / fmt::format("stage{}-{}", index + 1, stage.name);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::kIo, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  probe::ProbeRequest request;
+  request.model_path = fs::weakly_canonical(fs::path(spec.path).parent_path() / stage.graph).string();
+  if (fs::path(stage.graph).is_absolute()) request.model_path = stage.graph;
+  request.runtime = on_gpu ? probe::Runtime::kLiteRtWebGpu : probe::Runtime::kLiteRtWasm;
+  request.precision = options.precision == exec::Precision::kFp32 ? "fp32" : "fp16";
+  request.out_dir = (dir / "out").string();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string file = (dir / fmt::format("in{}.npy", k)).string();
+    npy::Write(file, inputs[k]);
+    request.inputs.emplace_back(std::to_string(k), file);
+  }
+  return probe::RunProbe(request);
+}
+
+}  // namespace
+
+std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given,
+                                      uint32_t seed) {
+  for (const auto& [name, file] : given)
+    if (std::find(spec.inputs.begin(), spec.inputs.end(), name) == spec.inputs.end())
+      throw Error(ErrorKind::kUsage, fmt::format("--input {}: the pipeline has no input '{}' (inputs: {})", name, name,
+                                                 fmt::join(spec.inputs, ", ")));
+  const std::vector<int> order = RunOrder(spec);
+  std::vector<npy::Array> out;
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    const std::string& name = spec.inputs[i];
+    if (auto it = given.find(name); it != given.end()) {
+      out.push_back(npy::Read(it->second));
+      continue;
+    }
+    const ir::Tensor* feeds = nullptr;
+    for (int s : order) {
+      const Stage& stage = spec.stages[s];
+      if (stage.kind != Stage::Kind::kGraph) continue;
+      for (size_t k = 0; k < stage.inputs.size() && !feeds; ++k)
+        if (stage.inputs[k] == name) feeds = &spec.models[s]->main().tensors[spec.models[s]->main().inputs[k]];
+      if (feeds) break;
+    }
+    if (!feeds)
+      throw Error(ErrorKind::kUsage, fmt::format("pipeline input '{}' feeds no graph, so it cannot be generated; "
+                                                 "give it with --input {}=FILE.npy",
+                                                 name, name));
+    out.push_back(exec::GenerateInput(*feeds, seed, static_cast<int>(i)));
+  }
+  return out;
+}
+
+RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const RunOptions& options) {
+  if (inputs.size() != spec.inputs.size())
+    ThrowInternal(fmt::format("pipeline: {} inputs given for {}", inputs.size(), spec.inputs.size()));
+  RunResult result;
+  result.inputs = inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) result.values[spec.inputs[i]] = inputs[i];
+  for (size_t c = 0; c < spec.constants.size(); ++c) result.values[spec.constants[c].name] = spec.constant_values[c];
+
+  for (int index : RunOrder(spec)) {
+    const Stage& stage = spec.stages[index];
+    std::vector<npy::Array> in;
+    for (const std::string& v : stage.inputs) in.push_back(result.values.at(v));
+    StageRun run{stage.name, "", 0, std::nullopt};
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<npy::Array> out;
+    if (stage.kind == Stage::Kind::kHost) {
+      run.where = "host " + stage.host;
+      try {
+        out = RunHostStep(stage.host, stage.params, in);
+      } catch (const Error& e) {
+        throw Error(e.kind(), fmt::format("{}: stage '{}': {}", spec.path, stage.name, e.what()));
+      }
+    } else {
+      const ir::Subgraph& g = spec.models[index]->main();
+      for (size_t k = 0; k < in.size(); ++k) RequireFits(spec, stage, g, k, in[k]);
+      const bool on_gpu = stage.placement == "gpu";
+      if (options.runtime == Runtime::kOurs) {
+        const exec::Precision p = on_gpu ? options.precision : exec::Precision::kFp32;
+        run.where = fmt::format("ours {}", exec::PrecisionName(p));
+        out = RunOurs(spec, index, in, options);
+      } else {
+        const bool webgpu = on_gpu && options.runtime == Runtime::kLiteRtWebGpu;
+        probe::ProbeResult r = RunLiteRt(spec, index, in, options, webgpu);
+        run.where = webgpu ? "litert-webgpu" : "litert-wasm";
+        if (webgpu) run.residency = r.residency;
+        out = std::move(r.outputs);
+      }
+      if (out.size() != stage.outputs.size())
+        ThrowBadInput(fmt::format("{}: stage '{}' returned {} outputs, the spec lists {}", spec.path, stage.name,
+                                  out.size(), stage.outputs.size()));
+    }
+    run.ms = MsSince(start);
+    if (options.progress)
+      std::cerr << fmt::format("pipeline: stage '{}' ({}) {:.1f} ms\n", stage.name, run.where, run.ms);
+    for (size_t k = 0; k < out.size(); ++k) result.values[stage.outputs[k]] = std::move(out[k]);
+    result.stages.push_back(std::move(run));
+  }
+  for (const std::string& v : spec.outputs) result.outputs.push_back(result.values.at(v));
+  return result;
+}
+
+}  // namespace gpuclean::pipeline

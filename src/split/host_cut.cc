@@ -1,0 +1,261 @@
+// `split --host`: graph stages alternating with host steps. Each runtime op
+// gets a stage: graph ops the even stages, host ops the odd ones, every op
+// the earliest stage of its kind after everything it reads - so ops that do
+// not depend on a host step stay in the graph before it.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuclean/format.h"
+#include "gpuclean/io.h"
+#include "gpuclean/split.h"
+#include "split/split_internal.h"
+
+namespace gpuclean::split {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+const ir::Tensor* Input(const ir::Subgraph& g, const ir::Op& op, size_t k) {
+  return k < op.inputs.size() && op.inputs[k] >= 0 ? &g.tensors[op.inputs[k]] : nullptr;
+}
+
+std::optional<int64_t> ScalarInt(const ir::Tensor* t) {
+  if (!t || !t->is_const() || t->shape.size() > 1 || (t->shape.size() == 1 && t->shape[0] != 1)) return std::nullopt;
+  if (t->dtype == tfl::TensorType_INT32 && t->data->size() >= 4) return reinterpret_cast<const int32_t*>(t->data->data())[0];
+  if (t->dtype == tfl::TensorType_INT64 && t->data->size() >= 8) return reinterpret_cast<const int64_t*>(t->data->data())[0];
+  return std::nullopt;
+}
+
+std::optional<float> ScalarFloat(const ir::Tensor* t) {
+  if (!t || !t->is_const() || t->dtype != tfl::TensorType_FLOAT32 || t->data->size() != 4) return std::nullopt;
+  return reinterpret_cast<const float*>(t->data->data())[0];
+}
+
+// Values are named after their tensors; a name two tensors share gets the
+// tensor index appended so the wiring stays unambiguous.
+std::vector<std::string> ValueNames(const ir::Subgraph& g) {
+  std::map<std::string, int> count;
+  for (const ir::Tensor& t : g.tensors) ++count[t.name];
+  std::vector<std::string> names;
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const std::string& n = g.tensors[t].name;
+    names.push_back(n.empty() || count[n] > 1 ? fmt::format("{}#{}", n.empty() ? "tensor" : n, t) : n);
+  }
+  return names;
+}
+
+std::string FileSafe(const std::string& value) {
+  std::string out;
+  for (char c : value) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+npy::Array ConstantValue(const ir::Tensor& t) {
+  npy::Array a;
+  a.dtype = t.dtype;
+  a.shape.assign(t.shape.begin(), t.shape.end());
+  a.data.assign(t.data->data(), t.data->data() + t.data->size());
+  return a;
+}
+
+}  // namespace
+
+std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int index, std::string* why_not) {
+  const ir::Op& op = g.ops[index];
+  auto no = [&](std::string why) -> std::optional<HostStep> {
+    if (why_not) *why_not = std::move(why);
+    return std::nullopt;
+  };
+  auto unfused = [&](tfl::ActivationFunctionType act) { return act == tfl::ActivationFunctionType_NONE; };
+  HostStep h;
+  h.inputs.assign(op.inputs.begin(), op.inputs.end());
+  h.outputs.assign(op.outputs.begin(), op.outputs.end());
+  switch (op.code) {
+    case tfl::BuiltinOperator_TOPK_V2: {
+      const auto k = ScalarInt(Input(g, op, 1));
+      if (!k) return no("its k is not a constant");
+      if (op.outputs.size() != 2 || g.tensors[op.outputs[1]].dtype != tfl::TensorType_INT32)
+        return no("its indices are not int32");
+      h.step = "topk";
+      h.params = {{"k", *k}};
+      h.inputs = {op.inputs[0]};
+      return h;
+    }
+    case tfl::BuiltinOperator_GATHER: {
+      const auto* o = op.options.AsGatherOptions();
+      h.step = "gather";
+      h.params = {{"axis", o ? o->axis : 0}, {"batch_dims", o ? o->batch_dims : 0}};
+      return h;
+    }
+    case tfl::BuiltinOperator_ADD:
+    case tfl::BuiltinOperator_SUB:
+    case tfl::BuiltinOperator_MUL:
+    case tfl::BuiltinOperator_DIV: {
+      tfl::ActivationFunctionType act = tfl::ActivationFunctionType_NONE;
+      if (const auto* o = op.options.AsAddOptions()) act = o->fused_activation_function;
+      if (const auto* o = op.options.AsSubOptions()) act = o->fused_activation_function;
+      if (const auto* o = op.options.AsMulOptions()) act = o->fused_activation_function;
+      if (const auto* o = op.options.AsDivOptions()) act = o->fused_activation_function;
+      if (!unfused(act)) return no("it has a fused activation");
+      static const std::map<tfl::BuiltinOperator, const char*> names = {{tfl::BuiltinOperator_ADD, "add"},
+                                                                         {tfl::BuiltinOperator_SUB, "sub"},
+                                                                         {tfl::BuiltinOperator_MUL, "mul"},
+                                                                         {tfl::BuiltinOperator_DIV, "div"}};
+      h.step = names.at(op.code);
+      return h;
+    }
+    case tfl::BuiltinOperator_MAXIMUM: h.step = "maximum"; return h;
+    case tfl::BuiltinOperator_MINIMUM: h.step = "minimum"; return h;
+    case tfl::BuiltinOperator_LOGISTIC: h.step = "sigmoid"; return h;
+    case tfl::BuiltinOperator_EXP: h.step = "exp"; return h;
+    case tfl::BuiltinOperator_LOG: h.step = "log"; return h;
+    case tfl::BuiltinOperator_RELU: h.step = "relu"; return h;
+    case tfl::BuiltinOperator_TANH: h.step = "tanh"; return h;
+    case tfl::BuiltinOperator_NEG: h.step = "neg"; return h;
+    case tfl::BuiltinOperator_ABS: h.step = "abs"; return h;
+    case tfl::BuiltinOperator_SQRT: h.step = "sqrt"; return h;
+    case tfl::BuiltinOperator_RESHAPE: {
+      const ir::Tensor& out = g.tensors[op.outputs[0]];
+      h.step = "reshape";
+      h.params = {{"shape", std::vector<int64_t>(out.shape.begin(), out.shape.end())}};
+      h.inputs = {op.inputs[0]};
+      return h;
+    }
+    case tfl::BuiltinOperator_CONCATENATION: {
+      const auto* o = op.options.AsConcatenationOptions();
+      if (o && !unfused(o->fused_activation_function)) return no("it has a fused activation");
+      h.step = "concat";
+      h.params = {{"axis", o ? o->axis : 0}};
+      return h;
+    }
+    case tfl::BuiltinOperator_GREATER: {
+      const auto t = ScalarFloat(Input(g, op, 1));
+      if (!t) return no("it compares against something other than a float32 scalar constant");
+      h.step = "threshold";
+      h.params = {{"threshold", *t}};
+      h.inputs = {op.inputs[0]};
+      return h;
+    }
+    default:
+      return no("no host step computes " + op.name() + " (gpuclean pipeline steps lists them)");
+  }
+}
+
+std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string>& types) {
+  std::set<std::string> wanted;
+  for (const std::string& t : types) {
+    bool known = false;
+    for (int c = tfl::BuiltinOperator_MIN; c <= tfl::BuiltinOperator_MAX && !known; ++c)
+      known = t == tfl::EnumNameBuiltinOperator(static_cast<tfl::BuiltinOperator>(c));
+    if (!known) throw Error(ErrorKind::kUsage, fmt::format("--host {}: no TFLite op has that name (e.g. TOPK_V2)", t));
+    wanted.insert(t);
+  }
+  std::vector<int> ops;
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (wanted.count(g.ops[i].name())) ops.push_back(static_cast<int>(i));
+  return ops;
+}
+
+HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem) {
+  const ir::Subgraph& g = model.main();
+  if (host_ops.empty()) throw Error(ErrorKind::kUsage, "no op to move to the host (the model has none of the named ops)");
+  const std::vector<int> order = g.TopologicalOrder();
+  const std::vector<bool> constant = internal::ConstantValued(g, order);
+  const std::vector<std::string> names = ValueNames(g);
+
+  std::map<int, HostStep> steps;
+  for (int i : host_ops) {
+    std::string why;
+    auto step = HostStepFor(g, i, &why);
+    if (!step) throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run on the host: {}", i, g.ops[i].name(), why));
+    for (int t : step->inputs)
+      if (t >= 0 && constant[t] && !g.tensors[t].is_const())
+        throw Error(ErrorKind::kUsage,
+                    fmt::format("op {} ({}) reads '{}', which op {} computes from constants; keep it in the graph", i,
+                                g.ops[i].name(), g.tensors[t].name, g.Producer(t)));
+    steps.emplace(i, std::move(*step));
+  }
+
+  // Stages: even = graph, odd = host.
+  std::vector<int> stage(g.ops.size(), -1), available(g.tensors.size(), 0);
+  int last = 0;
+  for (int i : order) {
+    const ir::Op& op = g.ops[i];
+    const bool host = steps.count(i) > 0;
+    if (!host && std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) { return t < 0 || constant[t]; }))
+      continue;
+    int s = 0;
+    for (int in : op.inputs)
+      if (in >= 0 && !constant[in]) s = std::max(s, available[in]);
+    if ((s % 2 == 1) != host) ++s;
+    stage[i] = s;
+    last = std::max(last, s);
+    for (int out : op.outputs)
+      if (out >= 0) available[out] = s;
+  }
+
+  HostCut cut;
+  cut.host_ops = static_cast<int>(steps.size());
+  pipeline::Spec& spec = cut.spec;
+  spec.source = model.source;
+  for (int32_t t : g.inputs) spec.inputs.push_back(names[t]);
+  for (int32_t t : g.outputs) spec.outputs.push_back(names[t]);
+  std::set<int> constants_written;
+  int graph_number = 0;
+  for (int s = 0; s <= last; ++s) {
+    if (s % 2 == 0) {
+      if (std::find(stage.begin(), stage.end(), s) == stage.end()) continue;
+      ++graph_number;
+      Part part = internal::MakePart(model, stage, constant, order, s,
+                                     fmt::format("gpuclean split --host: graph {}{}", graph_number,
+                                                 model.source.empty() ? "" : " of " + model.source));
+      pipeline::Stage st;
+      st.name = fmt::format("graph{}", graph_number);
+      st.graph = fmt::format("{}.graph{}.tflite", file_stem, graph_number);
+      st.placement = "gpu";
+      for (int t : part.input_tensors) st.inputs.push_back(names[t]);
+      for (int t : part.output_tensors) st.outputs.push_back(names[t]);
+      st.ops = part.ops;
+      spec.stages.push_back(std::move(st));
+      cut.graphs.emplace_back(spec.stages.back().graph, std::move(part.model));
+      continue;
+    }
+    for (int i : order) {
+      if (stage[i] != s) continue;
+      const HostStep& h = steps.at(i);
+      pipeline::Stage st;
+      st.kind = pipeline::Stage::Kind::kHost;
+      st.name = fmt::format("op{}_{}", i, h.step);
+      st.host = h.step;
+      st.params = h.params;
+      for (int t : h.inputs) {
+        st.inputs.push_back(names[t]);
+        if (g.tensors[t].is_const() && constants_written.insert(t).second) {
+          const std::string file = fmt::format("{}.const.{}.npy", file_stem, FileSafe(names[t]));
+          spec.constants.push_back({names[t], file});
+          cut.constants.emplace_back(file, ConstantValue(g.tensors[t]));
+        }
+      }
+      for (int t : h.outputs) st.outputs.push_back(names[t]);
+      spec.stages.push_back(std::move(st));
+    }
+  }
+  return cut;
+}
+
+std::string WriteHostCut(HostCut& cut, const std::string& prefix) {
+  const fs::path dir = fs::path(prefix).parent_path();
+  for (const auto& [file, model] : cut.graphs) format::WriteModel(model, (dir / file).string());
+  for (const auto& [file, value] : cut.constants) npy::Write((dir / file).string(), value);
+  cut.spec.path = prefix + ".pipeline.json";
+  pipeline::WriteSpec(cut.spec, cut.spec.path);
+  return cut.spec.path;
+}
+
+}  // namespace gpuclean::split

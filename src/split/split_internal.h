@@ -1,0 +1,20 @@
+#pragma once
+// What the tensor cut (split.cc) and the host-island cut (host_cut.cc) share.
+#include <string>
+#include <vector>
+
+#include "gpuclean/split.h"
+
+namespace gpuclean::split::internal {
+
+// Per tensor of `g`: its value follows from constants alone (DENSIFY of
+// sparse weights, DEQUANTIZE of fp16 weights, shape arithmetic).
+std::vector<bool> ConstantValued(const ir::Subgraph& g, const std::vector<int>& order);
+
+// The graph of the runtime ops with stage[op] == p, plus the constant-valued
+// producers they read: inputs are the graph inputs they read and the tensors
+// other stages produce; outputs are graph outputs and what later stages read.
+Part MakePart(const ir::Model& model, const std::vector<int>& stage, const std::vector<bool>& constant,
+              const std::vector<int>& order, int p, const std::string& description);
+
+}  // namespace gpuclean::split::internal

@@ -1,0 +1,116 @@
+// split --host: graphs alternating with host steps, proven against the
+// monolith on the interpreter (bit for bit: the steps compute as the ops).
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "gpuclean/builder.h"
+#include "gpuclean/format.h"
+#include "gpuclean/pipeline.h"
+#include "gpuclean/split.h"
+#include "support/test_support.h"
+
+namespace gpuclean::split {
+namespace {
+
+// A two-stage query selection as detectors have it: features -> scores ->
+// top-10 -> gather the chosen queries -> a head on them.
+ir::Model TwoStageModel() {
+  builder::GraphBuilder b;
+  const int x = b.Input("features", tfl::TensorType_FLOAT32, {1, 50, 8});
+  std::vector<float> scale(8);
+  for (int i = 0; i < 8; ++i) scale[i] = 0.5f + 0.25f * static_cast<float>(i);
+  const int feats = b.Tanh(b.Mul(x, b.ConstF32("scale", {8}, scale)));
+  const int scores = b.ReduceMax(feats, {2}, false);
+  auto [values, indices] = b.TopKV2(scores, 10);
+  const int chosen = b.Gather(feats, indices, 1, 1);
+  const int head = b.Add(b.Mul(chosen, b.ConstF32("w", {8}, scale)), b.ConstF32("bias", {}, {0.125f}));
+  b.Output(head);
+  b.Output(values);
+  return b.Finish();
+}
+
+TEST(HostCut, TopKAndGatherBecomeHostStepsBetweenTwoGraphs) {
+  const ir::Model model = TwoStageModel();
+  const ir::Subgraph& g = model.main();
+  const std::vector<int> host = OpsOfTypes(g, {"TOPK_V2", "GATHER"});
+  ASSERT_EQ(host.size(), 2u);
+  HostCut cut = CutHostIslands(model, host, "m");
+  ASSERT_EQ(cut.spec.stages.size(), 4u);
+  EXPECT_EQ(cut.spec.stages[0].graph, "m.graph1.tflite");
+  EXPECT_EQ(cut.spec.stages[1].host, "topk");
+  EXPECT_EQ(cut.spec.stages[1].params["k"], 10);
+  EXPECT_EQ(cut.spec.stages[2].host, "gather");
+  EXPECT_EQ(cut.spec.stages[2].params["batch_dims"], 1);
+  EXPECT_EQ(cut.spec.stages[3].graph, "m.graph2.tflite");
+  EXPECT_EQ(cut.graphs.size(), 2u);
+
+  testing::TempDir dir;
+  const std::string monolith = dir.file("two_stage.tflite");
+  format::WriteModel(model, monolith);
+  const std::string spec_path = WriteHostCut(cut, dir.file("m"));
+  const pipeline::Spec spec = pipeline::LoadSpec(spec_path);
+  pipeline::ProveOptions options;
+  options.run.seed = 3;
+  const pipeline::ProveReport report = pipeline::Prove(spec, monolith, options);
+  EXPECT_TRUE(report.passed) << pipeline::RenderProve(report);
+  ASSERT_EQ(report.chain.outputs.size(), 2u);
+  for (size_t o = 0; o < 2; ++o) EXPECT_EQ(report.chain.outputs[o].data, report.reference[o].data) << "output " << o;
+}
+
+TEST(HostCut, ConstantsAHostStepReadsAreWrittenBeside) {
+  builder::GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {2, 3});
+  const int y = b.Exp(x);
+  const int z = b.Add(y, b.ConstF32("offset", {3}, {1, 2, 3}));  // on the host: reads a constant
+  b.Output(b.Tanh(z));
+  const ir::Model model = b.Finish();
+  HostCut cut = CutHostIslands(model, OpsOfTypes(model.main(), {"ADD"}), "c");
+  ASSERT_EQ(cut.spec.constants.size(), 1u);
+  EXPECT_EQ(cut.spec.constants[0].name, "offset");
+  testing::TempDir dir;
+  format::WriteModel(model, dir.file("c.tflite"));
+  const std::string spec_path = WriteHostCut(cut, dir.file("c"));
+  EXPECT_TRUE(std::filesystem::exists(dir.file(cut.spec.constants[0].file)));
+  const auto report = pipeline::Prove(pipeline::LoadSpec(spec_path), dir.file("c.tflite"), {});
+  EXPECT_TRUE(report.passed) << pipeline::RenderProve(report);
+}
+
+TEST(HostCut, RefusesOpsNoHostStepComputesExactly) {
+  builder::GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4});
+  b.Output(b.Add(x, x, tfl::ActivationFunctionType_RELU));
+  const ir::Model model = b.Finish();
+  std::string why;
+  EXPECT_FALSE(HostStepFor(model.main(), 0, &why));
+  EXPECT_EQ(why, "it has a fused activation");
+  try {
+    CutHostIslands(model, {0}, "m");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_STREQ(e.what(), "op 0 (ADD) cannot run on the host: it has a fused activation");
+  }
+  EXPECT_THROW(OpsOfTypes(model.main(), {"TOPK"}), Error);
+}
+
+TEST(HostCut, CliHostAutoMovesWhatTheTargetRejectsAndProvesIt) {
+  testing::TempDir dir;
+  const std::string monolith = dir.file("two_stage.tflite");
+  format::WriteModel(TwoStageModel(), monolith);
+  const auto r = testing::RunGpuclean("split " + monolith + " --host auto --target mldrift-webgpu@2.5.3 -o " +
+                                      dir.file("auto"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("host  topk {\"k\":10}"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
+  const auto run = testing::RunGpuclean("pipeline run " + dir.file("auto.pipeline.json") + " -q --out " +
+                                        dir.file("run"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/meta.json")));
+  const auto both = testing::RunGpuclean("split " + monolith + " --host TOPK_V2 --at x -o " + dir.file("b"));
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("exactly one of --at"), std::string::npos) << both.err;
+}
+
+}  // namespace
+}  // namespace gpuclean::split
