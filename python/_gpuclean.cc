@@ -8,8 +8,11 @@
 #include <pybind11/stl.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -25,11 +28,13 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/gates.h"
+#include "gpuclean/host_steps.h"
 #include "gpuclean/inspect.h"
 #include "gpuclean/limits.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/metrics.h"
 #include "gpuclean/npy.h"
+#include "gpuclean/pipeline.h"
 #include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
 #include "gpuclean/split.h"
@@ -454,6 +459,112 @@ py::object Split(const py::object& model_or_path, const std::vector<std::string>
   return py::make_tuple(ToPython(chain), py::cast(parts));
 }
 
+// ---- pipelines -----------------------------------------------------------------
+// A pipeline spec (docs/pipeline.md), loaded and checked once; run() and
+// prove() take numpy arrays by input name.
+struct PyPipeline {
+  pipeline::Spec spec;
+};
+
+std::shared_ptr<PyPipeline> LoadPipeline(const std::string& path) {
+  auto p = std::make_shared<PyPipeline>();
+  p->spec = pipeline::LoadSpec(path);
+  return p;
+}
+
+// A fresh folder for the LiteRT runtimes' files, removed when done.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    static std::atomic<int> counter{0};
+    path = std::filesystem::temp_directory_path() / fmt::format("gpuclean-py-{}-{}", ::getpid(), counter++);
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+pipeline::RunOptions PipelineOptions(const std::string& runtime, const std::string& precision, uint32_t seed,
+                                     const std::string& work) {
+  pipeline::RunOptions o;
+  o.runtime = pipeline::ParseRuntime(runtime);
+  o.precision = o.runtime == pipeline::Runtime::kLiteRtWebGpu && precision == "fp16" ? exec::Precision::kFp16Fused
+                                                                                     : exec::ParsePrecision(precision);
+  o.seed = seed;
+  o.work_dir = work;
+  return o;
+}
+
+// The pipeline inputs: given ones by name (numpy arrays), the rest generated.
+std::vector<npy::Array> PipelineInputs(const pipeline::Spec& spec, const py::object& given, uint32_t seed) {
+  std::map<std::string, npy::Array> arrays;
+  if (!given.is_none()) {
+    if (!py::isinstance<py::dict>(given)) throw Error(ErrorKind::kUsage, "inputs must be a dict {name: numpy array}");
+    for (auto [key, value] : py::reinterpret_borrow<py::dict>(given))
+      arrays[std::string(py::str(key))] = AnyArray(value, "an input");
+  }
+  return pipeline::PrepareInputArrays(spec, std::move(arrays), seed);
+}
+
+py::object RunPipeline(PyPipeline& self, const py::object& given, const std::string& runtime,
+                       const std::string& precision, uint32_t seed) {
+  std::vector<npy::Array> inputs = PipelineInputs(self.spec, given, seed);
+  pipeline::RunResult result;
+  {
+    py::gil_scoped_release release;
+    ScratchDir scratch;
+    result = pipeline::Run(self.spec, inputs, PipelineOptions(runtime, precision, seed, scratch.path.string()));
+  }
+  py::dict out;
+  for (size_t o = 0; o < self.spec.outputs.size(); ++o)
+    out[py::str(self.spec.outputs[o])] = ToNumpy(std::move(result.outputs[o]));
+  return std::move(out);
+}
+
+py::object ProvePipeline(PyPipeline& self, const std::string& against, const py::object& given,
+                         const std::string& runtime, const std::string& precision, uint32_t seed,
+                         const std::vector<std::string>& gates, std::optional<std::string> boxes,
+                         std::optional<double> mask_threshold) {
+  pipeline::ProveOptions options;
+  for (const std::string& g : gates) options.gates.push_back(analyze::ParseGate(g));
+  if (boxes) options.gate_options.boxes = analyze::ParseBoxFormat(*boxes);
+  options.gate_options.mask_threshold = mask_threshold;
+  ScratchDir scratch;
+  // Given arrays travel as .npy files, the way prove reads --input.
+  if (!given.is_none()) {
+    const std::vector<npy::Array> inputs = PipelineInputs(self.spec, given, seed);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string file = (scratch.path / fmt::format("given{}.npy", i)).string();
+      npy::Write(file, inputs[i]);
+      options.inputs[self.spec.inputs[i]] = file;
+    }
+  }
+  nlohmann::json report;
+  {
+    py::gil_scoped_release release;
+    options.run = PipelineOptions(runtime, precision, seed, (scratch.path / "work").string());
+    report = pipeline::ToJson(pipeline::Prove(self.spec, against, options));
+  }
+  return ToPython(report);
+}
+
+py::object HostStep(const std::string& name, const py::list& inputs, const py::object& params) {
+  std::vector<npy::Array> arrays;
+  for (const py::handle& value : inputs) arrays.push_back(AnyArray(value, "a host-step input"));
+  nlohmann::json p = nlohmann::json::object();
+  if (!params.is_none()) p = nlohmann::json::parse(std::string(py::str(py::module_::import("json").attr("dumps")(params))));
+  std::vector<npy::Array> out;
+  {
+    py::gil_scoped_release release;
+    out = pipeline::RunHostStep(name, p, arrays);
+  }
+  py::list result;
+  for (npy::Array& a : out) result.append(ToNumpy(std::move(a)));
+  return std::move(result);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_gpuclean, m) {
@@ -547,5 +658,22 @@ PYBIND11_MODULE(_gpuclean, m) {
         "Cut at the named tensors (`gpuclean split`): returns (pipeline spec dict, proof under 'proof', list of part "
         "Models); writes OUTPUT.part<k>.tflite and OUTPUT.pipeline.json when output is given and the chain is "
         "bit-exact.");
+  py::class_<PyPipeline, std::shared_ptr<PyPipeline>>(m, "Pipeline",
+                                                     "A pipeline spec (docs/pipeline.md): graphs and host steps.")
+      .def(py::init(&LoadPipeline), py::arg("spec"), "Read and check PREFIX.pipeline.json.")
+      .def_property_readonly("inputs", [](const PyPipeline& p) { return p.spec.inputs; })
+      .def_property_readonly("outputs", [](const PyPipeline& p) { return p.spec.outputs; })
+      .def_property_readonly("spec", [](const PyPipeline& p) { return ToPython(pipeline::ToJson(p.spec)); })
+      .def("run", &RunPipeline, py::arg("inputs") = py::none(), py::arg("runtime") = "ours",
+           py::arg("precision") = "fp32", py::arg("seed") = 0,
+           "Run every stage; returns {output name: array}. inputs={name: array}; the rest are generated from "
+           "`seed`. runtime: ours, litert-wasm or litert-webgpu.")
+      .def("prove", &ProvePipeline, py::arg("against"), py::arg("inputs") = py::none(), py::arg("runtime") = "ours",
+           py::arg("precision") = "fp32", py::arg("seed") = 0, py::arg("gates") = std::vector<std::string>{},
+           py::arg("boxes") = py::none(), py::arg("mask_threshold") = py::none(),
+           "Run the pipeline and the monolithic model (.tflite or .onnx) on the same inputs and apply task gates "
+           "per output (`gpuclean pipeline prove --json`'s report).");
+  m.def("host_step", &HostStep, py::arg("name"), py::arg("inputs"), py::arg("params") = py::none(),
+        "Run one host step (`gpuclean pipeline steps`) on numpy arrays; returns its outputs as a list.");
   m.attr("DEFAULT_TARGET") = lint::kDefaultTarget;
 }

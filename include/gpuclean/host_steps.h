@@ -57,6 +57,11 @@ TopKResult TopK(const npy::Array& x, int64_t k);
 // from the end. Any dtype.
 npy::Array Gather(const npy::Array& params, const npy::Array& indices, int axis, int batch_dims = 0);
 
+// GATHER_ND: the last axis of `indices` (depth D) addresses the first D
+// axes of params; output indices.shape[:-1] + params.shape[D:]. ONNX
+// GatherElements converts to this op.
+npy::Array GatherNd(const npy::Array& params, const npy::Array& indices);
+
 // ONNX GatherElements (numpy take_along_axis): out[i..., j, k...] =
 // x[i..., indices[i..., j, k...], k...] along `axis`; indices have x's rank
 // and, on every other axis, a size no larger than x's. Negative indices

@@ -118,6 +118,8 @@ struct RunResult {
 // the pipeline input's index). Error(kUsage) for a name that is no input.
 std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given,
                                       uint32_t seed);
+// The same with the given values in memory (name -> array).
+std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::string, npy::Array> given, uint32_t seed);
 
 // Runs every stage in RunOrder. A value whose dtype or shape does not fit
 // the graph or step that takes it is Error(kBadInput) naming both.

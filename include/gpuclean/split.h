@@ -83,6 +83,12 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int op, std::string* 
 // Error(kUsage) for a name that is no TFLite op.
 std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string>& types);
 
+// The ops `target`'s matrix keeps off the GPU that a host step computes
+// (what --host auto moves). Ops off the GPU without a host step are listed
+// in `stays`, one line each ("op 7 (NON_MAX_SUPPRESSION_V5): no host step ...").
+std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& target,
+                                  std::vector<std::string>* stays = nullptr);
+
 struct HostCut {
   pipeline::Spec spec;  // files relative to the spec: STEM.graph<k>.tflite, STEM.const.<value>.npy
   std::vector<std::pair<std::string, ir::Model>> graphs;      // file name -> graph
@@ -94,6 +100,9 @@ struct HostCut {
 // an empty list, an op without a host step (naming it and why), or a host op
 // that reads a tensor computed from constants by another op.
 HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem);
+// Stage by stage: each graph file with its op count, each host step with
+// its parameters, and the values they read and write.
+std::string DescribeHostCut(const pipeline::Spec& spec);
 // Writes the graphs and constants beside PREFIX.pipeline.json, then the spec
 // (last, atomically); sets cut.spec.path. Returns the spec's path.
 std::string WriteHostCut(HostCut& cut, const std::string& prefix);

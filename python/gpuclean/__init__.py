@@ -1,4 +1,4 @@
-"""gpuclean from Python: convert ONNX models; load, run, lint, bisect, compare, fix and split .tflite models.
+"""gpuclean from Python: convert ONNX models; load, run, lint, bisect, compare, fix and split .tflite models; run and prove pipelines.
 
 Everything here is the C++ library (the extension module ``_gpuclean``); this
 package only re-exports it. See docs/python.md.
@@ -9,12 +9,14 @@ from ._gpuclean import (  # noqa: F401
     IoError,
     Model,
     ModelError,
+    Pipeline,
     UnsupportedError,
     UsageError,
     bisect,
     compare,
     convert,
     fix,
+    host_step,
     lint,
     load,
     max_memory,
@@ -28,12 +30,14 @@ __all__ = [
     "IoError",
     "Model",
     "ModelError",
+    "Pipeline",
     "UnsupportedError",
     "UsageError",
     "bisect",
     "compare",
     "convert",
     "fix",
+    "host_step",
     "lint",
     "load",
     "max_memory",

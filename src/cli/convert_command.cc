@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -6,9 +8,72 @@
 #include "gpuclean/convert.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/node_suite.h"
+#include "gpuclean/pipeline.h"
 #include "gpuclean/run.h"
+#include "gpuclean/split.h"
 
 namespace gpuclean::cli {
+
+namespace {
+
+// --host-ops auto: convert (lint errors allowed), cut around the ops the
+// target keeps off the GPU that a host step computes, prove the pipeline
+// against the ONNX model on onnxruntime, and keep it only when it passes.
+template <typename Args>
+int ConvertToPipeline(Args& args) {
+  if (args.options.output_path.empty())
+    throw Error(ErrorKind::kUsage, "--host-ops auto needs -o PREFIX (the pipeline's files are PREFIX.*)");
+  const std::string prefix = args.options.output_path;
+  convert::Options options = args.options;
+  options.output_path.clear();
+  options.allow_remaining = true;
+  const convert::Result result = convert::Convert(options);
+  if (!args.json) std::cout << result.report.RenderText();
+  if (!result.report.proven) return 1;
+  std::vector<std::string> stays;
+  const std::vector<int> ops = split::HostOpsForTarget(result.model, options.target, &stays);
+  for (const std::string& line : stays) std::cerr << "convert: " << line << "\n";
+  if (ops.empty()) {
+    if (!args.json) std::cout << "no op needs the host for " << options.target << "; no pipeline written\n";
+    return result.exit_code();
+  }
+  split::HostCut cut = split::CutHostIslands(result.model, ops, std::filesystem::path(prefix).filename().string());
+  // Inputs the rewrites added for the host to feed are constants of the pipeline.
+  for (const auto& [name, value] : result.host_inputs) {
+    auto it = std::find(cut.spec.inputs.begin(), cut.spec.inputs.end(), name);
+    if (it == cut.spec.inputs.end()) continue;
+    cut.spec.inputs.erase(it);
+    const std::string file = std::filesystem::path(prefix).filename().string() + ".const." + name + ".npy";
+    cut.spec.constants.push_back({name, file});
+    cut.constants.emplace_back(file, value);
+  }
+  const std::string spec_path = split::WriteHostCut(cut, prefix);
+  pipeline::ProveOptions prove;
+  prove.run.work_dir = prefix + ".prove";
+  pipeline::ProveReport report;
+  try {
+    report = pipeline::Prove(pipeline::LoadSpec(spec_path), options.onnx_path, prove);
+  } catch (...) {
+    std::filesystem::remove(spec_path);
+    std::filesystem::remove_all(prove.run.work_dir);
+    throw;
+  }
+  std::filesystem::remove_all(prove.run.work_dir);
+  if (!report.passed) std::filesystem::remove(spec_path);
+  if (args.json) {
+    nlohmann::json j = {{"convert", result.report.ToJson()},
+                        {"pipeline", pipeline::ToJson(cut.spec)},
+                        {"proof", pipeline::ToJson(report)}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("pipeline for {}: {} host step(s) between GPU graphs\n", options.target, cut.host_ops)
+              << split::DescribeHostCut(cut.spec) << pipeline::RenderProve(report)
+              << (report.passed ? "wrote " + spec_path + "\n" : std::string("the pipeline spec was not written\n"));
+  }
+  return report.passed ? 0 : 1;
+}
+
+}  // namespace
 
 void AddConvert(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand(
@@ -26,6 +91,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
     bool json = false;
     bool no_prove = false;
     bool quiet = false;
+    std::string host_ops = "none";
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->options.onnx_path, "the .onnx file")->required();
@@ -53,6 +119,12 @@ void AddConvert(CLI::App& app, Handler& handler) {
   cmd->add_flag("--no-prove", args->no_prove, "write without running onnxruntime (the report says unproven)");
   cmd->add_flag("--json", args->json, "print the report as JSON");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
+  cmd->add_option("--host-ops", args->host_ops,
+                  "auto: ops the --target keeps off the GPU that a host step computes (TopK, Gather on runtime "
+                  "indices, ...) run on the host between GPU graphs; -o is then the prefix of a pipeline "
+                  "(PREFIX.pipeline.json, docs/pipeline.md), proven against onnxruntime")
+      ->check(CLI::IsMember({"none", "auto"}))
+      ->default_val("none");
   cmd->callback([args, &handler] {
     handler = [args] {
       for (const exec::InputShape& s : exec::ParseInputShapes(args->input_shapes))
@@ -63,6 +135,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
       if (args->options.output_path.empty() && !args->json && !args->quiet)
         std::cerr << "gpuclean: note: no -o given; converting and proving only\n";
       if (!args->quiet) args->options.progress = [](const std::string& line) { std::cerr << "convert: " << line << "\n"; };
+      if (args->host_ops == "auto") return ConvertToPipeline(*args);
       const convert::Result result = convert::Convert(args->options);
       if (args->json) std::cout << result.report.ToJson().dump(2) << "\n";
       else std::cout << result.report.RenderText();

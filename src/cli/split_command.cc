@@ -22,39 +22,15 @@ struct SplitArgs {
   bool dry_run = false, json = false;
 };
 
-// --host auto: the ops the target's matrix keeps off the GPU that a host
-// step computes; the others are reported and stay in the graphs.
 std::vector<int> AutoHostOps(const ir::Model& model, const std::string& target) {
-  const std::string dir = (std::filesystem::path(lint::DefaultDataDir()) / "compat").string();
-  const lint::Report report = lint::Lint(model, lint::LoadMatrix(dir, target));
-  const ir::Subgraph& g = model.main();
-  std::vector<int> ops;
-  for (size_t i = 0; i < g.ops.size() && i < report.node_status[0].size(); ++i) {
-    if (lint::RunsOnAccelerator(report.node_status[0][i])) continue;
-    std::string why;
-    if (split::HostStepFor(g, static_cast<int>(i), &why))
-      ops.push_back(static_cast<int>(i));
-    else
-      std::cerr << fmt::format("split: op {} ({}) is not on the GPU for {} but stays in the graph: {}\n", i,
-                               g.ops[i].name(), target, why);
-  }
+  std::vector<std::string> stays;
+  const std::vector<int> ops = split::HostOpsForTarget(model, target, &stays);
+  for (const std::string& line : stays) std::cerr << "split: " << line << "\n";
   if (ops.empty())
-    throw Error(ErrorKind::kUsage, fmt::format("--host auto: every op {} keeps off the GPU lacks a host step, or there "
-                                               "is none (gpuclean lint {} --target {})",
-                                               target, model.source, target));
+    throw Error(ErrorKind::kUsage, fmt::format("--host auto: no op that {} keeps off the GPU has a host step "
+                                               "(gpuclean lint MODEL --target {} lists them)",
+                                               target, target));
   return ops;
-}
-
-std::string DescribeHostCut(const pipeline::Spec& spec) {
-  std::string out;
-  for (const pipeline::Stage& s : spec.stages) {
-    if (s.kind == pipeline::Stage::Kind::kGraph)
-      out += fmt::format("  graph {} ({} ops)\n", s.graph, s.ops);
-    else
-      out += fmt::format("  host  {} {}\n", s.host, s.params.dump());
-    out += fmt::format("        in  {}\n        out {}\n", fmt::join(s.inputs, ", "), fmt::join(s.outputs, ", "));
-  }
-  return out;
 }
 
 int SplitForHost(const SplitArgs& args) {
@@ -75,7 +51,7 @@ int SplitForHost(const SplitArgs& args) {
     else
       std::cout << fmt::format("split {} for the host: {} graph(s), {} host step(s)\n", args.model, graphs,
                                cut.host_ops)
-                << DescribeHostCut(cut.spec) << "nothing written (--dry-run)\n";
+                << split::DescribeHostCut(cut.spec) << "nothing written (--dry-run)\n";
     return 0;
   }
   // Prove before keeping anything: the written pipeline against the model.
@@ -96,7 +72,7 @@ int SplitForHost(const SplitArgs& args) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("split {} for the host: {} graph(s), {} host step(s)\n", args.model, graphs, cut.host_ops)
-              << DescribeHostCut(cut.spec) << pipeline::RenderProve(report)
+              << split::DescribeHostCut(cut.spec) << pipeline::RenderProve(report)
               << (report.passed ? fmt::format("wrote {} (run it: gpuclean pipeline run {} --out DIR)\n", spec_path,
                                               spec_path)
                                 : "the pipeline spec was not written\n");

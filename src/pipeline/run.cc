@@ -72,16 +72,27 @@ probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy:
 
 std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given,
                                       uint32_t seed) {
-  for (const auto& [name, file] : given)
+  std::map<std::string, npy::Array> arrays;
+  for (const auto& [name, file] : given) {
     if (std::find(spec.inputs.begin(), spec.inputs.end(), name) == spec.inputs.end())
       throw Error(ErrorKind::kUsage, fmt::format("--input {}: the pipeline has no input '{}' (inputs: {})", name, name,
                                                  fmt::join(spec.inputs, ", ")));
+    arrays[name] = npy::Read(file);
+  }
+  return PrepareInputArrays(spec, std::move(arrays), seed);
+}
+
+std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::string, npy::Array> given, uint32_t seed) {
+  for (const auto& [name, value] : given)
+    if (std::find(spec.inputs.begin(), spec.inputs.end(), name) == spec.inputs.end())
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("the pipeline has no input '{}' (inputs: {})", name, fmt::join(spec.inputs, ", ")));
   const std::vector<int> order = RunOrder(spec);
   std::vector<npy::Array> out;
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     const std::string& name = spec.inputs[i];
     if (auto it = given.find(name); it != given.end()) {
-      out.push_back(npy::Read(it->second));
+      out.push_back(std::move(it->second));
       continue;
     }
     const ir::Tensor* feeds = nullptr;
@@ -94,7 +105,7 @@ std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::stri
     }
     if (!feeds)
       throw Error(ErrorKind::kUsage, fmt::format("pipeline input '{}' feeds no graph, so it cannot be generated; "
-                                                 "give it with --input {}=FILE.npy",
+                                                 "give it (--input {}=FILE.npy)",
                                                  name, name));
     out.push_back(exec::GenerateInput(*feeds, seed, static_cast<int>(i)));
   }

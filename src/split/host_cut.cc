@@ -12,6 +12,7 @@
 
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/split.h"
 #include "split/split_internal.h"
 
@@ -93,6 +94,7 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int index, std::strin
       h.params = {{"axis", o ? o->axis : 0}, {"batch_dims", o ? o->batch_dims : 0}};
       return h;
     }
+    case tfl::BuiltinOperator_GATHER_ND: h.step = "gather_nd"; return h;
     case tfl::BuiltinOperator_ADD:
     case tfl::BuiltinOperator_SUB:
     case tfl::BuiltinOperator_MUL:
@@ -159,6 +161,23 @@ std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string
   std::vector<int> ops;
   for (size_t i = 0; i < g.ops.size(); ++i)
     if (wanted.count(g.ops[i].name())) ops.push_back(static_cast<int>(i));
+  return ops;
+}
+
+std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& target, std::vector<std::string>* stays) {
+  const std::string dir = (fs::path(lint::DefaultDataDir()) / "compat").string();
+  const lint::Report report = lint::Lint(model, lint::LoadMatrix(dir, target));
+  const ir::Subgraph& g = model.main();
+  std::vector<int> ops;
+  for (size_t i = 0; i < g.ops.size() && !report.node_status.empty() && i < report.node_status[0].size(); ++i) {
+    if (lint::RunsOnAccelerator(report.node_status[0][i])) continue;
+    std::string why;
+    if (HostStepFor(g, static_cast<int>(i), &why))
+      ops.push_back(static_cast<int>(i));
+    else if (stays)
+      stays->push_back(fmt::format("op {} ({}) is not on the GPU for {} but stays in the graph: {}", i,
+                                   g.ops[i].name(), target, why));
+  }
   return ops;
 }
 
@@ -247,6 +266,18 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops,
     }
   }
   return cut;
+}
+
+std::string DescribeHostCut(const pipeline::Spec& spec) {
+  std::string out;
+  for (const pipeline::Stage& s : spec.stages) {
+    if (s.kind == pipeline::Stage::Kind::kGraph)
+      out += fmt::format("  graph {} ({} ops)\n", s.graph, s.ops);
+    else
+      out += fmt::format("  host  {} {}\n", s.host, s.params.dump());
+    out += fmt::format("        in  {}\n        out {}\n", fmt::join(s.inputs, ", "), fmt::join(s.outputs, ", "));
+  }
+  return out;
 }
 
 std::string WriteHostCut(HostCut& cut, const std::string& prefix) {

@@ -46,8 +46,9 @@ TEST(HostElementwise, IntegerStepsMatchTheirOps) {
   for (auto [fn, op] : {std::pair{BinaryFn::kAdd, tfl::BuiltinOperator_ADD},
                         std::pair{BinaryFn::kMul, tfl::BuiltinOperator_MUL},
                         std::pair{BinaryFn::kMaximum, tfl::BuiltinOperator_MAXIMUM}}) {
+    const tfl::BuiltinOperator code = op;  // lambdas cannot capture structured bindings (clang 14)
     const auto oracle = RunGraphOp({a, b}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
-      g.Output(g.Binary(op, in[0], in[1]));
+      g.Output(g.Binary(code, in[0], in[1]));
     });
     ExpectSameArray(oracle[0], Binary(fn, a, b));
   }
@@ -64,8 +65,9 @@ TEST(HostElementwise, UnaryStepsMatchTheirOps) {
   x.as<float>()[0] = -90.0f;
   x.as<float>()[1] = 90.0f;
   for (auto [fn, op] : cases) {
+    const tfl::BuiltinOperator code = op;
     const auto oracle =
-        RunGraphOp({x}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Unary(op, in[0])); });
+        RunGraphOp({x}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Unary(code, in[0])); });
     SCOPED_TRACE(tfl::EnumNameBuiltinOperator(op));
     // Transcendentals: a few ulp apart from the kernels' formulations.
     ExpectSameArray(oracle[0], Unary(fn, x), 1e-6f);
@@ -73,8 +75,9 @@ TEST(HostElementwise, UnaryStepsMatchTheirOps) {
   const npy::Array positive = RandomF32({64}, 8, 0.01f, 100.0f);
   for (auto [fn, op] : {std::pair{UnaryFn::kLog, tfl::BuiltinOperator_LOG},
                         std::pair{UnaryFn::kSqrt, tfl::BuiltinOperator_SQRT}}) {
+    const tfl::BuiltinOperator code = op;
     const auto oracle = RunGraphOp(
-        {positive}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Unary(op, in[0])); });
+        {positive}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Unary(code, in[0])); });
     ExpectSameArray(oracle[0], Unary(fn, positive), 1e-6f);
   }
 }

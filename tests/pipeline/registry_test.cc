@@ -37,7 +37,7 @@ TEST(HostStepRegistry, EveryStepIsListedOnceWithWhatItReplaces) {
     EXPECT_NO_THROW(HostStepOutputCount(s.name, nlohmann::json{{"k", 1}})) << s.name;
   }
   for (const char* required : {"topk", "gather", "gather_elements", "concat", "reshape", "box_convert", "box_decode",
-                               "box_reparam", "sigmoid", "threshold", "nms", "resize_bilinear", "add", "mul"})
+                               "box_reparam", "sigmoid", "threshold", "nms", "gather_nd", "resize_bilinear", "add", "mul"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 

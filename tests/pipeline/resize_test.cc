@@ -10,8 +10,10 @@ TEST(HostResize, MatchesResizeBilinearInEveryMode) {
   // Three 7x9 mask logits to 28x20 (up in y, up in x) and to 3x4 (down).
   const npy::Array masks = testing::RandomF32({3, 7, 9}, 5, -4.0f, 4.0f);
   npy::Array nhwc = Reshape(masks, {3, 7, 9, 1});
-  for (auto [h, w] : {std::pair{28, 20}, std::pair{3, 4}})
-    for (auto [align, half] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
+  for (auto size : {std::pair{28, 20}, std::pair{3, 4}})
+    for (auto mode : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
+      const int h = size.first, w = size.second;
+      const bool align = mode.first, half = mode.second;
       const auto oracle = testing::RunGraphOp({nhwc}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
         g.Output(g.ResizeBilinear(in[0], h, w, align, half));
       });

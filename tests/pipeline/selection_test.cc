@@ -71,6 +71,21 @@ TEST(HostGather, RefusesIndicesOutsideTheTable) {
   EXPECT_THROW(Gather(params, testing::I32({1}, {0}), 2), Error);
 }
 
+TEST(HostGatherNd, MatchesGatherNdAtEveryDepth) {
+  const npy::Array params = RandomF32({3, 4, 2}, 6);
+  const npy::Array depth1 = testing::I32({5, 1}, {2, 0, 1, 2, 0});
+  const npy::Array depth2 = testing::I32({2, 2, 2}, {0, 3, 2, 1, 1, 0, 2, 3});
+  const npy::Array depth3 = testing::I32({3, 3}, {0, 0, 1, 2, 3, 0, 1, 2, 1});
+  for (const npy::Array* indices : {&depth1, &depth2, &depth3}) {
+    const auto oracle = RunGraphOp({params, *indices}, [](builder::GraphBuilder& g, const std::vector<int>& in) {
+      g.Output(g.GatherNd(in[0], in[1]));
+    });
+    ExpectSameArray(oracle[0], GatherNd(params, *indices));
+  }
+  EXPECT_THROW(GatherNd(params, testing::I32({1, 2}, {3, 0})), Error);
+  EXPECT_THROW(GatherNd(params, testing::I32({1, 4}, {0, 0, 0, 0})), Error);
+}
+
 TEST(HostGatherElements, IsTakeAlongAxis) {
   // x [2,3], indices [2,2] along axis 1 (hand-computed, numpy take_along_axis).
   const npy::Array x = testing::F32({2, 3}, {1, 2, 3, 4, 5, 6});

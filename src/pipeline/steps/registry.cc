@@ -139,6 +139,8 @@ const std::vector<Step>& Registry() {
                  [](const Params& p, const Arrays& in) {
                    return Arrays{Gather(in[0], in[1], p.Axis("axis", 0), p.Axis("batch_dims", 0))};
                  }});
+    s.push_back({{"gather_nd", "params, indices", "out", "", "GATHER_ND"}, 2, 2, nullptr,
+                 [](const Params&, const Arrays& in) { return Arrays{GatherNd(in[0], in[1])}; }});
     s.push_back({{"gather_elements", "x, indices", "out", "axis (int, 0)", "ONNX GatherElements"}, 2, 2, nullptr,
                  [](const Params& p, const Arrays& in) {
                    return Arrays{GatherElements(in[0], in[1], p.Axis("axis", 0))};

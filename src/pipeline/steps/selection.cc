@@ -91,6 +91,35 @@ npy::Array Gather(const npy::Array& params, const npy::Array& indices, int axis,
   return out;
 }
 
+npy::Array GatherNd(const npy::Array& params, const npy::Array& indices) {
+  steps::RequireWellFormed("gather_nd", params, "params");
+  steps::RequireWellFormed("gather_nd", indices, "indices");
+  if (indices.shape.empty()) Fail("gather_nd", "indices are a scalar; the last axis holds the coordinates");
+  const int64_t depth = indices.shape.back();
+  const int rank = static_cast<int>(params.shape.size());
+  if (depth > rank) Fail("gather_nd", "index depth {} exceeds the params rank {}", depth, rank);
+  const std::vector<int64_t> index = steps::ReadIndices("gather_nd", indices);
+  const int64_t count = depth == 0 ? steps::Product(indices.shape, 0, indices.shape.size() - 1)
+                                   : static_cast<int64_t>(index.size()) / depth;
+  std::vector<int64_t> shape(indices.shape.begin(), indices.shape.end() - 1);
+  shape.insert(shape.end(), params.shape.begin() + depth, params.shape.end());
+  npy::Array out = steps::MakeArray(params.dtype, shape);
+  std::vector<int64_t> stride(rank, 1);
+  for (int i = rank - 1; i > 0; --i) stride[i - 1] = stride[i] * params.shape[i];
+  const size_t row = static_cast<size_t>(steps::Product(params.shape, depth, rank)) * ir::DTypeSize(params.dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < depth; ++d) {
+      const int64_t v = index[i * depth + d];
+      if (v < 0 || v >= params.shape[d])
+        Fail("gather_nd", "index {} of axis {} (row {}) is outside [0, {})", v, d, i, params.shape[d]);
+      offset += v * stride[d];
+    }
+    std::memcpy(out.data.data() + i * row, params.data.data() + offset * ir::DTypeSize(params.dtype), row);
+  }
+  return out;
+}
+
 npy::Array GatherElements(const npy::Array& x, const npy::Array& indices, int axis) {
   steps::RequireWellFormed("gather_elements", x, "input");
   steps::RequireWellFormed("gather_elements", indices, "indices");
