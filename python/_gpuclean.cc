@@ -520,7 +520,7 @@ py::object RunPipeline(PyPipeline& self, const py::object& given, const std::str
   py::dict out;
   for (size_t o = 0; o < self.spec.outputs.size(); ++o)
     out[py::str(self.spec.outputs[o])] = ToNumpy(std::move(result.outputs[o]));
-  return std::move(out);
+  return out;
 }
 
 py::object ProvePipeline(PyPipeline& self, const std::string& against, const py::object& given,
@@ -562,7 +562,7 @@ py::object HostStep(const std::string& name, const py::list& inputs, const py::o
   }
   py::list result;
   for (npy::Array& a : out) result.append(ToNumpy(std::move(a)));
-  return std::move(result);
+  return result;
 }
 
 }  // namespace

@@ -83,9 +83,10 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int op, std::string* 
 // Error(kUsage) for a name that is no TFLite op.
 std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string>& types);
 
-// The ops `target`'s matrix keeps off the GPU that a host step computes
-// (what --host auto moves). Ops off the GPU without a host step are listed
-// in `stays`, one line each ("op 7 (NON_MAX_SUPPRESSION_V5): no host step ...").
+// The ops `target`'s matrix keeps off the GPU (rejected, fallback) or marks
+// as computed wrongly there (incorrect) that a host step computes: what
+// --host auto moves. Such ops without a host step are listed in `stays`,
+// one line each.
 std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& target,
                                   std::vector<std::string>* stays = nullptr);
 

@@ -170,13 +170,17 @@ std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& tar
   const ir::Subgraph& g = model.main();
   std::vector<int> ops;
   for (size_t i = 0; i < g.ops.size() && !report.node_status.empty() && i < report.node_status[0].size(); ++i) {
-    if (lint::RunsOnAccelerator(report.node_status[0][i])) continue;
+    // Host steps are exact: they take what the GPU declines and what it
+    // computes wrongly.
+    const lint::Status status = report.node_status[0][i];
+    if (status != lint::Status::kRejected && status != lint::Status::kFallback && status != lint::Status::kIncorrect)
+      continue;
     std::string why;
     if (HostStepFor(g, static_cast<int>(i), &why))
       ops.push_back(static_cast<int>(i));
     else if (stays)
-      stays->push_back(fmt::format("op {} ({}) is not on the GPU for {} but stays in the graph: {}", i,
-                                   g.ops[i].name(), target, why));
+      stays->push_back(fmt::format("op {} ({}) is {} on the GPU for {} but stays in the graph: {}", i,
+                                   g.ops[i].name(), lint::StatusName(status), target, why));
   }
   return ops;
 }

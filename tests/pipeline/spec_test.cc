@@ -66,7 +66,7 @@ TEST(PipelineSpec, RunsStagesInDependencyOrderAndComputesTheChain) {
   for (int i : RunOrder(spec)) order.push_back(spec.stages[i].name);
   EXPECT_EQ(order, (std::vector<std::string>{"a", "top", "shift", "b"}));
   const npy::Array x = testing::F32({1, 6}, {0.1f, 2.0f, -1.0f, 0.7f, 3.0f, 0.0f});
-  const RunResult r = Run(spec, {x}, {});
+  const RunResult r = pipeline::Run(spec, {x}, {});
   ASSERT_EQ(r.outputs.size(), 2u);
   // top-3 of tanh(x): indices 4, 1, 3.
   EXPECT_EQ(std::vector<int32_t>(r.outputs[1].as<int32_t>(), r.outputs[1].as<int32_t>() + 3),
@@ -141,7 +141,7 @@ TEST(PipelineSpec, AHostStepOutputOfTheWrongShapeIsNamedWhenItReachesAGraph) {
   npy::Write(f.dir.file("one.npy"), testing::F32({1}, {1.0f}));  // ...so bias [1]: shifted is [1,2]
   const Spec spec = LoadSpec(f.Write(j));
   try {
-    Run(spec, {testing::F32({1, 6}, {0, 1, 2, 3, 4, 5})}, {});
+    pipeline::Run(spec, {testing::F32({1, 6}, {0, 1, 2, 3, 4, 5})}, {});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_TRUE(Has(e.what(), "stage 'b' input 0 ('shifted') is float32 [1,2] but b.tflite expects float32 [1,3]"))
