@@ -13,7 +13,7 @@ namespace {
 using testing::OnnxTestModel;
 using testing::RandomValues;
 
-TEST(ConvertHostOps, TopKAndGatherMoveToTheHostAndThePipelineIsProven) {
+OnnxTestModel TwoStageModel() {
   OnnxTestModel m;
   m.Input("features", {1, 50, 8});
   m.InitF32("scale", {8}, RandomValues(8, 3));
@@ -29,7 +29,11 @@ TEST(ConvertHostOps, TopKAndGatherMoveToTheHostAndThePipelineIsProven) {
   m.Node("Add", {"queries", "bias"}, {"head"});
   m.Output("head");
   m.Output("top_scores");
+  return m;
+}
 
+TEST(ConvertHostOps, TopKAndGatherMoveToTheHostAndThePipelineIsProven) {
+  const OnnxTestModel m = TwoStageModel();
   testing::TempDir dir;
   const std::string onnx = m.Write(dir.file("two_stage.onnx"));
   const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto -q -o " +
@@ -47,6 +51,28 @@ TEST(ConvertHostOps, TopKAndGatherMoveToTheHostAndThePipelineIsProven) {
   const auto no_prefix = testing::RunGpuclean("convert " + onnx + " --host-ops auto -q");
   EXPECT_EQ(no_prefix.exit_code, 2);
   EXPECT_NE(no_prefix.err.find("--host-ops auto needs -o PREFIX"), std::string::npos) << no_prefix.err;
+}
+
+// Every graph of the pipeline on LiteRT.js's real WebGPU delegate (fp16),
+// the host steps between them, against onnxruntime on the ONNX model.
+TEST(ConvertHostOps, ThePipelineRunsFullyDelegatedOnWebGpuAndMatchesOnnxRuntime) {
+  testing::TempDir dir;
+  const std::string onnx = TwoStageModel().Write(dir.file("two_stage.onnx"));
+  const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto -q -o " +
+                                      dir.file("ts"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto webgpu = testing::RunGpuclean("pipeline prove " + dir.file("ts.pipeline.json") + " --against " + onnx +
+                                           " --runtime litert-webgpu --precision fp16 -q");
+  ASSERT_EQ(webgpu.exit_code, 0) << webgpu.out << webgpu.err;
+  size_t graphs = 0;
+  for (size_t at = webgpu.out.find("litert-webgpu "); at != std::string::npos;
+       at = webgpu.out.find("litert-webgpu ", at + 1)) {
+    const std::string line = webgpu.out.substr(at, webgpu.out.find('\n', at) - at);
+    EXPECT_NE(line.find("fully delegated"), std::string::npos) << line;
+    ++graphs;
+  }
+  EXPECT_GE(graphs, 2u) << webgpu.out;
+  EXPECT_NE(webgpu.out.find("verdict: PASS"), std::string::npos) << webgpu.out;
 }
 
 }  // namespace
