@@ -490,8 +490,7 @@ pipeline::RunOptions PipelineOptions(const std::string& runtime, const std::stri
                                      const std::string& work) {
   pipeline::RunOptions o;
   o.runtime = pipeline::ParseRuntime(runtime);
-  o.precision = o.runtime == pipeline::Runtime::kLiteRtWebGpu && precision == "fp16" ? exec::Precision::kFp16Fused
-                                                                                     : exec::ParsePrecision(precision);
+  o.precision = pipeline::ParsePrecisionFor(o.runtime, precision);
   o.seed = seed;
   o.work_dir = work;
   return o;

@@ -87,6 +87,10 @@ std::vector<int> RunOrder(const Spec& spec);
 enum class Runtime { kOurs, kLiteRtWasm, kLiteRtWebGpu };
 Runtime ParseRuntime(const std::string& name);  // "ours" | "litert-wasm" | "litert-webgpu"; Error(kUsage)
 const char* RuntimeName(Runtime runtime);
+// The numeric mode a --precision name means on `runtime`: "fp16" on
+// litert-webgpu is the delegate's fp16 (modelled as fp16-fused); otherwise
+// exec::ParsePrecision (Error(kUsage) for an unknown name).
+exec::Precision ParsePrecisionFor(Runtime runtime, const std::string& name);
 
 struct RunOptions {
   Runtime runtime = Runtime::kOurs;

@@ -44,11 +44,7 @@ struct RunFlags {
   pipeline::RunOptions Options(const std::string& folder) const {
     pipeline::RunOptions o;
     o.runtime = pipeline::ParseRuntime(runtime);
-    if (o.runtime == pipeline::Runtime::kLiteRtWebGpu && precision == "fp16") {
-      o.precision = exec::Precision::kFp16Fused;
-    } else {
-      o.precision = exec::ParsePrecision(precision);
-    }
+    o.precision = pipeline::ParsePrecisionFor(o.runtime, precision);
     o.seed = seed;
     o.threads = threads;
     o.work_dir = folder;

@@ -10,13 +10,12 @@
 #include "gpuclean/host_steps.h"
 #include "gpuclean/io.h"
 #include "gpuclean/pipeline.h"
+#include "pipeline/steps/step_util.h"
 
 namespace gpuclean::pipeline {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ShapeText(const std::vector<int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -28,8 +27,8 @@ void RequireFits(const Spec& spec, const Stage& stage, const ir::Subgraph& g, si
   const std::vector<int64_t> want(t.shape.begin(), t.shape.end());
   if (value.dtype != t.dtype || value.shape != want)
     ThrowBadInput(fmt::format("{}: stage '{}' input {} ('{}') is {} {} but {} expects {} {}", spec.path, stage.name, k,
-                              stage.inputs[k], ir::DTypeName(value.dtype), ShapeText(value.shape), stage.graph,
-                              ir::DTypeName(t.dtype), ShapeText(want)));
+                              stage.inputs[k], ir::DTypeName(value.dtype), steps::ShapeText(value.shape), stage.graph,
+                              ir::DTypeName(t.dtype), steps::ShapeText(want)));
 }
 
 std::vector<npy::Array> RunOurs(const Spec& spec, int index, const std::vector<npy::Array>& inputs,

@@ -11,6 +11,7 @@
 #include "gpuclean/host_steps.h"
 #include "gpuclean/io.h"
 #include "gpuclean/pipeline.h"
+#include "pipeline/steps/step_util.h"
 
 namespace gpuclean::pipeline {
 namespace {
@@ -22,8 +23,6 @@ template <typename... Args>
 [[noreturn]] void Bad(const std::string& path, fmt::format_string<Args...> format, Args&&... args) {
   ThrowBadInput(fmt::format("{}: {}", path, fmt::format(format, std::forward<Args>(args)...)));
 }
-
-std::string ShapeText(const std::vector<int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
 std::string Resolve(const std::string& spec_path, const std::string& file) {
   const fs::path p(file);
@@ -68,7 +67,7 @@ bool Fits(const ValueInfo& got, const ValueInfo& want) {
 }
 
 std::string InfoText(const ValueInfo& info) {
-  return fmt::format("{} {}", ir::DTypeName(info.dtype), ShapeText(info.shape));
+  return fmt::format("{} {}", ir::DTypeName(info.dtype), steps::ShapeText(info.shape));
 }
 
 Stage ParseStage(const std::string& path, const Json& j, size_t index) {
@@ -117,6 +116,11 @@ const char* RuntimeName(Runtime runtime) {
     case Runtime::kLiteRtWebGpu: return "litert-webgpu";
   }
   return "?";
+}
+
+exec::Precision ParsePrecisionFor(Runtime runtime, const std::string& name) {
+  if (runtime == Runtime::kLiteRtWebGpu && name == "fp16") return exec::Precision::kFp16Fused;
+  return exec::ParsePrecision(name);
 }
 
 std::vector<int> RunOrder(const Spec& spec) {
