@@ -45,7 +45,7 @@ import sys
 MODEL_NAMES = [
     "resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny",
     "regnet_y_400mf", "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t",
-    "detr_small", "mha_parity",
+    "detr_small", "mha_parity", "rfdetr_seg_small",
 ]
 if __name__ == "__main__" and sys.argv[1:] == ["--list"]:
     print("\n".join(MODEL_NAMES))
@@ -169,6 +169,91 @@ class MhaParity(nn.Module):
         a, _ = self.attn(t, t, t, need_weights=False)
         t = self.norm(t + a)
         return self.head(t.mean(dim=1))
+
+
+class DeformableSampler(nn.Module):
+    """Single-scale deformable cross-attention (Deformable DETR / RF-DETR's
+    shape): each query samples `points` locations around its reference box
+    with F.grid_sample (bilinear, zeros padding) and mixes them with
+    softmax weights."""
+
+    def __init__(self, d, points=4):
+        super().__init__()
+        self.points = points
+        self.offsets = nn.Linear(d, points * 2)
+        self.weights = nn.Linear(d, points)
+        self.value_proj = nn.Linear(d, d)
+        self.output_proj = nn.Linear(d, d)
+
+    def forward(self, q, ref, memory, h, w):
+        b, k, d = q.shape
+        offsets = self.offsets(q).reshape(b, k, self.points, 2)
+        loc = ref[:, :, None, :2] + offsets / self.points * ref[:, :, None, 2:] * 0.5  # [b,k,p,2] in 0..1
+        value = self.value_proj(memory).transpose(1, 2).reshape(b, d, h, w)
+        sampled = F.grid_sample(value, 2 * loc - 1, mode="bilinear", padding_mode="zeros",
+                                align_corners=False)                                # [b,d,k,p]
+        weights = self.weights(q).softmax(-1)                                        # [b,k,p]
+        out = (sampled * weights[:, None]).sum(-1).transpose(1, 2)                   # [b,k,d]
+        return self.output_proj(out)
+
+
+class RfDetrSegSmall(nn.Module):
+    """A small RF-DETR-Seg-style two-stage detector and segmenter: conv
+    backbone (a stride-4 map for masks, a stride-16 7x7 map for tokens), one
+    transformer encoder layer, encoder proposals (class scores and boxes
+    refined from a constant anchor grid), two-stage query selection
+    (torch.topk over the 49 proposal scores -> torch.gather of the chosen
+    memory rows and boxes), one decoder layer with self-attention and a
+    GridSample deformable sampler around the reference boxes, a class head,
+    boxes reparametrised against the reference boxes, and mask logits as
+    query embeddings dotted with per-pixel embeddings."""
+
+    def __init__(self, image_size=112, d=64, num_queries=16, num_classes=6):
+        super().__init__()
+        self.stem = nn.Sequential(conv_bn_relu(3, 16), conv_bn_relu(16, 32))      # stride 4
+        self.deep = nn.Sequential(conv_bn_relu(32, 64), conv_bn_relu(64, 128))    # stride 16
+        self.h = self.w = image_size // 16
+        self.num_queries = num_queries
+        self.input_proj = nn.Conv2d(128, d, 1)
+        self.register_buffer("pos", sine_position_embedding(self.h, self.w, d)[None], persistent=False)
+        self.encoder = nn.TransformerEncoderLayer(d, 4, 2 * d, dropout=0.0, batch_first=True)
+        cy, cx = torch.meshgrid((torch.arange(self.h) + 0.5) / self.h, (torch.arange(self.w) + 0.5) / self.w,
+                                indexing="ij")
+        anchors = torch.stack([cx, cy, torch.full_like(cx, 0.2), torch.full_like(cx, 0.2)], -1).reshape(1, -1, 4)
+        self.register_buffer("anchor_logits", torch.log(anchors / (1 - anchors)), persistent=False)
+        self.enc_class = nn.Linear(d, num_classes)
+        self.enc_box = MLP(d, d, 4, 2)
+        self.query_pos = MLP(4, d, d, 2)
+        self.self_attn = nn.MultiheadAttention(d, 4, batch_first=True)
+        self.norm1 = nn.LayerNorm(d)
+        self.sampler = DeformableSampler(d)
+        self.norm2 = nn.LayerNorm(d)
+        self.ffn = MLP(d, 2 * d, d, 2)
+        self.norm3 = nn.LayerNorm(d)
+        self.class_embed = nn.Linear(d, num_classes)
+        self.bbox_embed = MLP(d, d, 4, 3)
+        self.mask_embed = MLP(d, d, d, 2)
+        self.pixel_embed = nn.Conv2d(32, d, 3, padding=1)
+
+    def forward(self, x):
+        fine = self.stem(x)                                                  # [b,32,28,28]
+        f = self.input_proj(self.deep(fine))                                 # [b,d,7,7]
+        memory = self.encoder(f.flatten(2).transpose(1, 2) + self.pos)        # [b,49,d]
+        scores = self.enc_class(memory).max(-1).values                       # [b,49]
+        proposals = (self.enc_box(memory) + self.anchor_logits).sigmoid()   # [b,49,4] cxcywh
+        index = torch.topk(scores, self.num_queries, dim=1).indices          # [b,K]
+        ref = torch.gather(proposals, 1, index.unsqueeze(-1).repeat(1, 1, 4))
+        tgt = torch.gather(memory, 1, index.unsqueeze(-1).repeat(1, 1, memory.shape[-1]))
+        q = tgt + self.query_pos(ref)
+        tgt = self.norm1(tgt + self.self_attn(q, q, tgt, need_weights=False)[0])
+        tgt = self.norm2(tgt + self.sampler(tgt + self.query_pos(ref), ref, memory, self.h, self.w))
+        hs = self.norm3(tgt + self.ffn(tgt))
+        delta = self.bbox_embed(hs)
+        boxes = torch.cat([delta[..., :2] * ref[..., 2:] + ref[..., :2], delta[..., 2:].exp() * ref[..., 2:]], -1)
+        pixels = self.pixel_embed(fine)                                      # [b,d,28,28]
+        masks = torch.matmul(self.mask_embed(hs), pixels.flatten(2)).reshape(
+            x.shape[0], self.num_queries, pixels.shape[2], pixels.shape[3])
+        return self.class_embed(hs), boxes, masks
 
 
 class OutOnly(nn.Module):
@@ -322,10 +407,12 @@ MODELS = collections.OrderedDict([
     ("swin_t", (_tv(M.swin_t), 1008, (1, 3, 224, 224), ["logits"])),
     ("detr_small", (DetrSmall, 1009, (1, 3, 224, 224), ["pred_logits", "pred_boxes"])),
     ("mha_parity", (MhaParity, 1010, (1, 3, 224, 224), ["logits"])),
+    ("rfdetr_seg_small", (RfDetrSegSmall, 1011, (1, 3, 112, 112), ["logits", "boxes", "masks"])),
 ])
 assert list(MODELS) == MODEL_NAMES, "keep MODEL_NAMES in step with MODELS"
 ALIASES = {"vit": "vit_small6", "detr": "detr_small", "swin": "swin_t",
-           "deeplab": "deeplabv3_mobilenet_v3_large", "mha": "mha_parity"}
+           "deeplab": "deeplabv3_mobilenet_v3_large", "mha": "mha_parity",
+           "rfdetr": "rfdetr_seg_small"}
 
 INPUT_SEED_OFFSET = 100000     # reference input seed = model seed + this
 CALIB_SEED_OFFSET = 200000     # BN calibration batches seed = model seed + this

@@ -42,6 +42,23 @@ npy::Array Affine(const npy::Array& x, float scale, float offset);
 // x > threshold as bool (GREATER against a scalar): masks and score cuts.
 npy::Array Threshold(const npy::Array& x, float threshold);
 
+// Comparisons with numpy broadcasting, bool out; float32 or int32 operands
+// of one dtype. Replaces LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL,
+// NOT_EQUAL (the index arithmetic between two host steps, e.g. wrapping
+// negative indices).
+enum class CompareFn { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual };
+npy::Array Compare(CompareFn fn, const npy::Array& a, const npy::Array& b);
+
+// condition ? a : b elementwise, the three broadcast together (bool
+// condition; a and b one dtype). Replaces SELECT_V2 and SELECT.
+npy::Array Select(const npy::Array& condition, const npy::Array& a, const npy::Array& b);
+
+// CAST between float32, int32, int64, uint8 and bool: float to integer
+// truncates toward zero (C++ conversion, as LiteRT's kernel); to bool is
+// "not zero". A float that the integer type cannot hold is refused
+// (Error(kBadInput)), never undefined.
+npy::Array Cast(const npy::Array& x, ir::DType to);
+
 // ------------------------------------------------------------ selection
 // TOPK_V2: the k largest values of each last-axis row, descending; equal
 // values keep the lower index first. float32 or int32 input; indices int32.
@@ -74,6 +91,9 @@ npy::Array GatherElements(const npy::Array& x, const npy::Array& indices, int ax
 npy::Array Concat(const std::vector<npy::Array>& parts, int axis);
 // RESHAPE: at most one -1, element count preserved.
 npy::Array Reshape(const npy::Array& x, const std::vector<int64_t>& shape);
+// TILE: x repeated multiples[i] times along axis i (one multiple per axis,
+// each >= 0). Any dtype.
+npy::Array Tile(const npy::Array& x, const std::vector<int64_t>& multiples);
 
 // ------------------------------------------------------------ boxes
 // Boxes are float32 with a last axis of 4.

@@ -95,12 +95,23 @@ struct HostCut {
   std::vector<std::pair<std::string, ir::Model>> graphs;      // file name -> graph
   std::vector<std::pair<std::string, npy::Array>> constants;  // file name -> value
   int host_ops = 0;
+  int joined_ops = 0;  // of host_ops, those GrowHostIslands added
 };
-// Every op in `host_ops` becomes a host step; the other runtime ops form
-// graphs, each op in the earliest graph its inputs allow. Error(kUsage) for
-// an empty list, an op without a host step (naming it and why), or a host op
-// that reads a tensor computed from constants by another op.
+// `host_ops` plus every op between them that a host step computes from
+// host values only: the index arithmetic between a TOPK_V2 and the
+// GATHER_ND it feeds (TILE, LESS, ADD, SELECT_V2, CONCATENATION of the
+// converted GatherElements) would otherwise be a GPU graph of its own. An
+// op joins when all its runtime inputs come from host ops and one of its
+// outputs leads to a host op; constants count as available everywhere.
+std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& host_ops);
+// Every op in `host_ops`, and those GrowHostIslands adds, becomes a host
+// step; the other runtime ops form graphs, each op in the earliest graph its
+// inputs allow. Error(kUsage) for an empty list, an op without a host step
+// (naming it and why), or a host op that reads a tensor computed from
+// constants by another op.
 HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem);
+// "3 host step(s)", or "12 host step(s) (9 joined between them)".
+std::string HostStepSummary(const HostCut& cut);
 // Stage by stage: each graph file with its op count, each host step with
 // its parameters, and the values they read and write.
 std::string DescribeHostCut(const pipeline::Spec& spec);

@@ -66,7 +66,7 @@ int ConvertToPipeline(Args& args) {
                         {"proof", pipeline::ToJson(report)}};
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << fmt::format("pipeline for {}: {} host step(s) between GPU graphs\n", options.target, cut.host_ops)
+    std::cout << fmt::format("pipeline for {}: {} between GPU graphs\n", options.target, split::HostStepSummary(cut))
               << split::DescribeHostCut(cut.spec) << pipeline::RenderProve(report)
               << (report.passed ? "wrote " + spec_path + "\n" : std::string("the pipeline spec was not written\n"));
   }

@@ -49,8 +49,8 @@ int SplitForHost(const SplitArgs& args) {
     if (args.json)
       std::cout << pipeline::ToJson(cut.spec).dump(2) << "\n";
     else
-      std::cout << fmt::format("split {} for the host: {} graph(s), {} host step(s)\n", args.model, graphs,
-                               cut.host_ops)
+      std::cout << fmt::format("split {} for the host: {} graph(s), {}\n", args.model, graphs,
+                               split::HostStepSummary(cut))
                 << split::DescribeHostCut(cut.spec) << "nothing written (--dry-run)\n";
     return 0;
   }
@@ -71,7 +71,7 @@ int SplitForHost(const SplitArgs& args) {
     j["proof"] = pipeline::ToJson(report);
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << fmt::format("split {} for the host: {} graph(s), {} host step(s)\n", args.model, graphs, cut.host_ops)
+    std::cout << fmt::format("split {} for the host: {} graph(s), {}\n", args.model, graphs, split::HostStepSummary(cut))
               << split::DescribeHostCut(cut.spec) << pipeline::RenderProve(report)
               << (report.passed ? fmt::format("wrote {} (run it: gpuclean pipeline run {} --out DIR)\n", spec_path,
                                               spec_path)

@@ -136,11 +136,49 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int index, std::strin
       h.params = {{"axis", o ? o->axis : 0}};
       return h;
     }
-    case tfl::BuiltinOperator_GREATER: {
-      const auto t = ScalarFloat(Input(g, op, 1));
-      if (!t) return no("it compares against something other than a float32 scalar constant");
-      h.step = "threshold";
-      h.params = {{"threshold", *t}};
+    case tfl::BuiltinOperator_GREATER:
+      if (const auto t = ScalarFloat(Input(g, op, 1))) {
+        h.step = "threshold";
+        h.params = {{"threshold", *t}};
+        h.inputs = {op.inputs[0]};
+        return h;
+      }
+      h.step = "greater";
+      return h;
+    case tfl::BuiltinOperator_LESS: h.step = "less"; return h;
+    case tfl::BuiltinOperator_LESS_EQUAL: h.step = "less_equal"; return h;
+    case tfl::BuiltinOperator_GREATER_EQUAL: h.step = "greater_equal"; return h;
+    case tfl::BuiltinOperator_EQUAL: h.step = "equal"; return h;
+    case tfl::BuiltinOperator_NOT_EQUAL: h.step = "not_equal"; return h;
+    case tfl::BuiltinOperator_SELECT:
+    case tfl::BuiltinOperator_SELECT_V2: h.step = "select"; return h;
+    case tfl::BuiltinOperator_CAST: {
+      const ir::DType from = g.tensors[op.inputs[0]].dtype, to = g.tensors[op.outputs[0]].dtype;
+      const auto castable = [](ir::DType d) {
+        return d == tfl::TensorType_FLOAT32 || d == tfl::TensorType_INT32 || d == tfl::TensorType_INT64 ||
+               d == tfl::TensorType_UINT8 || d == tfl::TensorType_BOOL;
+      };
+      if (!castable(from) || !castable(to))
+        return no(fmt::format("it casts {} to {}", ir::DTypeName(from), ir::DTypeName(to)));
+      h.step = "cast";
+      h.params = {{"to", std::string(ir::DTypeName(to))}};
+      return h;
+    }
+    case tfl::BuiltinOperator_TILE: {
+      const ir::Tensor* multiples = Input(g, op, 1);
+      if (!multiples || !multiples->is_const() || multiples->dtype != tfl::TensorType_INT32)
+        return no("its multiples are not an int32 constant");
+      const auto* m = reinterpret_cast<const int32_t*>(multiples->data->data());
+      h.step = "tile";
+      h.params = {{"multiples", std::vector<int64_t>(m, m + multiples->data->size() / 4)}};
+      h.inputs = {op.inputs[0]};
+      return h;
+    }
+    case tfl::BuiltinOperator_SQUEEZE:
+    case tfl::BuiltinOperator_EXPAND_DIMS: {
+      const ir::Tensor& out = g.tensors[op.outputs[0]];
+      h.step = "reshape";
+      h.params = {{"shape", std::vector<int64_t>(out.shape.begin(), out.shape.end())}};
       h.inputs = {op.inputs[0]};
       return h;
     }
@@ -185,9 +223,53 @@ std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& tar
   return ops;
 }
 
-HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem) {
+std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& host_ops) {
+  const std::vector<int> order = g.TopologicalOrder();
+  const std::vector<bool> constant = internal::ConstantValued(g, order);
+  std::vector<bool> host(g.ops.size(), false);
+  for (int i : host_ops) host[i] = true;
+  // Ops with a path to a host op: only these can sit between two of them.
+  const std::vector<std::vector<int>> consumers = g.Consumers();
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    for (int t : g.ops[i].outputs)
+      if (t >= 0) producer[t] = static_cast<int>(i);
+  std::vector<bool> feeds_host(g.ops.size(), false);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int i = *it;
+    for (int t : g.ops[i].outputs) {
+      if (t < 0) continue;
+      for (int c : consumers[t]) feeds_host[i] = feeds_host[i] || host[c] || feeds_host[c];
+    }
+  }
+  // In dataflow order, so a chain of index ops joins in one sweep.
+  for (int i : order) {
+    if (host[i] || !feeds_host[i] || !HostStepFor(g, i)) continue;
+    const ir::Op& op = g.ops[i];
+    bool from_host = false, only_host = true;
+    for (int t : op.inputs) {
+      if (t < 0 || g.tensors[t].is_const()) continue;
+      if (constant[t] || producer[t] < 0 || !host[producer[t]]) only_host = false;
+      from_host = true;
+    }
+    if (from_host && only_host) host[i] = true;
+  }
+  std::vector<int> out;
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (host[i]) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested_ops, const std::string& file_stem) {
   const ir::Subgraph& g = model.main();
-  if (host_ops.empty()) throw Error(ErrorKind::kUsage, "no op to move to the host (the model has none of the named ops)");
+  if (requested_ops.empty())
+    throw Error(ErrorKind::kUsage, "no op to move to the host (the model has none of the named ops)");
+  for (int i : requested_ops) {
+    std::string why;
+    if (!HostStepFor(g, i, &why))
+      throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run on the host: {}", i, g.ops[i].name(), why));
+  }
+  const std::vector<int> host_ops = GrowHostIslands(g, requested_ops);
   const std::vector<int> order = g.TopologicalOrder();
   const std::vector<bool> constant = internal::ConstantValued(g, order);
   const std::vector<std::string> names = ValueNames(g);
@@ -225,6 +307,7 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops,
 
   HostCut cut;
   cut.host_ops = static_cast<int>(steps.size());
+  cut.joined_ops = static_cast<int>(host_ops.size() - std::set<int>(requested_ops.begin(), requested_ops.end()).size());
   pipeline::Spec& spec = cut.spec;
   spec.source = model.source;
   for (int32_t t : g.inputs) spec.inputs.push_back(names[t]);
@@ -272,13 +355,18 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops,
   return cut;
 }
 
+std::string HostStepSummary(const HostCut& cut) {
+  if (cut.joined_ops == 0) return fmt::format("{} host step(s)", cut.host_ops);
+  return fmt::format("{} host step(s) ({} joined between them)", cut.host_ops, cut.joined_ops);
+}
+
 std::string DescribeHostCut(const pipeline::Spec& spec) {
   std::string out;
   for (const pipeline::Stage& s : spec.stages) {
     if (s.kind == pipeline::Stage::Kind::kGraph)
       out += fmt::format("  graph {} ({} ops)\n", s.graph, s.ops);
     else
-      out += fmt::format("  host  {} {}\n", s.host, s.params.dump());
+      out += fmt::format("  host  {}{}\n", s.host, s.params.is_null() ? "" : " " + s.params.dump());
     out += fmt::format("        in  {}\n        out {}\n", fmt::join(s.inputs, ", "), fmt::join(s.outputs, ", "));
   }
   return out;

@@ -100,6 +100,70 @@ TEST(HostElementwise, ThresholdIsGreaterAgainstAScalar) {
   EXPECT_EQ(Threshold(x, 0.25f).as<uint8_t>()[3], 0);
 }
 
+TEST(HostElementwise, ComparisonsMatchTheirOpsOnFloatsAndInts) {
+  const std::pair<CompareFn, tfl::BuiltinOperator> cases[] = {
+      {CompareFn::kLess, tfl::BuiltinOperator_LESS},          {CompareFn::kLessEqual, tfl::BuiltinOperator_LESS_EQUAL},
+      {CompareFn::kGreater, tfl::BuiltinOperator_GREATER},    {CompareFn::kGreaterEqual, tfl::BuiltinOperator_GREATER_EQUAL},
+      {CompareFn::kEqual, tfl::BuiltinOperator_EQUAL},        {CompareFn::kNotEqual, tfl::BuiltinOperator_NOT_EQUAL}};
+  npy::Array fa = RandomF32({3, 4}, 5), fb = RandomF32({4}, 6);
+  fa.as<float>()[1] = fb.as<float>()[1];  // ties decide <= and ==
+  const npy::Array ia = testing::I32({2, 3}, {-3, 0, 7, 2, -1, 5}), ib = testing::I32({1}, {0});
+  for (const auto& [fn, op] : cases) {
+    SCOPED_TRACE(tfl::EnumNameBuiltinOperator(op));
+    for (const auto& [a, b] : {std::pair{fa, fb}, std::pair{ia, ib}}) {
+      const auto oracle = RunGraphOp({a, b}, [&, op = op](builder::GraphBuilder& g, const std::vector<int>& in) {
+        g.Output(g.Binary(op, in[0], in[1]));
+      });
+      ExpectSameArray(oracle[0], Compare(fn, a, b));
+    }
+  }
+  EXPECT_THROW(Compare(CompareFn::kLess, fa, ia), Error);
+}
+
+TEST(HostElementwise, SelectMatchesSelectV2UnderBroadcasting) {
+  // Wrapping negative indices, as converted GatherElements does:
+  // select(idx < 0, idx + size, idx).
+  const npy::Array idx = testing::I32({2, 3}, {-1, 0, 4, -6, 2, 5}), size = testing::I32({}, {6});
+  const auto oracle = RunGraphOp({idx, size}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+    g.Output(g.SelectV2(g.Less(in[0], g.ConstI32("zero", {}, {0})), g.Add(in[0], in[1]), in[0]));
+  });
+  const npy::Array wrapped = Select(Compare(CompareFn::kLess, idx, testing::I32({}, {0})),
+                                    Binary(BinaryFn::kAdd, idx, size), idx);
+  ExpectSameArray(oracle[0], wrapped);
+  EXPECT_EQ(wrapped.as<int32_t>()[0], 5);
+  // A per-row condition against float operands.
+  const npy::Array cond = Threshold(RandomF32({3, 1}, 7), 0.0f), a = RandomF32({3, 4}, 8), b = RandomF32({4}, 9);
+  const auto rows = RunGraphOp({cond, a, b}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+    g.Output(g.SelectV2(in[0], in[1], in[2]));
+  });
+  ExpectSameArray(rows[0], Select(cond, a, b));
+  EXPECT_THROW(Select(a, a, b), Error);  // condition not bool
+}
+
+TEST(HostElementwise, CastMatchesCastBetweenFloatIntAndBool) {
+  npy::Array x = RandomF32({2, 5}, 10, -5.0f, 5.0f);
+  x.as<float>()[0] = -2.5f;  // truncates toward zero
+  x.as<float>()[1] = 0.0f;
+  const std::pair<ir::DType, ir::DType> casts[] = {{tfl::TensorType_FLOAT32, tfl::TensorType_INT32},
+                                                  {tfl::TensorType_FLOAT32, tfl::TensorType_BOOL},
+                                                  {tfl::TensorType_INT32, tfl::TensorType_FLOAT32},
+                                                  {tfl::TensorType_BOOL, tfl::TensorType_FLOAT32}};
+  for (const auto& [from, to] : casts) {
+    SCOPED_TRACE(std::string(ir::DTypeName(from)) + "->" + std::string(ir::DTypeName(to)));
+    const npy::Array in = from == tfl::TensorType_FLOAT32 ? x : Cast(x, from);
+    const auto oracle = RunGraphOp({in}, [&, to = to](builder::GraphBuilder& g, const std::vector<int>& ids) {
+      g.Output(g.Cast(ids[0], to));
+    });
+    ExpectSameArray(oracle[0], Cast(in, to));
+  }
+  EXPECT_EQ(Cast(x, tfl::TensorType_INT32).as<int32_t>()[0], -2);
+  npy::Array huge = RandomF32({1}, 11);
+  huge.as<float>()[0] = 3e9f;
+  EXPECT_THROW(Cast(huge, tfl::TensorType_INT32), Error);
+  huge.as<float>()[0] = NAN;
+  EXPECT_THROW(Cast(huge, tfl::TensorType_INT32), Error);
+}
+
 TEST(HostElementwise, RefusesShapesThatDoNotBroadcastAndMixedDtypes) {
   const npy::Array a = RandomF32({2, 3}, 1), b = RandomF32({4}, 2);
   try {

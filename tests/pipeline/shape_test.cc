@@ -38,5 +38,22 @@ TEST(HostReshape, MatchesReshapeWithAnInferredDimension) {
   EXPECT_THROW(Reshape(x, {25}), Error);
 }
 
+TEST(HostTile, MatchesTileOnFloatsAndIndices) {
+  const npy::Array x = RandomF32({2, 1, 3}, 4);
+  const auto oracle = RunGraphOp({x}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+    g.Output(g.Tile(in[0], {2, 4, 1}));
+  });
+  ExpectSameArray(oracle[0], Tile(x, {2, 4, 1}));
+  // Repeating top-K indices along a new feature axis (torch's .repeat before gather).
+  const npy::Array idx = testing::I32({1, 3, 1}, {4, 0, 2});
+  const auto ints = RunGraphOp({idx}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
+    g.Output(g.Tile(in[0], {1, 1, 5}));
+  });
+  ExpectSameArray(ints[0], Tile(idx, {1, 1, 5}));
+  EXPECT_EQ(Tile(x, {1, 0, 1}).num_elements(), 0);
+  EXPECT_THROW(Tile(x, {1, 1}), Error);
+  EXPECT_THROW(Tile(x, {1, -1, 1}), Error);
+}
+
 }  // namespace
 }  // namespace gpuclean::pipeline

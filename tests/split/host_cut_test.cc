@@ -1,5 +1,6 @@
 // split --host: graphs alternating with host steps, proven against the
 // monolith on the interpreter (bit for bit: the steps compute as the ops).
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -56,6 +57,64 @@ TEST(HostCut, TopKAndGatherBecomeHostStepsBetweenTwoGraphs) {
   EXPECT_TRUE(report.passed) << pipeline::RenderProve(report);
   ASSERT_EQ(report.chain.outputs.size(), 2u);
   for (size_t o = 0; o < 2; ++o) EXPECT_EQ(report.chain.outputs[o].data, report.reference[o].data) << "output " << o;
+}
+
+// What converted ONNX GatherElements of top-K indices looks like: the
+// indices tiled along the features, wrapped (select(i < 0, i + n, i)) and
+// concatenated with constant position grids into GATHER_ND coordinates.
+ir::Model GatherElementsOfTopKModel() {
+  builder::GraphBuilder b;
+  const int x = b.Input("memory", tfl::TensorType_FLOAT32, {1, 10, 3});
+  const int feats = b.Tanh(x);
+  const int scores = b.ReduceMax(feats, {2}, false);
+  auto [values, indices] = b.TopKV2(scores, 4);
+  const int tiled = b.Tile(b.Reshape(indices, {1, 4, 1}), {1, 1, 3});
+  const int wrapped = b.SelectV2(b.Less(tiled, b.ConstI32("zero", {}, {0})),
+                                 b.Add(tiled, b.ConstI32("n", {}, {10})), tiled);
+  std::vector<int32_t> batch(12, 0), column(12);
+  for (int i = 0; i < 12; ++i) column[i] = i % 3;
+  const int coords = b.Concatenation({b.ConstI32("batch", {1, 4, 3, 1}, batch), b.Reshape(wrapped, {1, 4, 3, 1}),
+                                      b.ConstI32("column", {1, 4, 3, 1}, column)},
+                                     3);
+  const int chosen = b.GatherNd(feats, coords);
+  // After the last host op: reads a host value, but leads to no host op.
+  const int shifted = b.Add(tiled, b.ConstI32("one", {}, {1}));
+  b.Output(b.Mul(chosen, b.ConstF32("w", {}, {2.0f})));
+  b.Output(shifted);
+  b.Output(values);
+  return b.Finish();
+}
+
+TEST(HostCut, IndexArithmeticBetweenHostStepsJoinsThem) {
+  const ir::Model model = GatherElementsOfTopKModel();
+  const ir::Subgraph& g = model.main();
+  const std::vector<int> requested = OpsOfTypes(g, {"TOPK_V2", "GATHER_ND"});
+  ASSERT_EQ(requested.size(), 2u);
+  const std::vector<int> grown = GrowHostIslands(g, requested);
+  std::vector<std::string> names;
+  for (int i : grown) names.push_back(g.ops[i].name());
+  // RESHAPE, TILE, LESS, ADD, SELECT_V2, RESHAPE, CONCATENATION join; TANH
+  // and REDUCE_MAX (before) and the ADD and MUL after the host ops stay.
+  EXPECT_EQ(grown.size(), 9u) << ::testing::PrintToString(names);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "ADD"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "MUL"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "TANH"), 0);
+
+  HostCut cut = CutHostIslands(model, requested, "m");
+  EXPECT_EQ(cut.host_ops, 9);
+  EXPECT_EQ(cut.joined_ops, 7);
+  EXPECT_EQ(HostStepSummary(cut), "9 host step(s) (7 joined between them)");
+  ASSERT_EQ(cut.graphs.size(), 2u) << DescribeHostCut(cut.spec);  // one graph before, one after
+  testing::TempDir dir;
+  const std::string monolith = dir.file("m.tflite");
+  format::WriteModel(model, monolith);
+  const pipeline::Spec spec = pipeline::LoadSpec(WriteHostCut(cut, dir.file("m")));
+  pipeline::ProveOptions options;
+  options.run.seed = 5;
+  const pipeline::ProveReport report = pipeline::Prove(spec, monolith, options);
+  EXPECT_TRUE(report.passed) << pipeline::RenderProve(report);
+  for (size_t o = 0; o < report.reference.size(); ++o)
+    EXPECT_EQ(report.chain.outputs[o].data, report.reference[o].data) << "output " << o;
 }
 
 TEST(HostCut, ConstantsAHostStepReadsAreWrittenBeside) {

@@ -1,5 +1,6 @@
 // Host steps by name: what a pipeline spec's host stage runs. Parameters are
 // JSON; every one is read with its type checked and named in the error.
+#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -129,6 +130,30 @@ const std::vector<Step>& Registry() {
                  [](const Params& p, const Arrays& in) {
                    return Arrays{Threshold(in[0], static_cast<float>(p.Number("threshold")))};
                  }});
+    const std::pair<const char*, CompareFn> comparisons[] = {
+        {"less", CompareFn::kLess},       {"less_equal", CompareFn::kLessEqual},
+        {"greater", CompareFn::kGreater}, {"greater_equal", CompareFn::kGreaterEqual},
+        {"equal", CompareFn::kEqual},     {"not_equal", CompareFn::kNotEqual}};
+    for (const auto& [name, fn] : comparisons) {
+      std::string replaces = name;
+      for (char& c : replaces) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      s.push_back({{name, "a, b", "mask (bool)", "", replaces}, 2, 2, nullptr,
+                   [fn = fn](const Params&, const Arrays& in) { return Arrays{Compare(fn, in[0], in[1])}; }});
+    }
+    s.push_back({{"select", "condition (bool), a, b", "out", "", "SELECT_V2, SELECT"}, 3, 3, nullptr,
+                 [](const Params&, const Arrays& in) { return Arrays{Select(in[0], in[1], in[2])}; }});
+    s.push_back({{"cast", "x", "out", "to (\"float32\" | \"int32\" | \"int64\" | \"uint8\" | \"bool\")", "CAST"}, 1,
+                 1, nullptr, [](const Params& p, const Arrays& in) {
+                   static const std::map<std::string, ir::DType> types = {
+                       {"float32", tfl::TensorType_FLOAT32}, {"int32", tfl::TensorType_INT32},
+                       {"int64", tfl::TensorType_INT64},     {"uint8", tfl::TensorType_UINT8},
+                       {"bool", tfl::TensorType_BOOL}};
+                   const std::string to = p.String("to");
+                   auto it = types.find(to);
+                   if (it == types.end())
+                     Fail(p.step, "parameter 'to' must be float32, int32, int64, uint8 or bool, got \"{}\"", to);
+                   return Arrays{Cast(in[0], it->second)};
+                 }});
     s.push_back({{"topk", "x", "values, indices (int32)", "k (int)", "TOPK_V2"}, 1, 1,
                  [](const Params&) { return 2; },
                  [](const Params& p, const Arrays& in) {
@@ -149,6 +174,8 @@ const std::vector<Step>& Registry() {
                  [](const Params& p, const Arrays& in) { return Arrays{Concat(in, p.Axis("axis", 0))}; }});
     s.push_back({{"reshape", "x", "out", "shape (list of int, one -1 allowed)", "RESHAPE"}, 1, 1, nullptr,
                  [](const Params& p, const Arrays& in) { return Arrays{Reshape(in[0], p.Ints("shape"))}; }});
+    s.push_back({{"tile", "x", "out", "multiples (list of int, one per axis)", "TILE"}, 1, 1, nullptr,
+                 [](const Params& p, const Arrays& in) { return Arrays{Tile(in[0], p.Ints("multiples"))}; }});
     s.push_back({{"box_convert", "boxes", "boxes", "from, to (\"xyxy\" | \"cxcywh\")",
                   "SLICE/MUL/ADD/CONCATENATION on box coordinates"},
                  1, 1, nullptr, [](const Params& p, const Arrays& in) {

@@ -1,5 +1,6 @@
-// Shape host steps: concatenation and reshape (pure data movement).
+// Shape host steps: concatenation, reshape and tile (pure data movement).
 #include <cstring>
+#include <limits>
 
 #include "gpuclean/host_steps.h"
 #include "pipeline/steps/step_util.h"
@@ -66,6 +67,35 @@ npy::Array Reshape(const npy::Array& x, const std::vector<int64_t>& shape) {
   }
   npy::Array out = x;
   out.shape = out_shape;
+  return out;
+}
+
+npy::Array Tile(const npy::Array& x, const std::vector<int64_t>& multiples) {
+  steps::RequireWellFormed("tile", x, "input");
+  const size_t rank = x.shape.size();
+  if (multiples.size() != rank)
+    Fail("tile", "{} multiples for an input of rank {}", multiples.size(), rank);
+  std::vector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    if (multiples[i] < 0) Fail("tile", "multiple {} on axis {} is negative", multiples[i], i);
+    if (multiples[i] != 0 && x.shape[i] > std::numeric_limits<int64_t>::max() / multiples[i])
+      Fail("tile", "multiples {} overflow the shape {}", steps::ShapeText(multiples), steps::ShapeText(x.shape));
+    shape[i] = x.shape[i] * multiples[i];
+  }
+  npy::Array out = steps::MakeArray(x.dtype, shape);
+  const size_t elem = ir::DTypeSize(x.dtype);
+  const int64_t n = out.num_elements();
+  // Output element -> input element, axis by axis from the innermost.
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t rest = e, from = 0, stride = 1;
+    for (size_t i = rank; i-- > 0;) {
+      const int64_t pos = rest % shape[i];
+      rest /= shape[i];
+      from += (pos % x.shape[i]) * stride;
+      stride *= x.shape[i];
+    }
+    std::memcpy(out.data.data() + e * elem, x.data.data() + from * elem, elem);
+  }
   return out;
 }
 
