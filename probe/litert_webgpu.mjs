@@ -26,6 +26,7 @@ const CHROMIUM_FLAGS = [
 
 const HELP = `usage: node probe/litert_webgpu.mjs MODEL.tflite [options]
        node probe/litert_webgpu.mjs --jobs JOBS.json [--verbose]
+       node probe/litert_webgpu.mjs --serve [--verbose]
 
 Runs MODEL on LiteRT.js (@litertjs/core, accelerator webgpu, JSPI wasm build
 for the CPU part) in headless Chromium (${CHROMIUM}) on the SwiftShader
@@ -43,6 +44,12 @@ WebGPU adapter, and parses the GPU delegate's residency log.
                         {model, out, precision?, inputs?:[{key,file}], seed?,
                         repeat?, describe_residency?}; all run in one Chromium.
                         Each job writes its own meta.json (ok:false on failure)
+  --serve               one job per stdin line (the --jobs fields, "out"
+                        required), run in the same page and WebGPU device
+                        as they arrive; each answers one stdout line
+                        {"done":N,"ok":bool} once its meta.json is written.
+                        Ends at end of input. For pipelines, whose graphs
+                        wait on host steps between them
   --verbose             echo browser log lines to stderr
   --help                this text
 
@@ -78,6 +85,8 @@ function checkPrecision(p) {
   return p;
 }
 
+let serve = false;
+
 function parseArgs(argv) {
   const job = {model: null, out: null, precision: 'fp32', inputs: [], seed: 0, repeat: 1, describe_residency: false};
   let jobsFile = null;
@@ -100,6 +109,7 @@ function parseArgs(argv) {
         process.exit(0);
         break;
       case '--verbose': verbose = true; break;
+      case '--serve': serve = true; break;
       case '--describe-residency': job.describe_residency = true; break;
       case '--precision': job.precision = checkPrecision(val()); break;
       case '--out': job.out = val(); break;
@@ -119,12 +129,31 @@ function parseArgs(argv) {
         job.model = a;
     }
   }
+  if (serve) {
+    if (job.model !== null || jobsFile !== null) throw new HarnessError('--serve reads its jobs from stdin; give no MODEL or --jobs');
+    return [];
+  }
   if (jobsFile !== null) {
     if (job.model !== null) throw new HarnessError('give either MODEL or --jobs, not both');
     return readJobs(jobsFile);
   }
   if (job.model === null) throw new HarnessError('no model given (see --help)');
   return [job];
+}
+
+function parseJob(j, where) {
+  if (!j || typeof j.model !== 'string' || typeof j.out !== 'string') {
+    throw new HarnessError(`${where} needs string fields "model" and "out"`);
+  }
+  return {
+    model: j.model,
+    out: j.out,
+    precision: checkPrecision(j.precision ?? 'fp32'),
+    inputs: (j.inputs ?? []).map((x) => ({key: String(x.key), file: String(x.file)})),
+    seed: parseInt32('seed', String(j.seed ?? 0), 0),
+    repeat: parseInt32('repeat', String(j.repeat ?? 1), 1),
+    describe_residency: Boolean(j.describe_residency),
+  };
 }
 
 function readJobs(file) {
@@ -135,20 +164,7 @@ function readJobs(file) {
     throw new HarnessError(`${file}: cannot read jobs: ${e.message}`);
   }
   if (!Array.isArray(list) || list.length === 0) throw new HarnessError(`${file}: expected a non-empty JSON array of jobs`);
-  return list.map((j, n) => {
-    if (!j || typeof j.model !== 'string' || typeof j.out !== 'string') {
-      throw new HarnessError(`${file}: job ${n} needs string fields "model" and "out"`);
-    }
-    return {
-      model: j.model,
-      out: j.out,
-      precision: checkPrecision(j.precision ?? 'fp32'),
-      inputs: (j.inputs ?? []).map((x) => ({key: String(x.key), file: String(x.file)})),
-      seed: parseInt32('seed', String(j.seed ?? 0), 0),
-      repeat: parseInt32('repeat', String(j.repeat ?? 1), 1),
-      describe_residency: Boolean(j.describe_residency),
-    };
-  });
+  return list.map((j, n) => parseJob(j, `${file}: job ${n}`));
 }
 
 // ---------------------------------------------------------------- server ---
@@ -353,6 +369,34 @@ function writeMeta(job, meta) {
   else process.stdout.write(JSON.stringify(meta) + '\n');
 }
 
+// Jobs from stdin, one JSON object per line, each answered on stdout when
+// its meta.json is written; a job that cannot be parsed or run still gets
+// its answer (ok:false) so the caller never waits forever.
+async function serveJobs(ctx, common, browser, init) {
+  const readline = await import('node:readline');
+  const lines = readline.createInterface({input: process.stdin, crlfDelay: Infinity});
+  let n = 0;
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let job = null;
+    let meta;
+    try {
+      job = parseJob(JSON.parse(line), `stdin job ${n}`);
+      prepareOutDir(job.out);
+      meta = await runJob(job, ctx, common);
+    } catch (e) {
+      meta = {ok: false, model: job ? path.resolve(job.model) : null, error: oneLine(e && e.message ? e.message : e)};
+    }
+    meta.browser_launch_ms = browser.launchMs;
+    meta.init_ms = init.init_ms;
+    meta.first_in_browser = n === 0;
+    meta.served = n;
+    if (job) writeMeta(job, meta);
+    process.stdout.write(JSON.stringify({done: n, ok: meta.ok, ...(meta.ok ? {} : {error: meta.error})}) + '\n');
+    n++;
+  }
+}
+
 // ------------------------------------------------------------------ main ---
 
 async function main() {
@@ -390,6 +434,10 @@ async function main() {
       adapter: init.adapter,
     };
     const ctx = {page, blobs: srv.blobs, uploads: srv.uploads, nextId: 0};
+    if (serve) {
+      await serveJobs(ctx, common, browser, init);
+      return;
+    }
     const failures = [];
     for (let n = 0; n < jobs.length; n++) {
       const meta = await runJob(jobs[n], ctx, common);

@@ -15,11 +15,14 @@
 
 namespace gpuclean::analyze {
 
-enum class GateKind { kCorrelation, kMaxAbs, kMeanAbs, kArgmax, kTopK, kIou, kEqual };
+enum class GateKind { kCorrelation, kMaxAbs, kMeanAbs, kArgmax, kTopK, kIou, kBoxIou, kMaskIou, kEqual };
 
 // One --gate value: "corr>=X", "maxabs<=X", "meanabs<=X", "argmax", "topk=K", "iou>=X",
-// "equal", optionally prefixed with a tensor file name ("out0:argmax" or
-// "out0.npy:argmax") to apply it to that tensor only.
+// "box_iou>=X", "mask_iou>=X", "equal", optionally prefixed with a tensor
+// file name ("out0:argmax" or "out0.npy:argmax") to apply it to that tensor
+// only. iou>=X reads boxes or masks as the options say (exactly one of
+// them); box_iou and mask_iou name theirs, so one run can gate a
+// detector's boxes and its masks.
 struct GateSpec {
   GateKind kind = GateKind::kCorrelation;
   double threshold = 0;  // corr>=, maxabs<=, meanabs<=, iou>=
@@ -35,7 +38,8 @@ enum class BoxFormat { kXyxy, kCxcywh };
 BoxFormat ParseBoxFormat(const std::string& name);  // "xyxy" | "cxcywh"; Error(kUsage)
 
 // How iou>=X reads its tensors: boxes (last axis 4) or masks thresholded at
-// mask_threshold. Exactly one must be set for an iou gate.
+// mask_threshold. Exactly one must be set for an iou gate; box_iou needs
+// boxes, mask_iou mask_threshold.
 struct GateOptions {
   std::optional<BoxFormat> boxes;
   std::optional<double> mask_threshold;
@@ -85,6 +89,24 @@ GateResult EqualGate(const npy::Array& ref, const npy::Array& got);
 // the gate (boxes without a last axis of 4, top-K larger than the last axis).
 GateResult ApplyGate(const GateSpec& spec, const npy::Array& ref, const npy::Array& got, const Metrics& metrics,
                      const GateOptions& options);
+
+// --- detections in another order ------------------------------------------
+// Boxes [..., N, 4]: each leading index is one set of N detections. For
+// every set, got_index[r] is the GOT box paired with REF box r: pairs are
+// taken greedily by descending IoU (ties: lower REF, then lower GOT index),
+// each box used once; boxes left over (zero overlap) pair in index order.
+// A detector's ranking may swap near-equal detections between two runs
+// without changing what it detects; gates then compare like with like.
+struct BoxMatching {
+  int64_t sets = 0, per_set = 0;
+  std::vector<int64_t> got_index;  // sets * per_set, within each set
+  int64_t moved = 0;               // pairs whose indices differ
+};
+BoxMatching MatchBoxes(const npy::Array& ref, const npy::Array& got, BoxFormat format);
+// `got` reordered by the matching on its leading axes [sets..., per_set]:
+// the detections' classes, scores and masks follow their boxes.
+// Error(kBadInput) when its leading axes do not hold sets * per_set rows.
+npy::Array ApplyBoxMatching(const npy::Array& got, const BoxMatching& matching);
 
 // --- building blocks, exposed for tests -------------------------------------
 // IoU of two boxes in the given format; 1 when both have zero area and are equal.

@@ -106,14 +106,21 @@ struct RunOptions {
 struct StageRun {
   std::string name;
   std::string where;  // "ours fp32", "litert-webgpu", "host", ...
-  double ms = 0;
+  double ms = 0;      // wall time of the stage, transfers and start-up included
+  // The runtime's own time for the graph: LiteRT's invoke (median of its
+  // runs), or the same as ms for our interpreter and host steps.
+  double run_ms = 0;
   std::optional<probe::Residency> residency;  // litert-webgpu graph stages
 };
+nlohmann::json ToJson(const StageRun& stage);
 
 struct RunResult {
   std::vector<npy::Array> inputs;   // the pipeline inputs as fed, spec order
   std::vector<npy::Array> outputs;  // the pipeline outputs, spec order
   std::map<std::string, npy::Array> values;  // every value computed
+  // litert-webgpu: Chromium pages the graph stages ran in (one per Run: all
+  // graphs share its WebGPU device).
+  int browser_pages = 0;
   std::vector<StageRun> stages;  // in run order
 };
 
@@ -135,6 +142,10 @@ struct ProveOptions {
   std::vector<analyze::GateSpec> gates;  // empty: inferred per output (task_gates.h)
   analyze::GateOptions gate_options;
   std::map<std::string, std::string> inputs;  // name -> .npy
+  // With a box gate (box_iou, or iou with boxes) on an output [..., N, 4]:
+  // pair the chain's detections with the monolith's by box before gating,
+  // and reorder every output with the same leading axes alike.
+  bool match_boxes = true;
 };
 
 struct OutputVerdict {
@@ -150,6 +161,11 @@ struct ProveReport {
   std::vector<npy::Array> reference;  // the monolith's outputs, in its order
   std::vector<OutputVerdict> outputs;
   bool passed = false;
+  // Detections paired by box (ProveOptions::match_boxes): the boxes output,
+  // how many pairs changed position, and the outputs reordered with it.
+  std::string matched_by;
+  int64_t matched_moved = 0;
+  std::vector<std::string> matched_outputs;
 };
 
 // Runs the chain and the monolith (a .tflite on gpuclean's interpreter in

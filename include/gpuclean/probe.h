@@ -192,4 +192,33 @@ std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests);
 // runtime) instead of returning ok=false.
 ProbeResult RunProbe(const ProbeRequest& request);
 
+// One Chromium page and WebGPU device kept open across requests that arrive
+// one at a time (litert_webgpu.mjs --serve): a pipeline's graphs wait on
+// host steps between them and share one GPU context, as they do in the app.
+// The browser starts on the first Run and closes with the session.
+class WebGpuSession {
+ public:
+  WebGpuSession();  // Error(kUnsupported) when node, Chromium or LiteRT.js is missing
+  ~WebGpuSession();
+  WebGpuSession(const WebGpuSession&) = delete;
+  WebGpuSession& operator=(const WebGpuSession&) = delete;
+  // A kLiteRtWebGpu request; throws as RunProbe does. meta["served"] is the
+  // request's position in the session (0 for the first).
+  ProbeResult Run(const ProbeRequest& request);
+  int runs() const { return runs_; }
+
+ private:
+  void Start();
+  std::string ReadAnswer(const std::string& model);
+  [[noreturn]] void Died(const std::string& model);
+  void Stop();
+
+  ProbeEnvironment env_;
+  std::string scratch_;
+  int pid_ = -1;
+  int socket_ = -1;
+  std::string buffer_;
+  int runs_ = 0;
+};
+
 }  // namespace gpuclean::probe

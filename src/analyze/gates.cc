@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "gpuclean/error.h"
@@ -27,7 +28,8 @@ double ParseNumber(const std::string& text, const std::string& gate) {
   return value;
 }
 
-constexpr const char* kGateForms = "corr>=X, maxabs<=X, meanabs<=X, argmax, topk=K, iou>=X or equal, optionally NAME:GATE";
+constexpr const char* kGateForms =
+    "corr>=X, maxabs<=X, meanabs<=X, argmax, topk=K, iou>=X, box_iou>=X, mask_iou>=X or equal, optionally NAME:GATE";
 
 std::string Shape(const npy::Array& a) { return fmt::format("[{}]", fmt::join(a.shape, ",")); }
 
@@ -145,6 +147,12 @@ GateSpec ParseGate(const std::string& text) {
     spec.kind = GateKind::kMeanAbs;
     spec.threshold = ParseNumber(*v, text);
     if (spec.threshold < 0) UsageError(fmt::format("--gate '{}': meanabs bound must not be negative", text));
+  } else if (auto v = after("box_iou>=")) {
+    spec.kind = GateKind::kBoxIou;
+    spec.threshold = ParseNumber(*v, text);
+  } else if (auto v = after("mask_iou>=")) {
+    spec.kind = GateKind::kMaskIou;
+    spec.threshold = ParseNumber(*v, text);
   } else if (auto v = after("iou>=")) {
     spec.kind = GateKind::kIou;
     spec.threshold = ParseNumber(*v, text);
@@ -289,6 +297,67 @@ GateResult BoxIouGate(const npy::Array& ref, const npy::Array& got, BoxFormat fo
   return IouResult("box", s, sum, min_iou);
 }
 
+BoxMatching MatchBoxes(const npy::Array& ref, const npy::Array& got, BoxFormat format) {
+  for (const npy::Array* t : {&ref, &got})
+    if (t->shape.size() < 2 || t->shape.back() != 4)
+      ThrowBadInput(fmt::format("box matching: shape {} is not [..., N, 4]", Shape(*t)));
+  if (ref.shape != got.shape)
+    ThrowBadInput(fmt::format("box matching: shapes {} and {} differ", Shape(ref), Shape(got)));
+  BoxMatching m;
+  m.per_set = ref.shape[ref.shape.size() - 2];
+  m.sets = m.per_set == 0 ? 0 : ref.num_elements() / 4 / m.per_set;
+  const std::vector<double> a = ToDoubles(ref), b = ToDoubles(got);
+  m.got_index.assign(static_cast<size_t>(m.sets * m.per_set), -1);
+  struct Pair {
+    double iou;
+    int64_t r, g;
+  };
+  for (int64_t set = 0; set < m.sets; ++set) {
+    const int64_t base = set * m.per_set;
+    std::vector<Pair> pairs;
+    for (int64_t r = 0; r < m.per_set; ++r)
+      for (int64_t g = 0; g < m.per_set; ++g) {
+        const double iou = BoxIou(&a[(base + r) * 4], &b[(base + g) * 4], format);
+        if (iou > 0) pairs.push_back({iou, r, g});  // NaN never pairs
+      }
+    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) { return x.iou > y.iou; });
+    std::vector<bool> ref_used(m.per_set, false), got_used(m.per_set, false);
+    for (const Pair& p : pairs) {
+      if (ref_used[p.r] || got_used[p.g]) continue;
+      ref_used[p.r] = got_used[p.g] = true;
+      m.got_index[base + p.r] = p.g;
+    }
+    int64_t next = 0;
+    for (int64_t r = 0; r < m.per_set; ++r) {
+      if (ref_used[r]) continue;
+      while (got_used[next]) ++next;
+      got_used[next] = true;
+      m.got_index[base + r] = next;
+    }
+    for (int64_t r = 0; r < m.per_set; ++r) m.moved += m.got_index[base + r] != r;
+  }
+  return m;
+}
+
+npy::Array ApplyBoxMatching(const npy::Array& got, const BoxMatching& matching) {
+  if (matching.sets * matching.per_set == 0) return got;
+  int64_t rows = 1;
+  size_t axes = 0;
+  while (axes < got.shape.size() && rows < matching.sets * matching.per_set) rows *= got.shape[axes++];
+  if (rows != matching.sets * matching.per_set || axes == 0 || got.shape[axes - 1] != matching.per_set)
+    ThrowBadInput(fmt::format("box matching: {} does not start with {} sets of {} detections", Shape(got),
+                              matching.sets, matching.per_set));
+  npy::Array out = got;
+  const size_t row_bytes = rows == 0 ? 0 : got.data.size() / static_cast<size_t>(rows);
+  for (int64_t set = 0; set < matching.sets; ++set)
+    for (int64_t r = 0; r < matching.per_set; ++r) {
+      const int64_t from = set * matching.per_set + matching.got_index[set * matching.per_set + r];
+      std::memcpy(out.data.data() + (set * matching.per_set + r) * row_bytes, got.data.data() + from * row_bytes,
+                  row_bytes);
+    }
+  return out;
+}
+
 GateResult MaskIouGate(const npy::Array& ref, const npy::Array& got, double threshold, double min_iou) {
   if (Masks(ref) != Masks(got))
     ThrowBadInput(fmt::format("iou gate on masks: shapes {} and {} hold different masks", Shape(ref), Shape(got)));
@@ -344,6 +413,12 @@ GateResult ApplyGateKind(const GateSpec& spec, const npy::Array& ref, const npy:
       if (options.boxes.has_value() == options.mask_threshold.has_value())
         UsageError("an iou gate needs exactly one of --boxes xyxy|cxcywh and --mask-threshold T");
       if (options.boxes) return BoxIouGate(ref, got, *options.boxes, spec.threshold);
+      return MaskIouGate(ref, got, *options.mask_threshold, spec.threshold);
+    case GateKind::kBoxIou:
+      if (!options.boxes) UsageError("a box_iou gate needs --boxes xyxy|cxcywh");
+      return BoxIouGate(ref, got, *options.boxes, spec.threshold);
+    case GateKind::kMaskIou:
+      if (!options.mask_threshold) UsageError("a mask_iou gate needs --mask-threshold T");
       return MaskIouGate(ref, got, *options.mask_threshold, spec.threshold);
   }
   ThrowInternal("unknown gate kind");

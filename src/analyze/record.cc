@@ -255,7 +255,7 @@ RecordResult Record(const RecordRequest& q) {
     const GateOutcome o = Outcome(c, spec);
     const std::string label = GateLabel(spec);
     std::string text = o.passed ? label + " pass" : label + " FAIL (" + o.first_failure + ")";
-    if (o.passed && spec.kind == GateKind::kIou) text += fmt::format(" (min {:.4g})", o.min_value);
+    if (o.passed && (spec.kind == GateKind::kIou || spec.kind == GateKind::kBoxIou || spec.kind == GateKind::kMaskIou)) text += fmt::format(" (min {:.4g})", o.min_value);
     if (IsNumericGate(spec.kind)) {
       std::string& cell = spec.kind == GateKind::kCorrelation ? row.correlation : row.max_abs;
       cell += fmt::format("; {}", o.passed ? label + " pass" : label + " FAIL");

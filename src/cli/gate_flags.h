@@ -17,10 +17,10 @@ struct GateFlags {
 
   void Add(CLI::App* cmd) {
     cmd->add_option("--gate", gates,
-                    "corr>=X | maxabs<=X | meanabs<=X | argmax | topk=K | iou>=X | equal, optionally NAME:GATE for one tensor "
+                    "corr>=X | maxabs<=X | meanabs<=X | argmax | topk=K | iou>=X | box_iou>=X | mask_iou>=X | equal, optionally NAME:GATE for one tensor "
                     "(repeatable); exit 1 when one fails");
-    cmd->add_option("--boxes", boxes, "iou>=X reads boxes: xyxy or cxcywh in the last axis (size 4)");
-    cmd->add_option("--mask-threshold", mask_threshold, "iou>=X reads masks: value > T is foreground");
+    cmd->add_option("--boxes", boxes, "iou>=X and box_iou>=X read boxes: xyxy or cxcywh in the last axis (size 4)");
+    cmd->add_option("--mask-threshold", mask_threshold, "iou>=X and mask_iou>=X read masks: value > T is foreground");
   }
   std::vector<analyze::GateSpec> Specs() const {
     std::vector<analyze::GateSpec> specs;
@@ -32,7 +32,11 @@ struct GateFlags {
     if (!boxes.empty()) options.boxes = analyze::ParseBoxFormat(boxes);
     options.mask_threshold = mask_threshold;
     if (options.boxes && options.mask_threshold)
-      throw Error(ErrorKind::kUsage, "--boxes and --mask-threshold exclude each other: an iou gate reads one kind");
+      for (const analyze::GateSpec& g : Specs())
+        if (g.kind == analyze::GateKind::kIou)
+          throw Error(ErrorKind::kUsage,
+                      "iou>=X reads boxes (--boxes) or masks (--mask-threshold), not both; gate them with "
+                      "box_iou>=X and mask_iou>=X");
     return options;
   }
 };

@@ -93,11 +93,8 @@ void AddRunCommand(CLI::App* parent, Handler& handler) {
         meta["outputs"].push_back({{"name", spec.outputs[o]}, {"file", file}});
       }
       meta["stages"] = nlohmann::json::array();
-      for (const auto& s : result.stages) {
-        nlohmann::json st = {{"name", s.name}, {"where", s.where}, {"ms", s.ms}};
-        if (s.residency) st["residency"] = probe::ToJson(*s.residency);
-        meta["stages"].push_back(st);
-      }
+      for (const auto& s : result.stages) meta["stages"].push_back(pipeline::ToJson(s));
+      if (result.browser_pages > 0) meta["browser_pages"] = result.browser_pages;
       WriteFileAtomically((fs::path(args->out) / "meta.json").string(), meta.dump(2) + "\n");
       if (args->flags.json) {
         std::cout << meta.dump(2) << "\n";
@@ -106,7 +103,7 @@ void AddRunCommand(CLI::App* parent, Handler& handler) {
                                  args->flags.runtime);
         for (const auto& s : result.stages) {
           std::cout << fmt::format("  {:<16} {:<22} {:8.1f} ms", s.name, s.where, s.ms);
-          if (s.residency) std::cout << "  " << probe::Summarize(*s.residency);
+          if (s.residency) std::cout << fmt::format(" (invoke {:.1f} ms)  {}", s.run_ms, probe::Summarize(*s.residency));
           std::cout << "\n";
         }
         std::cout << fmt::format("wrote {} output(s) to {}\n", spec.outputs.size(), args->out);
@@ -123,6 +120,7 @@ void AddProveCommand(CLI::App* parent, Handler& handler) {
     std::string spec, against, work;
     RunFlags flags;
     GateFlags gates;
+    bool no_match_boxes = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("SPEC", args->spec, "the PREFIX.pipeline.json")->required();
@@ -132,6 +130,9 @@ void AddProveCommand(CLI::App* parent, Handler& handler) {
   cmd->add_option("--work", args->work, "folder for the runtimes' files (default: a temporary folder)");
   args->flags.Add(cmd);
   args->gates.Add(cmd);
+  cmd->add_flag("--no-match-boxes", args->no_match_boxes,
+                "compare detections position by position (default: with a box gate on [..., N, 4], pair the chain's "
+                "detections with the monolith's by box first and reorder the outputs that share [..., N] alike)");
   cmd->callback([args, &handler] {
     handler = [args] {
       const pipeline::Spec spec = pipeline::LoadSpec(args->spec);
@@ -147,6 +148,7 @@ void AddProveCommand(CLI::App* parent, Handler& handler) {
       options.gates = args->gates.Specs();
       options.gate_options = args->gates.Options();
       options.inputs = args->flags.Inputs();
+      options.match_boxes = !args->no_match_boxes;
       pipeline::ProveReport report;
       try {
         report = pipeline::Prove(spec, args->against, options);

@@ -94,6 +94,35 @@ Reference RunOnnx(const Spec& spec, const std::string& path, const std::vector<n
   return ref;
 }
 
+bool ReadsBoxes(const analyze::OutputGate& g) {
+  return g.spec.kind == analyze::GateKind::kBoxIou ||
+         (g.spec.kind == analyze::GateKind::kIou && g.options.boxes.has_value());
+}
+
+// The first box-gated output of shape [..., N>1, 4] decides the pairing of
+// the chain's detections with the monolith's; every chain output whose
+// shape starts with [..., N] is reordered by it.
+void MatchDetections(const std::vector<analyze::OutputGate>& gates, const Reference& ref, const Spec& spec,
+                     const std::vector<int>& match, std::vector<npy::Array>& got, ProveReport& report) {
+  for (const analyze::OutputGate& g : gates) {
+    const npy::Array& boxes = ref.outputs[g.output];
+    if (!ReadsBoxes(g) || !g.options.boxes || boxes.shape.size() < 2 || boxes.shape.back() != 4 ||
+        boxes.shape[boxes.shape.size() - 2] < 2 || got[g.output].shape != boxes.shape)
+      continue;
+    const analyze::BoxMatching m = analyze::MatchBoxes(boxes, got[g.output], *g.options.boxes);
+    const std::vector<int64_t> lead(boxes.shape.begin(), boxes.shape.end() - 1);
+    for (size_t p = 0; p < match.size(); ++p) {
+      npy::Array& o = got[match[p]];
+      if (o.shape.size() < lead.size() || !std::equal(lead.begin(), lead.end(), o.shape.begin())) continue;
+      o = analyze::ApplyBoxMatching(o, m);
+      report.matched_outputs.push_back(spec.outputs[p]);
+      if (match[p] == g.output) report.matched_by = spec.outputs[p];
+    }
+    report.matched_moved = m.moved;
+    return;
+  }
+}
+
 }  // namespace
 
 ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptions& options) {
@@ -133,6 +162,7 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
     if (!g.tensor.empty() && it != spec.outputs.end()) g.tensor = ref.names[match[it - spec.outputs.begin()]];
   }
   const auto gates = analyze::ResolveTaskGates(ref.outputs_graph, given, options.gate_options, inferred);
+  if (options.match_boxes) MatchDetections(gates, ref, spec, match, got, report);
   const auto results = analyze::ApplyTaskGates(gates, ref.outputs, got);
 
   report.passed = true;
@@ -158,9 +188,14 @@ std::string RenderProve(const ProveReport& report) {
                                 report.runtime);
   for (const StageRun& s : report.chain.stages) {
     out += fmt::format("  stage {:<16} {:<22} {:8.1f} ms", s.name, s.where, s.ms);
-    if (s.residency) out += "  " + probe::Summarize(*s.residency);
+    if (s.residency) out += fmt::format(" (invoke {:.1f} ms)  {}", s.run_ms, probe::Summarize(*s.residency));
     out += "\n";
   }
+  if (report.chain.browser_pages > 0)
+    out += fmt::format("  WebGPU graphs ran in {} Chromium page(s), one WebGPU device each\n", report.chain.browser_pages);
+  if (!report.matched_by.empty())
+    out += fmt::format("  detections paired by box ({}): {} of the chain's moved; reordered alike: {}\n",
+                       report.matched_by, report.matched_moved, fmt::join(report.matched_outputs, ", "));
   for (const OutputVerdict& v : report.outputs) {
     out += fmt::format("  {} {}{}\n", v.passed ? "pass" : "FAIL", v.name,
                        v.reference_name == v.name ? "" : fmt::format(" (vs {})", v.reference_name));
@@ -180,11 +215,10 @@ Json ToJson(const ProveReport& report) {
   j["runtime"] = report.runtime;
   j["passed"] = report.passed;
   j["stages"] = Json::array();
-  for (const StageRun& s : report.chain.stages) {
-    Json st = {{"name", s.name}, {"where", s.where}, {"ms", s.ms}};
-    if (s.residency) st["residency"] = probe::ToJson(*s.residency);
-    j["stages"].push_back(std::move(st));
-  }
+  for (const StageRun& s : report.chain.stages) j["stages"].push_back(ToJson(s));
+  if (report.chain.browser_pages > 0) j["browser_pages"] = report.chain.browser_pages;
+  if (!report.matched_by.empty())
+    j["matched"] = {{"by", report.matched_by}, {"moved", report.matched_moved}, {"outputs", report.matched_outputs}};
   j["outputs"] = Json::array();
   for (const OutputVerdict& v : report.outputs) {
     Json o = {{"name", v.name}, {"reference", v.reference_name}, {"passed", v.passed}, {"gates", Json::array()}};

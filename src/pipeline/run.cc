@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -46,7 +47,8 @@ std::vector<npy::Array> RunOurs(const Spec& spec, int index, const std::vector<n
 }
 
 probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy::Array>& inputs,
-                             const RunOptions& options, bool on_gpu) {
+                             const RunOptions& options, probe::WebGpuSession* webgpu) {
+  const bool on_gpu = webgpu != nullptr;
   const Stage& stage = spec.stages[index];
   if (options.work_dir.empty()) ThrowInternal("pipeline: a LiteRT run needs a work folder");
   const fs::path dir = fs::path(options.work_dir) / fmt::format("stage{}-{}", index + 1, stage.name);
@@ -64,7 +66,7 @@ probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy:
     npy::Write(file, inputs[k]);
     request.inputs.emplace_back(std::to_string(k), file);
   }
-  return probe::RunProbe(request);
+  return on_gpu ? webgpu->Run(request) : probe::RunProbe(request);
 }
 
 }  // namespace
@@ -111,6 +113,12 @@ std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::strin
   return out;
 }
 
+nlohmann::json ToJson(const StageRun& stage) {
+  nlohmann::json j = {{"name", stage.name}, {"where", stage.where}, {"ms", stage.ms}, {"run_ms", stage.run_ms}};
+  if (stage.residency) j["residency"] = probe::ToJson(*stage.residency);
+  return j;
+}
+
 RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const RunOptions& options) {
   if (inputs.size() != spec.inputs.size())
     ThrowInternal(fmt::format("pipeline: {} inputs given for {}", inputs.size(), spec.inputs.size()));
@@ -119,11 +127,15 @@ RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const Run
   for (size_t i = 0; i < inputs.size(); ++i) result.values[spec.inputs[i]] = inputs[i];
   for (size_t c = 0; c < spec.constants.size(); ++c) result.values[spec.constants[c].name] = spec.constant_values[c];
 
+  // Every WebGPU graph of the run in one page and device, opened at the
+  // first one.
+  std::optional<probe::WebGpuSession> webgpu_session;
   for (int index : RunOrder(spec)) {
     const Stage& stage = spec.stages[index];
     std::vector<npy::Array> in;
     for (const std::string& v : stage.inputs) in.push_back(result.values.at(v));
-    StageRun run{stage.name, "", 0, std::nullopt};
+    StageRun run{stage.name, "", 0, 0, std::nullopt};
+    std::optional<double> runtime_ms;
     const auto start = std::chrono::steady_clock::now();
     std::vector<npy::Array> out;
     if (stage.kind == Stage::Kind::kHost) {
@@ -143,9 +155,14 @@ RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const Run
         out = RunOurs(spec, index, in, options);
       } else {
         const bool webgpu = on_gpu && options.runtime == Runtime::kLiteRtWebGpu;
-        probe::ProbeResult r = RunLiteRt(spec, index, in, options, webgpu);
+        if (webgpu && !webgpu_session) {
+          webgpu_session.emplace();
+          ++result.browser_pages;
+        }
+        probe::ProbeResult r = RunLiteRt(spec, index, in, options, webgpu ? &*webgpu_session : nullptr);
         run.where = webgpu ? "litert-webgpu" : "litert-wasm";
         if (webgpu) run.residency = r.residency;
+        runtime_ms = r.run_ms;
         out = std::move(r.outputs);
       }
       if (out.size() != stage.outputs.size())
@@ -153,6 +170,7 @@ RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const Run
                                   out.size(), stage.outputs.size()));
     }
     run.ms = MsSince(start);
+    run.run_ms = runtime_ms.value_or(run.ms);
     if (options.progress)
       std::cerr << fmt::format("pipeline: stage '{}' ({}) {:.1f} ms\n", stage.name, run.where, run.ms);
     for (size_t k = 0; k < out.size(); ++k) result.values[stage.outputs[k]] = std::move(out[k]);

@@ -6,7 +6,9 @@
 // with the LiteRT residency re-parsed by ParseDelegateLog so every gpuclean
 // caller sees the same rules.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -532,6 +534,159 @@ ProbeResult RunProbe(const ProbeRequest& request) {
   ProbeResult r = std::move(RunProbes({request}).at(0));
   if (!r.ok) ThrowBadInput(r.error);
   return r;
+}
+
+WebGpuSession::WebGpuSession() {
+  ProbeNeeds needs;
+  needs.browser = true;
+  env_ = FindProbeEnvironment(needs);
+}
+
+WebGpuSession::~WebGpuSession() { Stop(); }
+
+// The harness reads jobs from one end of a socket pair (not a pipe: a write
+// to a harness that died must fail with EPIPE, not kill us with SIGPIPE).
+void WebGpuSession::Start() {
+  std::string tmpl = (fs::temp_directory_path() / "gpuclean-webgpu-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw Error(ErrorKind::kIo, "cannot create a temporary folder in " + fs::temp_directory_path().string());
+  scratch_ = tmpl;
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw Error(ErrorKind::kIo, "cannot create a socket pair for the WebGPU harness");
+  const std::string harness = (fs::path(env_.source_dir) / "probe" / "litert_webgpu.mjs").string();
+  const std::string err_file = (fs::path(scratch_) / "stderr").string();
+  std::vector<std::string> argv = {env_.node, harness, "--serve"};
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  std::vector<char*> envp;
+  const std::string chromium = "GPUCLEAN_CHROMIUM=" + env_.chromium;
+  for (char** e = environ; *e; ++e)
+    if (std::string_view(*e).rfind("GPUCLEAN_CHROMIUM=", 0) != 0) envp.push_back(*e);
+  envp.push_back(const_cast<char*>(chromium.c_str()));
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Error(ErrorKind::kIo, "cannot start the WebGPU harness: fork failed");
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err < 0) ::_exit(127);
+    ::dup2(fds[1], 0);
+    ::dup2(fds[1], 1);
+    ::dup2(err, 2);
+    ::execve(args[0], args.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  pid_ = pid;
+  socket_ = fds[0];
+}
+
+[[noreturn]] void WebGpuSession::Died(const std::string& model) {
+  int status = 0;
+  ProcessResult p;
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    p.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  }
+  pid_ = -1;
+  p.err = ReadText(fs::path(scratch_) / "stderr");
+  if (p.err.empty()) p.err = "litert_webgpu.mjs --serve ended while running " + model;
+  ThrowHarnessFailure("litert_webgpu.mjs", p);
+}
+
+std::string WebGpuSession::ReadAnswer(const std::string& model) {
+  const auto deadline = std::chrono::steady_clock::now() + HarnessTimeout();
+  for (;;) {
+    if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+      std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      return line;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      ::kill(-pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+      throw Error(ErrorKind::kIo, "litert_webgpu.mjs timed out on " + model + " (GPUCLEAN_PROBE_TIMEOUT_S)");
+    }
+    pollfd p{socket_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) Died(model);
+    if (ready <= 0) continue;
+    char chunk[4096];
+    const ssize_t n = ::recv(socket_, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) Died(model);
+    buffer_.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+ProbeResult WebGpuSession::Run(const ProbeRequest& request) {
+  if (request.runtime != Runtime::kLiteRtWebGpu) ThrowInternal("WebGpuSession runs litert-webgpu requests only");
+  CheckRequest(request);
+  if (pid_ < 0) {
+    if (runs_ > 0) throw Error(ErrorKind::kIo, "the WebGPU harness of this session has stopped");
+    Start();
+  }
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& [key, file] : request.inputs) inputs.push_back({{"key", key}, {"file", fs::absolute(file).string()}});
+  const nlohmann::json job = {{"model", fs::absolute(request.model_path).string()},
+                              {"out", fs::absolute(request.out_dir).string()},
+                              {"precision", request.precision},
+                              {"inputs", inputs},
+                              {"seed", request.seed},
+                              {"repeat", request.repeat},
+                              {"describe_residency", request.residency_only}};
+  const std::string line = job.dump() + "\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t sent = 0; sent < line.size();) {
+    const ssize_t n = ::send(socket_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) Died(request.model_path);
+    sent += static_cast<size_t>(n);
+  }
+  const std::string answer = ReadAnswer(request.model_path);
+  ++runs_;
+  ProbeResult r = Collect(request, MsSince(t0));
+  if (!r.ok) {
+    // A job the harness could not parse writes no meta.json: its answer says why.
+    const nlohmann::json a = nlohmann::json::parse(answer, nullptr, false);
+    if (r.meta.is_null() && a.is_object() && a.contains("error") && a["error"].is_string())
+      ThrowBadInput("litert-webgpu: " + a["error"].get<std::string>());
+    ThrowBadInput(r.error);
+  }
+  return r;
+}
+
+void WebGpuSession::Stop() {
+  if (socket_ >= 0) {
+    ::shutdown(socket_, SHUT_WR);  // end of input: the harness closes Chromium and exits
+  }
+  if (pid_ > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    int status = 0;
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(-pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+  }
+  if (socket_ >= 0) ::close(socket_);
+  socket_ = -1;
+  if (!scratch_.empty()) {
+    std::error_code ec;
+    fs::remove_all(scratch_, ec);
+  }
 }
 
 }  // namespace gpuclean::probe

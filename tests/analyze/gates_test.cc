@@ -181,6 +181,44 @@ TEST(Gates, ApplyDispatchesAndKeepsTheWrittenText) {
   EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("iou>=0.5"), ref, got, m, neither); }), ErrorKind::kUsage);
   EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("iou>=0.5"), ref, got, m, both); }), ErrorKind::kUsage);
   EXPECT_EQ(ApplyGate(ParseGate("out0:corr>=0.9"), ref, got, m, neither).gate, "corr>=0.9");
+  // box_iou and mask_iou name what they read, so both can run with both options set.
+  EXPECT_EQ(ParseGate("boxes:box_iou>=0.99").kind, GateKind::kBoxIou);
+  EXPECT_EQ(ParseGate("masks:mask_iou>=0.995").tensor, "masks");
+  EXPECT_DOUBLE_EQ(ApplyGate(ParseGate("box_iou>=0.1"), ref, got, m, both).value, 1.0 / 7.0);
+  EXPECT_DOUBLE_EQ(ApplyGate(ParseGate("mask_iou>=0.1"), ref, got, m, both).value, 0.5);
+  EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("box_iou>=0.5"), ref, got, m, masks); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("mask_iou>=0.5"), ref, got, m, boxes); }), ErrorKind::kUsage);
+}
+
+TEST(Gates, MatchBoxesPairsDetectionsListedInAnotherOrder) {
+  // Two sets of three boxes (xyxy); GOT lists set 0 as 2,0,1 with a small
+  // shift, and set 1 unchanged except that its last box moved away.
+  const npy::Array ref = F32({2, 3, 4}, {0, 0, 2, 2, 5, 5, 7, 7, 10, 0, 12, 2,  //
+                                         0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5});
+  const npy::Array got = F32({2, 3, 4}, {10, 0, 12, 2.1f, 0, 0, 2, 2.1f, 5, 5, 7, 7,  //
+                                         0, 0, 1, 1, 2, 2, 3, 3, 40, 40, 41, 41});
+  const BoxMatching m = MatchBoxes(ref, got, BoxFormat::kXyxy);
+  EXPECT_EQ(m.sets, 2);
+  EXPECT_EQ(m.per_set, 3);
+  EXPECT_EQ(m.got_index, (std::vector<int64_t>{1, 2, 0, 0, 1, 2}));
+  EXPECT_EQ(m.moved, 3);
+  const npy::Array boxes = ApplyBoxMatching(got, m);
+  EXPECT_GE(BoxIouGate(F32({3, 4}, std::vector<float>(ref.as<float>(), ref.as<float>() + 12)),
+                       F32({3, 4}, std::vector<float>(boxes.as<float>(), boxes.as<float>() + 12)), BoxFormat::kXyxy,
+                       0.9)
+                .value,
+            0.9);
+  // Per-detection outputs follow their boxes: classes [2,3] and masks [2,3,2,2].
+  const npy::Array classes = ApplyBoxMatching(F32({2, 3}, {7, 8, 9, 1, 2, 3}), m);
+  EXPECT_EQ(std::vector<float>(classes.as<float>(), classes.as<float>() + 6), (std::vector<float>{8, 9, 7, 1, 2, 3}));
+  std::vector<float> pixels(24);
+  for (int i = 0; i < 24; ++i) pixels[i] = static_cast<float>(i / 4);
+  const npy::Array masks = ApplyBoxMatching(F32({2, 3, 2, 2}, pixels), m);
+  EXPECT_EQ(masks.as<float>()[0], 1.0f);
+  EXPECT_EQ(masks.as<float>()[8], 0.0f);
+  EXPECT_EQ(KindOf([&] { ApplyBoxMatching(F32({2, 2}, {0, 0, 0, 0}), m); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOf([&] { MatchBoxes(ref, F32({1, 3, 4}, std::vector<float>(12)), BoxFormat::kXyxy); }),
+            ErrorKind::kBadInput);
 }
 
 }  // namespace
