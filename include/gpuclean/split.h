@@ -110,6 +110,23 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
 // (naming it and why), or a host op that reads a tensor computed from
 // constants by another op.
 HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem);
+// Each graph of the cut linted and fixed for `target` (rewrite::Fix, every
+// pass proven): the cut's own outputs can break a GPU rule the monolith
+// kept (a [1,N,C] token output also read inside the graph). Fixed graphs
+// replace the cut's; a host input a rewrite adds (the "x * one" of
+// token-output-leaf) becomes a pipeline constant, its value named
+// "<stage>:<input>".
+struct GraphCleanup {
+  std::string graph;
+  int errors_before = 0, errors_after = 0;
+  std::vector<std::string> passes;     // "token-output-leaf (1 site(s))"
+  std::vector<std::string> remaining;  // one line per error left, with why
+  std::string failure;                 // the fix was not proven (the graph is kept as cut)
+};
+std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target);
+std::string DescribeCleanup(const std::vector<GraphCleanup>& cleanup, const std::string& target);
+int ErrorsLeft(const std::vector<GraphCleanup>& cleanup);
+
 // "3 host step(s)", or "12 host step(s) (9 joined between them)".
 std::string HostStepSummary(const HostCut& cut);
 // Stage by stage: each graph file with its op count, each host step with

@@ -47,6 +47,17 @@ int ConvertToPipeline(Args& args) {
     cut.spec.constants.push_back({name, file});
     cut.constants.emplace_back(file, value);
   }
+  // The cut's new graph outputs can break a GPU rule: each graph is linted and fixed again.
+  const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, options.target);
+  const int errors_left = split::ErrorsLeft(cleanup);
+  if (errors_left > 0 && !args.options.allow_remaining) {
+    if (!args.json)
+      std::cout << split::DescribeCleanup(cleanup, options.target)
+                << fmt::format("not GPU-clean for {}: {} lint error(s) remain in the pipeline's graphs; nothing "
+                               "written (--allow-remaining writes it anyway)\n",
+                               options.target, errors_left);
+    return 1;
+  }
   const std::string spec_path = split::WriteHostCut(cut, prefix);
   pipeline::ProveOptions prove;
   prove.run.work_dir = prefix + ".prove";
@@ -63,14 +74,16 @@ int ConvertToPipeline(Args& args) {
   if (args.json) {
     nlohmann::json j = {{"convert", result.report.ToJson()},
                         {"pipeline", pipeline::ToJson(cut.spec)},
+                        {"graph_lint_errors_left", errors_left},
                         {"proof", pipeline::ToJson(report)}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("pipeline for {}: {} between GPU graphs\n", options.target, split::HostStepSummary(cut))
-              << split::DescribeHostCut(cut.spec) << pipeline::RenderProve(report)
+              << split::DescribeHostCut(cut.spec) << split::DescribeCleanup(cleanup, options.target)
+              << pipeline::RenderProve(report)
               << (report.passed ? "wrote " + spec_path + "\n" : std::string("the pipeline spec was not written\n"));
   }
-  return report.passed ? 0 : 1;
+  return report.passed && errors_left == 0 ? 0 : 1;
 }
 
 }  // namespace

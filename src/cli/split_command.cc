@@ -43,6 +43,7 @@ int SplitForHost(const SplitArgs& args) {
       args.host == "auto" ? AutoHostOps(model, args.target) : split::OpsOfTypes(model.main(), types);
   const std::string stem = std::filesystem::path(args.prefix.empty() ? "split" : args.prefix).filename().string();
   split::HostCut cut = split::CutHostIslands(model, ops, stem);
+  const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, args.target);
   int graphs = 0;
   for (const auto& s : cut.spec.stages) graphs += s.kind == pipeline::Stage::Kind::kGraph;
   if (args.dry_run) {
@@ -51,7 +52,8 @@ int SplitForHost(const SplitArgs& args) {
     else
       std::cout << fmt::format("split {} for the host: {} graph(s), {}\n", args.model, graphs,
                                split::HostStepSummary(cut))
-                << split::DescribeHostCut(cut.spec) << "nothing written (--dry-run)\n";
+                << split::DescribeHostCut(cut.spec) << split::DescribeCleanup(cleanup, args.target)
+                << "nothing written (--dry-run)\n";
     return 0;
   }
   // Prove before keeping anything: the written pipeline against the model.
@@ -72,7 +74,8 @@ int SplitForHost(const SplitArgs& args) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("split {} for the host: {} graph(s), {}\n", args.model, graphs, split::HostStepSummary(cut))
-              << split::DescribeHostCut(cut.spec) << pipeline::RenderProve(report)
+              << split::DescribeHostCut(cut.spec) << split::DescribeCleanup(cleanup, args.target)
+              << pipeline::RenderProve(report)
               << (report.passed ? fmt::format("wrote {} (run it: gpuclean pipeline run {} --out DIR)\n", spec_path,
                                               spec_path)
                                 : "the pipeline spec was not written\n");

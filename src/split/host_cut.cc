@@ -51,12 +51,6 @@ std::vector<std::string> ValueNames(const ir::Subgraph& g) {
   return names;
 }
 
-std::string FileSafe(const std::string& value) {
-  std::string out;
-  for (char c : value) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
-  return out;
-}
-
 npy::Array ConstantValue(const ir::Tensor& t) {
   npy::Array a;
   a.dtype = t.dtype;
@@ -343,7 +337,7 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested
       for (int t : h.inputs) {
         st.inputs.push_back(names[t]);
         if (g.tensors[t].is_const() && constants_written.insert(t).second) {
-          const std::string file = fmt::format("{}.const.{}.npy", file_stem, FileSafe(names[t]));
+          const std::string file = fmt::format("{}.const.{}.npy", file_stem, internal::FileSafe(names[t]));
           spec.constants.push_back({names[t], file});
           cut.constants.emplace_back(file, ConstantValue(g.tensors[t]));
         }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -34,6 +35,12 @@ std::vector<bool> ConstantValued(const ir::Subgraph& g, const std::vector<int>& 
         if (out >= 0) constant[out] = true;
   }
   return constant;
+}
+
+std::string FileSafe(const std::string& value) {
+  std::string out;
+  for (char c : value) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out;
 }
 
 }  // namespace internal

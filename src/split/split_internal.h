@@ -1,5 +1,6 @@
 #pragma once
-// What the tensor cut (split.cc) and the host-island cut (host_cut.cc) share.
+// What the tensor cut (split.cc), the host-island cut (host_cut.cc) and its
+// graph clean-up (clean_graphs.cc) share.
 #include <string>
 #include <vector>
 
@@ -16,5 +17,9 @@ std::vector<bool> ConstantValued(const ir::Subgraph& g, const std::vector<int>& 
 // other stages produce; outputs are graph outputs and what later stages read.
 Part MakePart(const ir::Model& model, const std::vector<int>& stage, const std::vector<bool>& constant,
               const std::vector<int>& order, int p, const std::string& description);
+
+// `value` with every character but letters, digits, '-' and '_' as '_':
+// for file names made from tensor names.
+std::string FileSafe(const std::string& value);
 
 }  // namespace gpuclean::split::internal

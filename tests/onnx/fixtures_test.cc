@@ -75,6 +75,9 @@ TEST_P(OnnxFixture, ConvertsProvesAndRunsInLiteRt) {
   convert::Options o;
   o.onnx_path = (OnnxCache() / (name + ".onnx")).string();
   o.output_path = dir.file(name + ".tflite");
+  // The monolith as the ONNX model has it, GPU-clean or not (the two-stage
+  // rfdetr_seg_small keeps its TopK and gathers; its recipe test cuts them).
+  o.allow_remaining = true;
   const convert::Result r = convert::Convert(o);
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
   ASSERT_TRUE(fs::exists(o.output_path));
@@ -105,10 +108,11 @@ std::vector<std::string> FixtureNames() {
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixture, ::testing::ValuesIn(FixtureNames()),
                          [](const auto& info) { return info.param; });
 
-TEST(OnnxFixtures, AllTenAreThere) {
+TEST(OnnxFixtures, AllElevenAreThere) {
   const auto names = FixtureNames();
   for (const char* want : {"resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny", "regnet_y_400mf",
-                           "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t", "detr_small", "mha_parity"})
+                           "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t", "detr_small", "mha_parity",
+                           "rfdetr_seg_small"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end())
         << want << " missing from " << OnnxCache() << ": run tools/fetch_onnx_fixtures.sh";
 }

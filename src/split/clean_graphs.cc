@@ -1,0 +1,86 @@
+// A host cut makes new graph outputs (the values the host steps read), and
+// an output can break a GPU rule the monolith kept: a [1,N,C] token tensor
+// that is both an output and read inside the graph is corrupted on the
+// GPU. Each graph therefore goes through lint and fix for the target, as a
+// converted model does; host inputs a rewrite adds become pipeline
+// constants.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuclean/rewrite.h"
+#include "gpuclean/split.h"
+#include "split/split_internal.h"
+
+namespace gpuclean::split {
+
+std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target) {
+  std::vector<GraphCleanup> report;
+  const std::string stem = cut.graphs.empty() ? "graph" : std::filesystem::path(cut.graphs.front().first).stem().stem().string();
+  for (pipeline::Stage& stage : cut.spec.stages) {
+    if (stage.kind != pipeline::Stage::Kind::kGraph) continue;
+    auto graph = std::find_if(cut.graphs.begin(), cut.graphs.end(), [&](const auto& g) { return g.first == stage.graph; });
+    if (graph == cut.graphs.end()) ThrowInternal("host cut: no graph " + stage.graph);
+    rewrite::FixOptions options;
+    options.target = target;
+    const rewrite::FixResult fix = rewrite::Fix(graph->second, options);
+    GraphCleanup c;
+    c.graph = stage.graph;
+    c.errors_before = fix.before.count(lint::Severity::kError);
+    c.errors_after = fix.after.count(lint::Severity::kError);
+    for (const rewrite::PassOutcome& p : fix.passes)
+      if (p.proven && !p.sites.empty()) c.passes.push_back(fmt::format("{} ({} site(s))", p.id, p.sites.size()));
+    for (const rewrite::Remaining& r : fix.remaining)
+      c.remaining.push_back(fmt::format("node {} {} [{}]: {}", r.finding.node, r.finding.op, r.finding.rule, r.why));
+    if (!fix.proven) {
+      c.failure = fix.failure;
+      c.errors_after = c.errors_before;
+      report.push_back(std::move(c));
+      continue;
+    }
+    if (fix.changed_sites() > 0) {
+      const ir::Subgraph& before = graph->second.main();
+      const ir::Subgraph& after = fix.model.main();
+      if (after.outputs.size() != before.outputs.size() || after.inputs.size() < before.inputs.size())
+        ThrowInternal(fmt::format("fixing {} changed its outputs", stage.graph));
+      for (size_t k = before.inputs.size(); k < after.inputs.size(); ++k) {
+        const std::string& name = after.tensors[after.inputs[k]].name;
+        auto host = std::find_if(fix.host_inputs.begin(), fix.host_inputs.end(),
+                                 [&](const rewrite::HostInput& h) { return h.name == name; });
+        if (host == fix.host_inputs.end()) ThrowInternal(fmt::format("fixing {} added input '{}'", stage.graph, name));
+        const std::string value = stage.name + ":" + name;
+        const std::string file = fmt::format("{}.const.{}.npy", stem, internal::FileSafe(value));
+        stage.inputs.push_back(value);
+        cut.spec.constants.push_back({value, file});
+        cut.constants.emplace_back(file, host->value);
+      }
+      stage.ops = static_cast<int>(after.ops.size());
+      graph->second = fix.model;
+    }
+    report.push_back(std::move(c));
+  }
+  return report;
+}
+
+std::string DescribeCleanup(const std::vector<GraphCleanup>& cleanup, const std::string& target) {
+  std::string out;
+  for (const GraphCleanup& c : cleanup) {
+    out += fmt::format("  lint {} for {}: {} error(s) -> {}", c.graph, target, c.errors_before, c.errors_after);
+    if (!c.passes.empty()) out += fmt::format("  (fixed: {})", fmt::join(c.passes, ", "));
+    out += "\n";
+    if (!c.failure.empty()) out += "    fix not proven: " + c.failure + "\n";
+    for (const std::string& r : c.remaining) out += "    left: " + r + "\n";
+  }
+  return out;
+}
+
+int ErrorsLeft(const std::vector<GraphCleanup>& cleanup) {
+  int n = 0;
+  for (const GraphCleanup& c : cleanup) n += c.errors_after;
+  return n;
+}
+
+}  // namespace gpuclean::split
