@@ -464,6 +464,7 @@ py::object Split(const py::object& model_or_path, const std::vector<std::string>
 // prove() take numpy arrays by input name.
 struct PyPipeline {
   pipeline::Spec spec;
+  nlohmann::json last_run;  // per-stage placement and times of the last run()
 };
 
 std::shared_ptr<PyPipeline> LoadPipeline(const std::string& path) {
@@ -516,6 +517,9 @@ py::object RunPipeline(PyPipeline& self, const py::object& given, const std::str
     ScratchDir scratch;
     result = pipeline::Run(self.spec, inputs, PipelineOptions(runtime, precision, seed, scratch.path.string()));
   }
+  self.last_run = {{"runtime", runtime}, {"stages", nlohmann::json::array()}};
+  for (const pipeline::StageRun& s : result.stages) self.last_run["stages"].push_back(pipeline::ToJson(s));
+  if (result.browser_pages > 0) self.last_run["browser_pages"] = result.browser_pages;
   py::dict out;
   for (size_t o = 0; o < self.spec.outputs.size(); ++o)
     out[py::str(self.spec.outputs[o])] = ToNumpy(std::move(result.outputs[o]));
@@ -525,8 +529,9 @@ py::object RunPipeline(PyPipeline& self, const py::object& given, const std::str
 py::object ProvePipeline(PyPipeline& self, const std::string& against, const py::object& given,
                          const std::string& runtime, const std::string& precision, uint32_t seed,
                          const std::vector<std::string>& gates, std::optional<std::string> boxes,
-                         std::optional<double> mask_threshold) {
+                         std::optional<double> mask_threshold, bool match_boxes) {
   pipeline::ProveOptions options;
+  options.match_boxes = match_boxes;
   for (const std::string& g : gates) options.gates.push_back(analyze::ParseGate(g));
   if (boxes) options.gate_options.boxes = analyze::ParseBoxFormat(*boxes);
   options.gate_options.mask_threshold = mask_threshold;
@@ -666,12 +671,18 @@ PYBIND11_MODULE(_gpuclean, m) {
       .def("run", &RunPipeline, py::arg("inputs") = py::none(), py::arg("runtime") = "ours",
            py::arg("precision") = "fp32", py::arg("seed") = 0,
            "Run every stage; returns {output name: array}. inputs={name: array}; the rest are generated from "
-           "`seed`. runtime: ours, litert-wasm or litert-webgpu.")
+           "`seed`. runtime: ours, litert-wasm or litert-webgpu (all graphs in one Chromium page). Per-stage "
+           "placement and times: last_run.")
+      .def_property_readonly("last_run", [](const PyPipeline& p) { return ToPython(p.last_run); },
+                             "The last run(): {'runtime', 'stages': [{name, where, ms (wall), run_ms (the runtime's "
+                             "own invoke time), residency (WebGPU)}], 'browser_pages'}; None before any run.")
       .def("prove", &ProvePipeline, py::arg("against"), py::arg("inputs") = py::none(), py::arg("runtime") = "ours",
            py::arg("precision") = "fp32", py::arg("seed") = 0, py::arg("gates") = std::vector<std::string>{},
-           py::arg("boxes") = py::none(), py::arg("mask_threshold") = py::none(),
+           py::arg("boxes") = py::none(), py::arg("mask_threshold") = py::none(), py::arg("match_boxes") = true,
            "Run the pipeline and the monolithic model (.tflite or .onnx) on the same inputs and apply task gates "
-           "per output (`gpuclean pipeline prove --json`'s report).");
+           "per output (`gpuclean pipeline prove --json`'s report, with per-stage times under 'stages'). Gates: "
+           "corr>=X, maxabs<=X, meanabs<=X, argmax, topk=K, iou>=X, box_iou>=X, mask_iou>=X, equal, optionally "
+           "'OUTPUT:GATE'. match_boxes: pair detections by box before gating.");
   m.def("host_step", &HostStep, py::arg("name"), py::arg("inputs"), py::arg("params") = py::none(),
         "Run one host step (`gpuclean pipeline steps`) on numpy arrays; returns its outputs as a list.");
   m.attr("DEFAULT_TARGET") = lint::kDefaultTarget;

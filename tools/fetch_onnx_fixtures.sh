@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Export the seeded, random-weight ONNX fixture models (torchvision
-# classifiers, DeepLabV3, a small ViT, Swin-T, a small DETR and mha_parity)
+# classifiers, DeepLabV3, a small ViT, Swin-T, a small DETR, mha_parity and
+# rfdetr_seg_small, a two-stage RF-DETR-Seg-style detector and segmenter)
 # into .cache/onnx/ (git-ignored) with tools/export_onnx_fixtures.py, each
 # with its reference input/expected-output .npy files and a NAME.json summary.
 # Needs Debian's python3-torch, python3-torchvision, python3-onnx and

@@ -13,10 +13,16 @@ def test_split_pipeline_runs_and_proves_against_the_monolith(tmp_path):
     pipeline = gpuclean.Pipeline(str(tmp_path / "selfie.pipeline.json"))
     assert pipeline.inputs == spec["inputs"] and len(pipeline.spec["stages"]) == 3
     image = np.random.default_rng(0).random((1, 256, 256, 3), dtype=np.float32)
+    assert pipeline.last_run is None
     outputs = pipeline.run({pipeline.inputs[0]: image})
     np.testing.assert_array_equal(outputs[pipeline.outputs[0]], model.run([image])[0])
-    report = pipeline.prove(str(model_path("selfie_segmentation.tflite")), inputs={pipeline.inputs[0]: image})
-    assert report["passed"] is True and report["outputs"][0]["gates"]
+    stages = pipeline.last_run["stages"]
+    assert [s["name"] for s in stages] == [s["name"] for s in pipeline.spec["stages"]]
+    assert all(s["ms"] >= 0 and s["run_ms"] >= 0 and s["where"] == "ours fp32" for s in stages)
+    report = pipeline.prove(str(model_path("selfie_segmentation.tflite")), inputs={pipeline.inputs[0]: image},
+                            gates=["mask_iou>=0.99"], mask_threshold=0.5)
+    assert report["passed"] is True and report["outputs"][0]["gates"][0]["gate"] == "mask_iou>=0.99"
+    assert len(report["stages"]) == 3
 
 
 def test_host_steps_on_numpy_arrays():

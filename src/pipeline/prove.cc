@@ -192,7 +192,7 @@ std::string RenderProve(const ProveReport& report) {
     out += "\n";
   }
   if (report.chain.browser_pages > 0)
-    out += fmt::format("  WebGPU graphs ran in {} Chromium page(s), one WebGPU device each\n", report.chain.browser_pages);
+    out += fmt::format("  WebGPU graphs ran in {} Chromium page(s) (one WebGPU device per page)\n", report.chain.browser_pages);
   if (!report.matched_by.empty())
     out += fmt::format("  detections paired by box ({}): {} of the chain's moved; reordered alike: {}\n",
                        report.matched_by, report.matched_moved, fmt::join(report.matched_outputs, ", "));
