@@ -3,6 +3,7 @@
 // the earliest stage of its kind after everything it reads - so ops that do
 // not depend on a host step stay in the graph before it.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -137,14 +138,28 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int index, std::strin
         h.inputs = {op.inputs[0]};
         return h;
       }
-      h.step = "greater";
+      [[fallthrough]];
+    case tfl::BuiltinOperator_LESS:
+    case tfl::BuiltinOperator_LESS_EQUAL:
+    case tfl::BuiltinOperator_GREATER_EQUAL:
+    case tfl::BuiltinOperator_EQUAL:
+    case tfl::BuiltinOperator_NOT_EQUAL: {
+      const ir::DType dtype = g.tensors[op.inputs[0]].dtype;
+      if (dtype != tfl::TensorType_FLOAT32 && dtype != tfl::TensorType_INT32)
+        return no(fmt::format("it compares {} (the host step compares float32 or int32)", ir::DTypeName(dtype)));
+      h.step = op.name();
+      for (char& c : h.step) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       return h;
-    case tfl::BuiltinOperator_LESS: h.step = "less"; return h;
-    case tfl::BuiltinOperator_LESS_EQUAL: h.step = "less_equal"; return h;
-    case tfl::BuiltinOperator_GREATER_EQUAL: h.step = "greater_equal"; return h;
-    case tfl::BuiltinOperator_EQUAL: h.step = "equal"; return h;
-    case tfl::BuiltinOperator_NOT_EQUAL: h.step = "not_equal"; return h;
-    case tfl::BuiltinOperator_SELECT:
+    }
+    case tfl::BuiltinOperator_SELECT: {
+      // SELECT (v1) picks whole rows by a rank-1 condition; the host step
+      // broadcasts numpy's way, which agrees only on equal shapes.
+      const ir::Tensor& condition = g.tensors[op.inputs[0]];
+      if (condition.shape != g.tensors[op.inputs[1]].shape || condition.shape != g.tensors[op.inputs[2]].shape)
+        return no("its condition selects rows (SELECT of unequal shapes)");
+      h.step = "select";
+      return h;
+    }
     case tfl::BuiltinOperator_SELECT_V2: h.step = "select"; return h;
     case tfl::BuiltinOperator_CAST: {
       const ir::DType from = g.tensors[op.inputs[0]].dtype, to = g.tensors[op.outputs[0]].dtype;
