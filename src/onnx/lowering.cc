@@ -520,7 +520,14 @@ void RequireSupported(const Graph& g) {
   if (missing.empty()) return;
   std::string list;
   for (const auto& [op, c] : missing) list += fmt::format("{}{} ({} node(s), first {})", list.empty() ? "" : "; ", op, c.first, c.second);
-  ThrowUnsupported(fmt::format("{}: {} ONNX op type(s) gpuclean cannot convert: {}", g.source, missing.size(), list));
+  // NMS sizes its output by the data, which no static graph holds; the
+  // pipeline's host steps compute it after the graphs.
+  const std::string nms = missing.count("NonMaxSuppression")
+                              ? "; NonMaxSuppression's output size depends on the data: export the model without it "
+                                "and run the nms host step after the graphs (gpuclean pipeline steps, docs/pipeline.md)"
+                              : "";
+  ThrowUnsupported(
+      fmt::format("{}: {} ONNX op type(s) gpuclean cannot convert: {}{}", g.source, missing.size(), list, nms));
 }
 
 namespace {

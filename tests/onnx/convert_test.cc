@@ -214,6 +214,28 @@ TEST(Convert, UnsupportedOpsAreListedTogether) {
   }
 }
 
+TEST(Convert, NonMaxSuppressionPointsToTheHostStep) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("boxes", {1, 6, 4});
+  m.Input("scores", {1, 2, 6});
+  m.InitI64("max_out", {1}, {3});
+  m.Node("NonMaxSuppression", {"boxes", "scores", "max_out"}, {"selected"});
+  m.Output("selected", testing::kOnnxInt64);
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file("nms.onnx"));
+  try {
+    convert::Convert(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(msg.find("NonMaxSuppression (1 node(s)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("run the nms host step"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos);
+  }
+}
+
 TEST(Convert, DynamicDimsMustBePinned) {
   testing::TempDir dir;
   OnnxTestModel m;
