@@ -121,7 +121,7 @@ struct GraphCleanup {
   int errors_before = 0, errors_after = 0;
   std::vector<std::string> passes;     // "token-output-leaf (1 site(s))"
   std::vector<std::string> remaining;  // one line per error left, with why
-  std::string failure;                 // the fix was not proven (the graph is kept as cut)
+  std::string failure;                 // why the graph is kept as cut (fix not proven, or cannot run)
 };
 std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target);
 std::string DescribeCleanup(const std::vector<GraphCleanup>& cleanup, const std::string& target);

@@ -135,6 +135,54 @@ TEST(HostCut, ConstantsAHostStepReadsAreWrittenBeside) {
   EXPECT_TRUE(report.passed) << pipeline::RenderProve(report);
 }
 
+TEST(HostCut, GraphsAreLintedAndFixedForTheTargetAfterTheCut) {
+  // Cut at the top-K, graph 1 outputs the [1,50,8] features it also reads:
+  // a 3-D token tensor with a second consumer, which token-output-leaf mends.
+  HostCut cut = CutHostIslands(TwoStageModel(), OpsOfTypes(TwoStageModel().main(), {"TOPK_V2", "GATHER"}), "m");
+  const std::vector<GraphCleanup> cleanup = CleanGraphs(cut, "mldrift-webgpu@2.5.3");
+  ASSERT_EQ(cleanup.size(), 2u);
+  EXPECT_EQ(cleanup[0].errors_before, 1) << DescribeCleanup(cleanup, "mldrift-webgpu@2.5.3");
+  EXPECT_EQ(ErrorsLeft(cleanup), 0) << DescribeCleanup(cleanup, "mldrift-webgpu@2.5.3");
+  ASSERT_EQ(cleanup[0].passes.size(), 1u);
+  EXPECT_EQ(cleanup[0].passes[0], "token-output-leaf (1 site(s))");
+  // The rewrite's host-fed "one" is a pipeline constant of graph 1.
+  EXPECT_EQ(cut.spec.stages[0].inputs.back(), "graph1:token-output-leaf/one");
+  ASSERT_EQ(cut.spec.constants.size(), 1u);
+  EXPECT_EQ(cut.spec.constants[0].file, "m.const.graph1_token-output-leaf_one.npy");
+
+  testing::TempDir dir;
+  const std::string monolith = dir.file("two_stage.tflite");
+  format::WriteModel(TwoStageModel(), monolith);
+  const pipeline::Spec spec = pipeline::LoadSpec(WriteHostCut(cut, dir.file("m")));
+  pipeline::ProveOptions options;
+  options.run.seed = 4;
+  const pipeline::ProveReport report = pipeline::Prove(spec, monolith, options);
+  EXPECT_TRUE(report.passed) << pipeline::RenderProve(report);
+}
+
+TEST(HostCut, GraphsTheInterpreterCannotRunAreLintedOnly) {
+  builder::GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 8});
+  auto [values, indices] = b.TopKV2(b.Tanh(x), 3);
+  // Graph 2 needs a rewrite (a [1,3,4] token output also read by the next
+  // op), but proving it needs a run, and no interpreter knows the op.
+  const int tokens = b.Tile(b.Reshape(values, {1, 3, 1}), {1, 1, 4});
+  const int mystery = b.Custom("SomeVendorOp", {tokens}, {}, {{tfl::TensorType_FLOAT32, {1, 3, 4}}}).at(0);
+  b.Output(tokens);
+  b.Output(mystery);
+  b.Output(indices);
+  const ir::Model model = b.Finish();
+  HostCut cut = CutHostIslands(model, OpsOfTypes(model.main(), {"TOPK_V2"}), "m");
+  const std::vector<GraphCleanup> cleanup = CleanGraphs(cut, "mldrift-webgpu@2.5.3");
+  ASSERT_EQ(cleanup.size(), 2u);
+  EXPECT_TRUE(cleanup[0].failure.empty()) << cleanup[0].failure;
+  EXPECT_FALSE(cleanup[1].failure.empty());
+  EXPECT_EQ(cleanup[1].errors_before, cleanup[1].errors_after);
+  EXPECT_NE(DescribeCleanup(cleanup, "mldrift-webgpu@2.5.3").find("lint m.graph2.tflite"), std::string::npos)
+      << DescribeCleanup(cleanup, "mldrift-webgpu@2.5.3");
+  EXPECT_NE(cleanup[1].failure.find("SomeVendorOp"), std::string::npos) << cleanup[1].failure;
+}
+
 TEST(HostCut, RefusesOpsNoHostStepComputesExactly) {
   builder::GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4});
