@@ -229,6 +229,72 @@ TEST(ConvertTarget, WindowedBlockIsGpuCleanAndMeasuredOnWebGpu) {
   EXPECT_EQ(LintErrors(out, "mldrift-cl@2.1.6"), 0);
 }
 
+// The same window attention written the way SAM 2's Hiera code writes it:
+// `qkv(x).reshape(B, H*W, 3, heads, -1)` then `torch.unbind(qkv, 2)`, which
+// the exporter emits as a Split on axis 2 of the 5-D tensor and a Squeeze of
+// each part (not a Gather), then `F.scaled_dot_product_attention` on
+// `q.transpose(1, 2)`. Every op of it must end up on the WebGPU delegate.
+OnnxTestModel UnbindWindowedBlock() {
+  constexpr int64_t kH = 8, kW = 8, kC = 32, kWin = 4, kHeads = 2, kD = kC / kHeads, kN = kWin * kWin;
+  constexpr int64_t kWindows = (kH / kWin) * (kW / kWin);
+  OnnxTestModel m;
+  m.Input("x", {1, kH, kW, kC});
+  auto i64 = [&](const std::string& name, std::vector<int64_t> v) {
+    m.InitI64(name, {static_cast<int64_t>(v.size())}, v);
+  };
+  // window_partition: view, permute(0, 1, 3, 2, 4, 5), view(-1, ws, ws, C)
+  i64("s6", {1, kH / kWin, kWin, kW / kWin, kWin, kC});
+  m.Node("Reshape", {"x", "s6"}, {"x6"});
+  m.Node("Transpose", {"x6"}, {"xw6"}).Ints("perm", {0, 1, 3, 2, 4, 5});
+  i64("s_win", {-1, kWin, kWin, kC});
+  m.Node("Reshape", {"xw6", "s_win"}, {"windows"});
+  m.InitF32("w_qkv", {kC, 3 * kC}, RandomValues(kC * 3 * kC, 41, 0.2f));
+  m.InitF32("b_qkv", {3 * kC}, RandomValues(3 * kC, 42, 0.1f));
+  m.Node("MatMul", {"windows", "w_qkv"}, {"qkv0"});
+  m.Node("Add", {"qkv0", "b_qkv"}, {"qkv1"});
+  i64("s5", {kWindows, kN, 3, kHeads, -1});
+  m.Node("Reshape", {"qkv1", "s5"}, {"qkv5"});
+  i64("ones3", {1, 1, 1});
+  m.Node("Split", {"qkv5", "ones3"}, {"q5", "k5", "v5"}).Int("axis", 2);
+  i64("axis2", {2});
+  for (const char* t : {"q", "k", "v"}) {
+    m.Node("Squeeze", {std::string(t) + "5", "axis2"}, {std::string(t) + "u"});
+    m.Node("Transpose", {std::string(t) + "u"}, {std::string(t) + "h"}).Ints("perm", {0, 2, 1, 3});
+  }
+  m.InitF32("scale", {}, {1.0f / std::sqrt(static_cast<float>(kD))});
+  m.Node("Mul", {"qh", "scale"}, {"qs"});
+  m.Node("Transpose", {"kh"}, {"kt"}).Ints("perm", {0, 1, 3, 2});
+  m.Node("MatMul", {"qs", "kt"}, {"att"});
+  m.Node("Softmax", {"att"}, {"p"}).Int("axis", -1);
+  m.Node("MatMul", {"p", "vh"}, {"ctx"});
+  m.Node("Transpose", {"ctx"}, {"ctx_t"}).Ints("perm", {0, 2, 1, 3});
+  m.Node("Reshape", {"ctx_t", "s_win"}, {"ctx_w"});
+  m.InitF32("w_o", {kC, kC}, RandomValues(kC * kC, 43, 0.2f));
+  m.Node("MatMul", {"ctx_w", "w_o"}, {"proj"});
+  // window_unpartition: view(B, H/ws, W/ws, ws, ws, C), permute back, view.
+  i64("s6b", {1, kH / kWin, kW / kWin, kWin, kWin, kC});
+  m.Node("Reshape", {"proj", "s6b"}, {"y6"});
+  m.Node("Transpose", {"y6"}, {"y6t"}).Ints("perm", {0, 1, 3, 2, 4, 5});
+  i64("s_out", {1, kH, kW, kC});
+  m.Node("Reshape", {"y6t", "s_out"}, {"y"});
+  m.Output("y");
+  return m;
+}
+
+TEST(ConvertTarget, UnbindWindowAttentionIsGpuCleanAndMeasuredOnWebGpu) {
+  testing::TempDir dir;
+  const std::string onnx = UnbindWindowedBlock().Write(dir.file("unbind_block.onnx"));
+  const std::string out = dir.file("unbind_block.tflite");
+  const nlohmann::json j = ConvertAndProbe(onnx, out, "mldrift-webgpu@2.5.3");
+  ASSERT_FALSE(j.empty());
+  EXPECT_TRUE(j["proven"].get<bool>());
+  EXPECT_EQ(j["target"]["errors_after"], 0) << j["target"].dump(2);
+  ExpectWhollyOnWebGpu(j);
+  EXPECT_EQ(LintErrors(out, "mldrift-webgpu@2.5.3"), 0);
+  EXPECT_EQ(LintErrors(out, "mldrift-cl@2.1.6"), 0);
+  for (const ir::Tensor& t : format::ReadModel(out).main().tensors) EXPECT_LE(t.rank(), 4) << t.name;
+}
+
 // A pre-LN block whose residual stream sits at |x| ~ 400 (per-channel
 // offsets of +-400, as in the field reports' LayerNorm overflow): the
 // LayerNorm squares deviations of ~400, past half precision's 65504. The

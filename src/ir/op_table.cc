@@ -1,0 +1,58 @@
+#include "gpuclean/op_table.h"
+
+#include <array>
+
+namespace gpuclean::ir {
+namespace {
+
+constexpr size_t kCodes = static_cast<size_t>(tfl::BuiltinOperator_MAX) + 1;
+
+struct Table {
+  std::array<OpTraits, kCodes> traits{};
+  std::vector<tfl::BuiltinOperator> ops;
+  Table() {
+#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE)                                     \
+  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY, RankRule::RANK_RULE, true}; \
+  ops.push_back(tfl::BuiltinOperator_##CODE);
+#include "ir/ops.def"
+#undef GPUCLEAN_OP
+  }
+};
+
+const Table& TheTable() {
+  static const Table table;
+  return table;
+}
+
+}  // namespace
+
+const OpTraits& TraitsOf(tfl::BuiltinOperator code) {
+  static const OpTraits none{};
+  const auto index = static_cast<size_t>(code);
+  return index < kCodes ? TheTable().traits[index] : none;
+}
+
+const std::vector<tfl::BuiltinOperator>& TableOps() { return TheTable().ops; }
+
+std::string_view RankRuleName(RankRule rule) {
+  switch (rule) {
+    case RankRule::kNone: return "none";
+    case RankRule::kPerElement: return "per-element";
+    case RankRule::kBroadcast: return "broadcast";
+    case RankRule::kSameShape: return "same-shape";
+    case RankRule::kReshape: return "reshape";
+    case RankRule::kTranspose: return "transpose";
+    case RankRule::kOneAxis: return "one-axis";
+    case RankRule::kSlice: return "slice";
+    case RankRule::kPad: return "pad";
+    case RankRule::kTile: return "tile";
+    case RankRule::kBroadcastTo: return "broadcast-to";
+    case RankRule::kReduce: return "reduce";
+    case RankRule::kLastAxis: return "last-axis";
+    case RankRule::kBatchMatMul: return "batch-matmul";
+    case RankRule::kFullyConnected: return "fully-connected";
+  }
+  return "none";
+}
+
+}  // namespace gpuclean::ir
