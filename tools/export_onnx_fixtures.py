@@ -45,7 +45,7 @@ import sys
 MODEL_NAMES = [
     "resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny",
     "regnet_y_400mf", "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t",
-    "detr_small", "mha_parity", "rfdetr_seg_small",
+    "detr_small", "mha_parity", "rfdetr_seg_small", "maxvit_t",
 ]
 if __name__ == "__main__" and sys.argv[1:] == ["--list"]:
     print("\n".join(MODEL_NAMES))
@@ -408,6 +408,9 @@ MODELS = collections.OrderedDict([
     ("detr_small", (DetrSmall, 1009, (1, 3, 224, 224), ["pred_logits", "pred_boxes"])),
     ("mha_parity", (MhaParity, 1010, (1, 3, 224, 224), ["logits"])),
     ("rfdetr_seg_small", (RfDetrSegSmall, 1011, (1, 3, 112, 112), ["logits", "boxes", "masks"])),
+    # Block and grid attention through 6-D view/permute partitions, written
+    # by torchvision's authors, not for this project.
+    ("maxvit_t", (_tv(M.maxvit_t), 1012, (1, 3, 224, 224), ["logits"])),
 ])
 assert list(MODELS) == MODEL_NAMES, "keep MODEL_NAMES in step with MODELS"
 ALIASES = {"vit": "vit_small6", "detr": "detr_small", "swin": "swin_t",

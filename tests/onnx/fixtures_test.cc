@@ -15,6 +15,7 @@
 #include "gpuclean/convert.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/npy.h"
 #include "support/test_support.h"
 
@@ -108,13 +109,34 @@ std::vector<std::string> FixtureNames() {
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixture, ::testing::ValuesIn(FixtureNames()),
                          [](const auto& info) { return info.param; });
 
-TEST(OnnxFixtures, AllElevenAreThere) {
+TEST(OnnxFixtures, AllTwelveAreThere) {
   const auto names = FixtureNames();
   for (const char* want : {"resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny", "regnet_y_400mf",
                            "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t", "detr_small", "mha_parity",
-                           "rfdetr_seg_small"})
+                           "rfdetr_seg_small", "maxvit_t"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end())
         << want << " missing from " << OnnxCache() << ": run tools/fetch_onnx_fixtures.sh";
+}
+
+// The windowed and grid-attention fixtures (Swin-T's shifted windows,
+// MaxViT's block and grid partitions, both written by torchvision's
+// authors) convert for WebGPU into files with no tensor above rank 4 and no
+// lint error for the WebGPU nor the OpenCL delegate.
+TEST(OnnxFixtures, WindowedModelsConvertGpuCleanForBothTargets) {
+  const lint::Matrix opencl = lint::LoadMatrix(testing::SourceDir() + "/data/compat", "mldrift-cl@2.1.6");
+  for (const char* name : {"swin_t", "maxvit_t"}) {
+    convert::Options o;
+    o.onnx_path = (OnnxCache() / (std::string(name) + ".onnx")).string();
+    o.target = "mldrift-webgpu@2.5.3";
+    const convert::Result r = convert::Convert(o);
+    EXPECT_TRUE(r.report.proven) << name;
+    EXPECT_TRUE(r.report.target.clean) << name << ": " << r.report.RenderText();
+    EXPECT_EQ(r.report.target.errors_after, 0) << name;
+    EXPECT_EQ(lint::Lint(r.model, opencl).count(lint::Severity::kError), 0) << name << " for mldrift-cl@2.1.6";
+    int above = 0;
+    for (const ir::Tensor& t : r.model.main().tensors) above += t.rank() > 4;
+    EXPECT_EQ(above, 0) << name;
+  }
 }
 
 // The field reports' protocol: conv stem + nn.MultiheadAttention + head at
