@@ -45,8 +45,13 @@ import sys
 MODEL_NAMES = [
     "resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny",
     "regnet_y_400mf", "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t",
-    "detr_small", "mha_parity", "rfdetr_seg_small", "maxvit_t",
+    "detr_small", "mha_parity", "rfdetr_seg_small", "maxvit_t", "sam2_hiera_t_256",
 ]
+# Exported only when named: too large for the test suite's budget.
+ON_DEMAND_NAMES = ["sam2_hiera_t"]
+if __name__ == "__main__" and sys.argv[1:] == ["--list-on-demand"]:
+    print("\n".join(ON_DEMAND_NAMES))
+    sys.exit(0)
 if __name__ == "__main__" and sys.argv[1:] == ["--list"]:
     print("\n".join(MODEL_NAMES))
     sys.exit(0)
@@ -256,6 +261,179 @@ class RfDetrSegSmall(nn.Module):
         return self.class_embed(hs), boxes, masks
 
 
+# --------------------------------------------------------------------------
+# SAM 2.1 Hiera-T image encoder, written from its published structure
+# (sam2/modeling/backbones/hieradet.py, image_encoder.py) with the idioms
+# its code uses: view/permute window partitions with padding, the fused qkv
+# `reshape(B, H*W, 3, heads, -1)` then `torch.unbind(qkv, 2)`, query
+# max-pooling at stage transitions, the windowed absolute position
+# embedding (a bicubic-interpolated 7x7 background plus a tiled 8x8 window
+# embedding) and the FPN neck with nearest top-down fusion. Attention is
+# written out (torch 1.13 has no F.scaled_dot_product_attention).
+# --------------------------------------------------------------------------
+def _hiera_window_partition(x, ws):
+    b, h, w, c = x.shape
+    pad_h, pad_w = (ws - h % ws) % ws, (ws - w % ws) % ws
+    if pad_h > 0 or pad_w > 0:
+        x = F.pad(x, (0, 0, 0, pad_w, 0, pad_h))
+    hp, wp = h + pad_h, w + pad_w
+    x = x.view(b, hp // ws, ws, wp // ws, ws, c)
+    return x.permute(0, 1, 3, 2, 4, 5).contiguous().view(-1, ws, ws, c), (hp, wp)
+
+
+def _hiera_window_unpartition(windows, ws, pad_hw, hw):
+    hp, wp = pad_hw
+    h, w = hw
+    b = windows.shape[0] // (hp * wp // ws // ws)
+    x = windows.view(b, hp // ws, wp // ws, ws, ws, -1)
+    x = x.permute(0, 1, 3, 2, 4, 5).contiguous().view(b, hp, wp, -1)
+    if hp > h or wp > w:
+        x = x[:, :h, :w, :].contiguous()
+    return x
+
+
+def _hiera_pool(x, pool):
+    if pool is None:
+        return x
+    return pool(x.permute(0, 3, 1, 2)).permute(0, 2, 3, 1)
+
+
+class HieraAttention(nn.Module):
+    def __init__(self, dim, dim_out, heads, q_pool=None):
+        super().__init__()
+        self.heads, self.q_pool = heads, q_pool
+        self.qkv = nn.Linear(dim, dim_out * 3)
+        self.proj = nn.Linear(dim_out, dim_out)
+
+    def forward(self, x):
+        b, h, w, _ = x.shape
+        qkv = self.qkv(x).reshape(b, h * w, 3, self.heads, -1)
+        q, k, v = torch.unbind(qkv, 2)
+        if self.q_pool is not None:
+            q = _hiera_pool(q.reshape(b, h, w, -1), self.q_pool)
+            h, w = q.shape[1:3]
+            q = q.reshape(b, h * w, self.heads, -1)
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        attn = (q * q.shape[-1] ** -0.5) @ k.transpose(-2, -1)
+        x = (attn.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, h, w, -1)
+        return self.proj(x)
+
+
+class HieraBlock(nn.Module):
+    def __init__(self, dim, dim_out, heads, window_size, q_stride=None):
+        super().__init__()
+        self.dim, self.dim_out, self.window_size, self.q_stride = dim, dim_out, window_size, q_stride
+        self.norm1 = nn.LayerNorm(dim, eps=1e-6)
+        self.pool = nn.MaxPool2d(kernel_size=q_stride, stride=q_stride) if q_stride else None
+        self.attn = HieraAttention(dim, dim_out, heads, q_pool=self.pool)
+        self.norm2 = nn.LayerNorm(dim_out, eps=1e-6)
+        self.mlp = nn.Sequential(nn.Linear(dim_out, 4 * dim_out), nn.GELU(), nn.Linear(4 * dim_out, dim_out))
+        if dim != dim_out:
+            self.proj = nn.Linear(dim, dim_out)
+
+    def forward(self, x):
+        shortcut = x
+        x = self.norm1(x)
+        if self.dim != self.dim_out:
+            shortcut = _hiera_pool(self.proj(x), self.pool)
+        ws = self.window_size
+        if ws > 0:
+            h, w = x.shape[1], x.shape[2]
+            x, pad_hw = _hiera_window_partition(x, ws)
+        x = self.attn(x)
+        if self.q_stride:
+            ws = self.window_size // self.q_stride[0]
+            h, w = shortcut.shape[1:3]
+            pad_hw = (h + (ws - h % ws) % ws, w + (ws - w % ws) % ws)
+        if self.window_size > 0:
+            x = _hiera_window_unpartition(x, ws, pad_hw, (h, w))
+        x = shortcut + x
+        return x + self.mlp(self.norm2(x))
+
+
+class Sam2HieraTinyEncoder(nn.Module):
+    """SAM 2.1 Hiera-T trunk (embed 96, 1 head doubling per stage, stages
+    (1, 2, 7, 2), windows (8, 4, 14, 7), global attention at blocks 5, 7, 9)
+    and FPN neck (256-d, top-down levels 2 and 3, scalp 1): three levels at
+    1/4, 1/8 and 1/16 of the input. The sine position encodings of the neck
+    depend on shapes only and are left to the host, as the published
+    deployment does."""
+
+    def __init__(self, stages=(1, 2, 7, 2), embed_dim=96, heads=1, windows=(8, 4, 14, 7),
+                 global_blocks=(5, 7, 9), d_model=256):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, embed_dim, kernel_size=7, stride=4, padding=3)
+        self.pos_embed = nn.Parameter(torch.randn(1, embed_dim, 7, 7) * 0.5)
+        self.pos_embed_window = nn.Parameter(torch.randn(1, embed_dim, windows[0], windows[0]) * 0.5)
+        stage_ends = [sum(stages[:i]) - 1 for i in range(1, len(stages) + 1)]
+        q_pool_blocks = [e + 1 for e in stage_ends[:-1]]
+        self.stage_ends = stage_ends
+        self.blocks = nn.ModuleList()
+        dim, stage = embed_dim, 1
+        for i in range(sum(stages)):
+            dim_out = dim
+            ws = 0 if i in global_blocks else windows[stage - 1]
+            if i - 1 in stage_ends:
+                dim_out, heads, stage = dim * 2, heads * 2, stage + 1
+                ws = 0 if i in global_blocks else windows[stage - 1]
+            self.blocks.append(HieraBlock(dim, dim_out, heads, ws, (2, 2) if i in q_pool_blocks else None))
+            dim = dim_out
+        channels = [self.blocks[e].dim_out for e in stage_ends[::-1]]  # deepest first
+        self.convs = nn.ModuleList(nn.Conv2d(c, d_model, 1) for c in channels)
+        self.top_down_levels = (2, 3)
+
+    def _pos_embed(self, h, w):
+        pos = F.interpolate(self.pos_embed, size=(h, w), mode="bicubic")
+        win = self.pos_embed_window
+        # SAM 2 writes .tile(); torch 1.13 cannot export aten::tile, and
+        # .repeat() with one count per axis is the same op (ONNX Tile).
+        pos = pos + win.repeat([a // b for a, b in zip(pos.shape, win.shape)])
+        return pos.permute(0, 2, 3, 1)
+
+    def forward(self, x):
+        x = self.patch_embed(x).permute(0, 2, 3, 1)
+        x = x + self._pos_embed(x.shape[1], x.shape[2])
+        feats = []
+        for i, blk in enumerate(self.blocks):
+            x = blk(x)
+            if i in self.stage_ends:
+                feats.append(x.permute(0, 3, 1, 2))
+        out = [None] * len(self.convs)
+        prev = None
+        n = len(self.convs) - 1
+        for i in range(n, -1, -1):
+            lateral = self.convs[n - i](feats[i])
+            if i in self.top_down_levels and prev is not None:
+                prev = lateral + F.interpolate(prev, scale_factor=2.0, mode="nearest")
+            else:
+                prev = lateral
+            out[i] = prev
+        return tuple(out[:-1])  # scalp 1: the three finest levels
+
+
+def _grow_residual_stream(model, seed, per_block=24.0):
+    """Trained ViTs carry residual streams that grow with depth to a few
+    hundred on a handful of channels; seeded weights stay near 1. Give the
+    last MLP layer of block i a bias of +-per_block*(i+1) on 4 channels so
+    the stream reaches that scale by the deep stages."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for i, blk in enumerate(model.blocks):
+            bias = blk.mlp[-1].bias
+            chans = torch.randperm(bias.numel(), generator=g)[:4]
+            signs = torch.tensor([1.0, -1.0, 1.0, -1.0])
+            bias[chans] += signs * per_block * (i + 1) / len(model.blocks) * 4
+
+
+def _sam2_hiera_t(size):
+    def make():
+        torch.manual_seed(2101)
+        m = Sam2HieraTinyEncoder()
+        m._fixture_post = lambda model, seed: _grow_residual_stream(model, seed)
+        return m
+    return make
+
+
 class OutOnly(nn.Module):
     """torchvision segmentation models return {"out": ...}; keep "out"."""
 
@@ -411,8 +589,14 @@ MODELS = collections.OrderedDict([
     # Block and grid attention through 6-D view/permute partitions, written
     # by torchvision's authors, not for this project.
     ("maxvit_t", (_tv(M.maxvit_t), 1012, (1, 3, 224, 224), ["logits"])),
+    # SAM 2.1 Hiera-T's image encoder at a quarter of its resolution: the
+    # same graph (windows padded at 16x16 and 8x8), 1/16 of the work.
+    ("sam2_hiera_t_256", (_sam2_hiera_t(256), 1013, (1, 3, 256, 256), ["fpn0", "fpn1", "fpn2"])),
+    # Exported only when named (tools/fetch_onnx_fixtures.sh sam2_hiera_t):
+    # the deployment's own 1024x1024 input, for the benchmarks.
+    ("sam2_hiera_t", (_sam2_hiera_t(1024), 1013, (1, 3, 1024, 1024), ["fpn0", "fpn1", "fpn2"])),
 ])
-assert list(MODELS) == MODEL_NAMES, "keep MODEL_NAMES in step with MODELS"
+assert list(MODELS) == MODEL_NAMES + ON_DEMAND_NAMES, "keep MODEL_NAMES and ON_DEMAND_NAMES in step with MODELS"
 ALIASES = {"vit": "vit_small6", "detr": "detr_small", "swin": "swin_t",
            "deeplab": "deeplabv3_mobilenet_v3_large", "mha": "mha_parity",
            "rfdetr": "rfdetr_seg_small"}
@@ -570,6 +754,9 @@ def export_one(name, out_dir):
     model.eval()
     changed = fix_tiny_weights(model)
     n_affine = randomise_affine(model, seed + AFFINE_SEED_OFFSET)
+    post = getattr(model, "_fixture_post", None)
+    if post is not None:
+        post(model, seed + AFFINE_SEED_OFFSET + 1)
     n_bn = recalibrate_batchnorm(model, shape, seed + CALIB_SEED_OFFSET)
     stats = sanity_check(name, model, shape, out_names, seed + CHECK_SEED_OFFSET)
 
@@ -613,6 +800,21 @@ def export_one(name, out_dir):
     if graph_inputs != ["input"] or graph_outputs != out_names:
         raise RuntimeError(f"{name}: graph I/O {graph_inputs} -> {graph_outputs}, "
                            f"expected ['input'] -> {out_names}")
+    # Shape arithmetic traced from x.shape (SAM 2's window unpartition
+    # divides windows.shape[0]) leaves ONNX's shape inference without the
+    # output dims; they are static, and eager PyTorch says what they are.
+    declared = False
+    for vi, y in zip(m.graph.output, ys):
+        dims = vi.type.tensor_type.shape.dim
+        if len(dims) == y.dim() and all(d.HasField("dim_value") for d in dims):
+            continue
+        del vi.type.tensor_type.shape.dim[:]
+        for n in y.shape:
+            vi.type.tensor_type.shape.dim.add().dim_value = n
+        declared = True
+    if declared:
+        onnx.save(m, onnx_path + ".tmp")
+        os.replace(onnx_path + ".tmp", onnx_path)
     for vi in list(m.graph.input) + list(m.graph.output):
         dims = vi.type.tensor_type.shape.dim
         if any(not d.HasField("dim_value") for d in dims):
@@ -680,9 +882,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     if args.list:
-        print("\n".join(MODELS))
+        print("\n".join(MODEL_NAMES))
         return 0
-    names = list(MODELS)
+    names = list(MODEL_NAMES)
     if args.only:
         names = []
         for n in args.only.split(","):

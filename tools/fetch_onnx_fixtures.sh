@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Export the seeded, random-weight ONNX fixture models (torchvision
-# classifiers, DeepLabV3, a small ViT, Swin-T, a small DETR, mha_parity and
-# rfdetr_seg_small, a two-stage RF-DETR-Seg-style detector and segmenter)
+# classifiers, DeepLabV3, a small ViT, Swin-T, MaxViT-T, a small DETR,
+# mha_parity, rfdetr_seg_small, a two-stage RF-DETR-Seg-style detector and
+# segmenter, and sam2_hiera_t_256, SAM 2.1 Hiera-T's image encoder at 256x256)
 # into .cache/onnx/ (git-ignored) with tools/export_onnx_fixtures.py, each
 # with its reference input/expected-output .npy files and a NAME.json summary.
 # Needs Debian's python3-torch, python3-torchvision, python3-onnx and
@@ -11,7 +12,9 @@
 # is newer than the export script, is skipped; only the others are exported.
 # Prints one line per model: PATH SIZE_BYTES (exported|cached).
 # Usage: tools/fetch_onnx_fixtures.sh [--force] [MODEL...]
-#   MODEL... limits the set (default: all); --force re-exports.
+#   MODEL... limits the set (default: all but the on-demand ones); --force
+#   re-exports. sam2_hiera_t (the 1024x1024 encoder, for the benchmarks) is
+#   exported only when named.
 #   PYTHON=... picks the interpreter (default: the first of /usr/bin/python3,
 #   python3 that can import torch, torchvision and onnx).
 set -euo pipefail
@@ -40,9 +43,12 @@ done
 lister="${PYTHON:-}"
 [[ -n "$lister" ]] || { command -v /usr/bin/python3 >/dev/null 2>&1 && lister=/usr/bin/python3 || lister=python3; }
 all=()
-mapfile -t all < <("$lister" "$SCRIPT" --list)
-((${#all[@]})) || die "$SCRIPT --list printed no model (is Python 3 installed?)"
-((${#wanted[@]})) || wanted=("${all[@]}")
+mapfile -t defaults < <("$lister" "$SCRIPT" --list)
+((${#defaults[@]})) || die "$SCRIPT --list printed no model (is Python 3 installed?)"
+# Models too large for the test suite are exported only when named.
+mapfile -t on_demand < <("$lister" "$SCRIPT" --list-on-demand)
+all=("${defaults[@]}" "${on_demand[@]}")
+((${#wanted[@]})) || wanted=("${defaults[@]}")
 
 todo=()
 for name in "${wanted[@]}"; do

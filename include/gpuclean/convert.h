@@ -55,6 +55,11 @@ struct Options {
   // the proven model anyway. Either way the report says the model is not
   // GPU-clean (exit 1).
   bool allow_remaining = false;
+  // Where the target computes wrong numbers with large baked constants
+  // (lint rule large-constant), feed them from the host: each becomes a
+  // graph input written beside the model as OUT.<input>.npy (the report
+  // names them). false keeps them baked and leaves the finding.
+  bool host_feed_large_constants = true;
   // After writing, run the model on LiteRT.js's WebGPU delegate (fp16) on
   // proof input set 1 and compare it with onnxruntime (needs Node and
   // Chromium; the report says why when it cannot run).
@@ -93,6 +98,8 @@ struct TargetReport {
   std::vector<std::string> passes;       // "rank5-to-rank4 (exact, 12 sites)"
   std::vector<std::string> not_applied;  // suggestions fix could not apply, with why
   std::vector<std::string> remaining;    // error findings left, each with why
+  // Constants moved to host-fed inputs, each "NAME [shape]: why".
+  std::vector<std::string> host_fed;
   // Outputs in the target's numeric model (our interpreter) against fp32,
   // worst correlation; numeric_model empty when not checked (fp32 target).
   std::string numeric_model;

@@ -125,6 +125,9 @@ void AddConvert(CLI::App& app, Handler& handler) {
       ->default_val(lint::kDefaultTarget);
   cmd->add_flag("--allow-remaining", args->options.allow_remaining,
                 "write the proven model even when lint errors remain for the target (exit stays 1)");
+  cmd->add_flag("--bake-constants", [args](int64_t) { args->options.host_feed_large_constants = false; },
+                "keep large constants baked even where the target mishandles them (default: each becomes a graph "
+                "input written beside the model as OUT.<input>.npy)");
   cmd->add_flag("--probe", args->options.probe,
                 "run the written model on LiteRT.js's WebGPU delegate (fp16, headless Chromium) and compare with "
                 "onnxruntime; prints measured residency");
