@@ -41,6 +41,10 @@ struct PassOptions {
   // the matmul grow with it, and embedding tables far past this belong on
   // the host.
   int64_t onehot_max_rows = 1024;
+  // bmm-split-rows: the most rows (product of all dimensions but the last)
+  // a BATCH_MATMUL's second operand may hold; the WebGPU backend's measured
+  // edge (data/compat/mldrift-webgpu@2.5.3.json, bmm-rhs-rows).
+  int64_t bmm_max_rhs_rows = 32768;
 };
 
 // One place a pass rewrote.

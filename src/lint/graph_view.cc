@@ -102,7 +102,7 @@ const std::vector<std::string>& ConstraintKeys() {
       "rank_at_least",  "dtype_any",         "input_dtype",       "output_dtype",    "runtime_inputs",
       "runtime_input_at", "const_input_at",  "identical_inputs",  "dynamic_shape",   "attrs",
       "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops",
-      "winograd_4x4", "elementwise_const_batched"};
+      "winograd_4x4", "elementwise_const_batched", "rows_above"};
   return keys;
 }
 
@@ -213,6 +213,14 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     int t = input_at(0);
     if (t < 0 || g.tensors[t].shape.empty()) return false;
     return g.tensors[t].shape.back() % want.get<int>() != 0;
+  }
+  if (key == "rows_above") {
+    // Rows of input i as stored: the product of every dimension but the last.
+    const int t = input_at(want.value("input", 0));
+    if (t < 0 || g.tensors[t].shape.empty()) return false;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < g.tensors[t].shape.size(); ++d) rows *= g.tensors[t].shape[d];
+    return rows > want.value("rows", int64_t{0});
   }
   if (key == "broadcast") {
     std::vector<const std::vector<int32_t>*> shapes;

@@ -29,6 +29,7 @@ const std::vector<const Pass*>& Registry() {
       &passes::Relu0To1ToRelus(),
       &passes::DivIdenticalInputs(),
       &passes::BmmConstLhs(),
+      &passes::BmmSplitRows(),  // after bmm-const-lhs: it may swap the operands
       &passes::ConvWinogradSplit(),
       &passes::ConstOperandRank4(),
       &passes::BroadcastToFold(),

@@ -28,6 +28,7 @@ const Pass& SelectToBlend();
 const Pass& GeluTanh();
 const Pass& GatherOneHotMatMul();
 const Pass& BmmConstLhs();
+const Pass& BmmSplitRows();
 const Pass& ConvWinogradSplit();
 const Pass& ConstOperandRank4();
 
