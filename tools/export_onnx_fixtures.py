@@ -372,10 +372,11 @@ class Sam2HieraTinyEncoder(nn.Module):
         dim, stage = embed_dim, 1
         for i in range(sum(stages)):
             dim_out = dim
+            # The window lags by a block, as in SAM 2: a stage's first block
+            # uses the previous stage's window, which its q-pooling halves.
             ws = 0 if i in global_blocks else windows[stage - 1]
             if i - 1 in stage_ends:
                 dim_out, heads, stage = dim * 2, heads * 2, stage + 1
-                ws = 0 if i in global_blocks else windows[stage - 1]
             self.blocks.append(HieraBlock(dim, dim_out, heads, ws, (2, 2) if i in q_pool_blocks else None))
             dim = dim_out
         channels = [self.blocks[e].dim_out for e in stage_ends[::-1]]  # deepest first

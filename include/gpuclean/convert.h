@@ -46,7 +46,8 @@ struct Options {
   // (with fp16_weights at least kFp16WeightsAtol / kFp16WeightsMinCorrelation).
   double atol = 1e-4;
   double min_correlation = 0.99999;
-  // The GPU target the result must be clean for (a data/compat id): after
+  // The GPU target the result must be clean for (a data/compat id, or
+  // several joined by commas: clean for each, rewrites chosen for all): after
   // lowering, lint for it, apply the proven rewrites lint suggests
   // (rewrite::Fix) and re-lint. "none" keeps the plain lowering.
   std::string target = lint::kDefaultTarget;
@@ -100,6 +101,9 @@ struct TargetReport {
   std::vector<std::string> remaining;    // error findings left, each with why
   // Constants moved to host-fed inputs, each "NAME [shape]: why".
   std::vector<std::string> host_fed;
+  // Several targets ("A,B"): one line each, "ID: E error(s) -> E'; predicted
+  // ..."; the counts above are their sums.
+  std::vector<std::string> per_target;
   // Outputs in the target's numeric model (our interpreter) against fp32,
   // worst correlation; numeric_model empty when not checked (fp32 target).
   std::string numeric_model;

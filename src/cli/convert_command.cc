@@ -31,7 +31,9 @@ int ConvertToPipeline(Args& args) {
   if (!args.json) std::cout << result.report.RenderText();
   if (!result.report.proven) return 1;
   std::vector<std::string> stays;
-  const std::vector<int> ops = split::HostOpsForTarget(result.model, options.target, &stays);
+  // With several targets, the first decides the host cut and the graphs' clean-up.
+  const std::string primary = options.target.substr(0, options.target.find(','));
+  const std::vector<int> ops = split::HostOpsForTarget(result.model, primary, &stays);
   for (const std::string& line : stays) std::cerr << "convert: " << line << "\n";
   if (ops.empty()) {
     if (!args.json) std::cout << "no op needs the host for " << options.target << "; no pipeline written\n";
@@ -48,11 +50,11 @@ int ConvertToPipeline(Args& args) {
     cut.constants.emplace_back(file, value);
   }
   // The cut's new graph outputs can break a GPU rule: each graph is linted and fixed again.
-  const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, options.target);
+  const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, primary);
   const int errors_left = split::ErrorsLeft(cleanup);
   if (errors_left > 0 && !args.options.allow_remaining) {
     if (!args.json)
-      std::cout << split::DescribeCleanup(cleanup, options.target)
+      std::cout << split::DescribeCleanup(cleanup, primary)
                 << fmt::format("not GPU-clean for {}: {} lint error(s) remain in the pipeline's graphs; nothing "
                                "written (--allow-remaining writes it anyway)\n",
                                options.target, errors_left);
@@ -79,7 +81,7 @@ int ConvertToPipeline(Args& args) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("pipeline for {}: {} between GPU graphs\n", options.target, split::HostStepSummary(cut))
-              << split::DescribeHostCut(cut.spec) << split::DescribeCleanup(cleanup, options.target)
+              << split::DescribeHostCut(cut.spec) << split::DescribeCleanup(cleanup, primary)
               << pipeline::RenderProve(report)
               << (report.passed ? "wrote " + spec_path + "\n" : std::string("the pipeline spec was not written\n"));
   }
@@ -120,8 +122,9 @@ void AddConvert(CLI::App& app, Handler& handler) {
       ->check(CLI::IsMember({"fp32", "fp16"}))
       ->default_val("fp32");
   cmd->add_option("--target", args->options.target,
-                  "GPU target the result must be clean for (an id of data/compat, `gpuclean matrix list`): "
-                  "lint, apply the proven rewrites lint suggests, re-lint; none: plain lowering")
+                  "GPU target the result must be clean for (an id of data/compat, `gpuclean matrix list`), or several "
+                  "joined by commas (clean for each: mldrift-webgpu@2.5.3,mldrift-cl@2.1.6): lint, apply the proven "
+                  "rewrites lint suggests, re-lint; none: plain lowering")
       ->default_val(lint::kDefaultTarget);
   cmd->add_flag("--allow-remaining", args->options.allow_remaining,
                 "write the proven model even when lint errors remain for the target (exit stays 1)");

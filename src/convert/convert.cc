@@ -350,6 +350,8 @@ void FeedLargeConstants(const Options& o, const ir::Model& model, const lint::Ma
   fed.pass_options.host_fed_min_elements = rule->params.value("min_elements", fed.pass_options.host_fed_min_elements);
   rewrite::FixResult with = rewrite::Fix(model, fed);
   if (!with.proven) return;
+  // Named on purpose this time: not a suggestion left unapplied.
+  std::erase_if(with.not_applied, [](const std::string& line) { return line.starts_with("host-fed-constants "); });
   for (const rewrite::HostInput& h : with.host_inputs)
     t.host_fed.push_back(fmt::format("{} [{}] ({} elements): {}", h.name, fmt::join(h.value.shape, ","),
                                      h.value.num_elements(), rule->why));
@@ -358,7 +360,7 @@ void FeedLargeConstants(const Options& o, const ir::Model& model, const lint::Ma
 
 // Lint for the target, then the proven rewrites lint suggests (fix's
 // engine); `model` becomes the rewritten one when the chain is proven.
-void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
+void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
   const auto start = Clock::now();
   TargetReport& t = r.target;
   t.target = o.target;
@@ -429,6 +431,73 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
     for (const lint::Finding& f : fix.before.findings)
       if (f.severity == lint::Severity::kError)
         t.remaining.push_back(fmt::format("node {} {} {}: {}", f.node, f.op, f.rule, f.why));
+  }
+  t.clean = t.errors_after == 0;
+  r.target_ms = MsSince(start);
+}
+
+std::vector<std::string> SplitTargets(const std::string& list) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    const size_t end = std::min(list.find(',', begin), list.size());
+    if (end > begin) out.push_back(list.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
+}
+
+// One file for several delegates (Android's OpenCL and the web's WebGPU):
+// each target's rewrites in turn on the result of the others', rounds
+// until a whole round changes nothing, then every target's lint of the
+// final model. The first target's numeric model is the one checked.
+void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
+  const std::vector<std::string> targets = SplitTargets(o.target);
+  if (targets.size() <= 1) return ApplyOneTarget(o, model, r, host_inputs);
+  const auto start = Clock::now();
+  const std::string data_dir = o.data_dir.empty() ? lint::DefaultDataDir() : o.data_dir;
+  std::vector<lint::Matrix> matrices;
+  for (const std::string& id : targets) matrices.push_back(lint::LoadMatrix(data_dir + "/compat", id));
+  const ir::Model lowered = model;
+  Options first = o;
+  first.target = targets[0];
+  ApplyOneTarget(first, model, r, host_inputs);
+  TargetReport& t = r.target;
+  constexpr int kMaxRounds = 3;
+  for (int round = 0; round < kMaxRounds && t.failure.empty(); ++round) {
+    bool changed = false;
+    for (size_t k = round == 0 ? 1 : 0; k < targets.size(); ++k) {
+      Options one = o;
+      one.target = targets[k];
+      Report other;
+      std::vector<rewrite::HostInput> added;
+      ApplyOneTarget(one, model, other, added);
+      host_inputs.insert(host_inputs.end(), added.begin(), added.end());
+      for (const std::string& p : other.target.passes) t.passes.push_back(p + " for " + targets[k]);
+      for (const std::string& h : other.target.host_fed) t.host_fed.push_back(h);
+      t.added_atol += other.target.added_atol;
+      if (!other.target.failure.empty()) t.failure = other.target.failure + " (for " + targets[k] + ")";
+      changed = changed || !other.target.passes.empty();
+    }
+    if (!changed) break;
+  }
+  t.target = o.target;
+  t.errors_before = t.errors_after = t.warnings_before = t.warnings_after = 0;
+  t.remaining.clear();
+  t.per_target.clear();
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const lint::Report before = lint::Lint(lowered, matrices[k]), after = lint::Lint(model, matrices[k]);
+    const int e0 = before.count(lint::Severity::kError), e1 = after.count(lint::Severity::kError);
+    t.errors_before += e0;
+    t.errors_after += e1;
+    t.warnings_before += before.count(lint::Severity::kWarning);
+    t.warnings_after += after.count(lint::Severity::kWarning);
+    const std::string predicted = after.residency.empty() ? "" : lint::PredictedLine(after.residency[0]);
+    if (k == 0) t.predicted_after = predicted;
+    t.per_target.push_back(fmt::format("{}: {} error(s) -> {}; {}", targets[k], e0, e1, predicted));
+    for (const lint::Finding& f : after.findings)
+      if (f.severity == lint::Severity::kError)
+        t.remaining.push_back(fmt::format("{}: node {} {} {}: {}", targets[k], f.node, f.op, f.rule, f.why));
   }
   t.clean = t.errors_after == 0;
   r.target_ms = MsSince(start);
@@ -642,6 +711,7 @@ nlohmann::json Report::ToJson() const {
                    {"passes", target.passes},
                    {"not_applied", target.not_applied},
                    {"host_fed", target.host_fed},
+                   {"per_target", target.per_target},
                    {"remaining", target.remaining},
                    {"added_atol", target.added_atol},
                    {"numeric_model", target.numeric_model},
@@ -703,6 +773,7 @@ std::string Report::RenderText() const {
                        target.fp16_correlation_before
                            ? fmt::format(" (was {:.6f} before the fp16-safe norm rewrites)", *target.fp16_correlation_before)
                            : "");
+    for (const std::string& line : target.per_target) s += "    " + line + "\n";
     for (const std::string& h : target.host_fed) s += "    fed from the host: " + h + "\n";
     for (const std::string& n : target.not_applied) s += "    not applied: " + n + "\n";
     if (!target.failure.empty()) s += "    rewrites refused: " + target.failure + "\n";

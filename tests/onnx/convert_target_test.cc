@@ -87,6 +87,32 @@ TEST(ConvertTarget, AppliesAndProvesTheRewritesLintSuggests) {
   EXPECT_EQ(LintErrors(o.output_path, o.target), 0);
 }
 
+// One file for Android's OpenCL delegate and the web's WebGPU one: WebGPU
+// takes the stem's -inf PADV2, OpenCL splits on it. --target A,B applies
+// each target's rewrites and reports both; the file is clean for both.
+TEST(ConvertTarget, SeveralTargetsMakeOneFileCleanForEach) {
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = Stem().Write(dir.file("stem.onnx"));
+  o.output_path = dir.file("stem_webgpu.tflite");
+  o.target = "mldrift-webgpu@2.5.3";
+  ASSERT_TRUE(convert::Convert(o).report.written);
+  EXPECT_EQ(LintErrors(o.output_path, "mldrift-webgpu@2.5.3"), 0);
+  EXPECT_GT(LintErrors(o.output_path, "mldrift-cl@2.1.6"), 0) << "the WebGPU choice alone keeps the PADV2";
+
+  o.output_path = dir.file("stem_both.tflite");
+  o.target = "mldrift-webgpu@2.5.3,mldrift-cl@2.1.6";
+  const convert::Result r = convert::Convert(o);
+  const std::string text = r.report.RenderText();
+  ASSERT_TRUE(r.report.written) << text;
+  EXPECT_EQ(r.exit_code(), 0) << text;
+  EXPECT_EQ(r.report.target.errors_after, 0) << text;
+  ASSERT_EQ(r.report.target.per_target.size(), 2u) << text;
+  EXPECT_NE(r.report.target.per_target[1].find("mldrift-cl@2.1.6: 1 error(s) -> 0"), std::string::npos) << text;
+  EXPECT_EQ(LintErrors(o.output_path, "mldrift-webgpu@2.5.3"), 0);
+  EXPECT_EQ(LintErrors(o.output_path, "mldrift-cl@2.1.6"), 0);
+}
+
 TEST(ConvertTarget, NoneKeepsThePlainLowering) {
   testing::TempDir dir;
   convert::Options o;
