@@ -46,6 +46,7 @@ MODEL_NAMES = [
     "resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny",
     "regnet_y_400mf", "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t",
     "detr_small", "mha_parity", "rfdetr_seg_small", "maxvit_t", "sam2_hiera_t_256",
+    "rfdetr_seg_nano",
 ]
 # Exported only when named: too large for the test suite's budget.
 ON_DEMAND_NAMES = ["sam2_hiera_t"]
@@ -435,6 +436,149 @@ def _sam2_hiera_t(size):
     return make
 
 
+# --------------------------------------------------------------------------
+# RF-DETR-Seg Nano, written from its published structure (rf-detr 1.x:
+# a DINOv2-S/12 backbone with LayerScale, a 256-d projector, two-stage
+# top-K query selection, decoder layers with MultiScaleDeformableAttention
+# computed the way its pure-PyTorch path does, box reparametrisation, a mask
+# head as an einsum of query and pixel embeddings).
+# --------------------------------------------------------------------------
+class Dinov2Block(nn.Module):
+    def __init__(self, d=384, heads=6):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(d, eps=1e-6)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ls1 = nn.Parameter(torch.full((d,), 0.5))
+        self.norm2 = nn.LayerNorm(d, eps=1e-6)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.ls2 = nn.Parameter(torch.full((d,), 0.5))
+
+    def forward(self, x):
+        b, n, c = x.shape
+        qkv = self.qkv(self.norm1(x)).reshape(b, n, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0] * (c // self.heads) ** -0.5, qkv[1], qkv[2]
+        attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        x = x + self.ls1 * self.proj((attn @ v).transpose(1, 2).reshape(b, n, c))
+        return x + self.ls2 * self.mlp(self.norm2(x))
+
+
+def ms_deform_attn_core(value, shapes, sampling_locations, attention_weights):
+    """Deformable DETR's pure-PyTorch multi-scale deformable attention."""
+    n, s, m, d = value.shape
+    _, lq, m, l, p, _ = sampling_locations.shape
+    value_list = value.split([h * w for h, w in shapes], dim=1)
+    sampling_grids = 2 * sampling_locations - 1
+    sampled = []
+    for lid, (h, w) in enumerate(shapes):
+        value_l = value_list[lid].flatten(2).transpose(1, 2).reshape(n * m, d, h, w)
+        grid_l = sampling_grids[:, :, :, lid].transpose(1, 2).flatten(0, 1)
+        sampled.append(F.grid_sample(value_l, grid_l, mode="bilinear", padding_mode="zeros", align_corners=False))
+    attention_weights = attention_weights.transpose(1, 2).reshape(n * m, 1, lq, l * p)
+    out = (torch.stack(sampled, dim=-2).flatten(-2) * attention_weights).sum(-1).view(n, m * d, lq)
+    return out.transpose(1, 2).contiguous()
+
+
+class MSDeformAttn(nn.Module):
+    def __init__(self, d=256, levels=1, heads=16, points=2):
+        super().__init__()
+        self.levels, self.heads, self.points = levels, heads, points
+        self.sampling_offsets = nn.Linear(d, heads * levels * points * 2)
+        self.attention_weights = nn.Linear(d, heads * levels * points)
+        self.value_proj = nn.Linear(d, d)
+        self.output_proj = nn.Linear(d, d)
+
+    def forward(self, query, reference_points, value, shapes):
+        n, lq, _ = query.shape
+        _, s, _ = value.shape
+        value = self.value_proj(value).view(n, s, self.heads, -1)
+        offsets = self.sampling_offsets(query).view(n, lq, self.heads, self.levels, self.points, 2)
+        weights = self.attention_weights(query).view(n, lq, self.heads, self.levels * self.points)
+        weights = F.softmax(weights, -1).view(n, lq, self.heads, self.levels, self.points)
+        loc = (reference_points[:, :, None, :, None, :2]
+               + offsets / self.points * reference_points[:, :, None, :, None, 2:] * 0.5)
+        return self.output_proj(ms_deform_attn_core(value, shapes, loc, weights))
+
+
+class RfDetrDecoderLayer(nn.Module):
+    def __init__(self, d=256, sa_heads=8, ca_heads=16, points=2, ffn=2048):
+        super().__init__()
+        self.self_attn = nn.MultiheadAttention(d, sa_heads, batch_first=True)
+        self.norm1 = nn.LayerNorm(d)
+        self.cross_attn = MSDeformAttn(d, 1, ca_heads, points)
+        self.norm2 = nn.LayerNorm(d)
+        self.ffn = nn.Sequential(nn.Linear(d, ffn), nn.ReLU(), nn.Linear(ffn, d))
+        self.norm3 = nn.LayerNorm(d)
+
+    def forward(self, tgt, query_pos, ref, memory, shapes):
+        q = tgt + query_pos
+        tgt = self.norm1(tgt + self.self_attn(q, q, tgt, need_weights=False)[0])
+        tgt = self.norm2(tgt + self.cross_attn(tgt + query_pos, ref, memory, shapes))
+        return self.norm3(tgt + self.ffn(tgt))
+
+
+class RfDetrSegNano(nn.Module):
+    """RF-DETR-Seg Nano at 312x312: DINOv2-S/12 (26x26 = 676 tokens, 384-d,
+    12 layers, LayerScale, features of layers 3, 6, 9, 12), a 256-d
+    projector, two-stage top-100 query selection over the 26x26 proposal
+    grid, 2 decoder layers with 16-head deformable cross-attention (one
+    level, 2 points), class and box heads, and masks [1, 100, 78, 78]."""
+
+    def __init__(self, image=312, patch=12, d_backbone=384, layers=12, d=256, queries=100, classes=91):
+        super().__init__()
+        self.g = image // patch
+        self.queries = queries
+        self.patch_embed = nn.Conv2d(3, d_backbone, patch, patch)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, d_backbone) * 0.02)
+        self.pos_embed = nn.Parameter(torch.randn(1, 1 + self.g * self.g, d_backbone) * 0.02)
+        self.blocks = nn.ModuleList(Dinov2Block(d_backbone) for _ in range(layers))
+        self.norm = nn.LayerNorm(d_backbone, eps=1e-6)
+        self.out_indices = (2, 5, 8, 11)
+        self.projector = nn.Sequential(nn.Conv2d(4 * d_backbone, d, 1), nn.GroupNorm(1, d), nn.GELU(),
+                                       nn.Conv2d(d, d, 3, padding=1))
+        cy, cx = torch.meshgrid((torch.arange(self.g) + 0.5) / self.g, (torch.arange(self.g) + 0.5) / self.g,
+                                indexing="ij")
+        anchors = torch.stack([cx, cy, torch.full_like(cx, 0.05), torch.full_like(cx, 0.05)], -1).reshape(1, -1, 4)
+        self.register_buffer("anchor_logits", torch.log(anchors / (1 - anchors)), persistent=False)
+        self.enc_output = nn.Sequential(nn.Linear(d, d), nn.LayerNorm(d))
+        self.enc_class = nn.Linear(d, classes)
+        self.enc_box = MLP(d, d, 4, 3)
+        self.query_pos = MLP(4, d, d, 2)
+        self.layers = nn.ModuleList(RfDetrDecoderLayer(d) for _ in range(2))
+        self.class_embed = nn.Linear(d, classes)
+        self.bbox_embed = MLP(d, d, 4, 3)
+        self.mask_query = MLP(d, d, d, 3)
+        self.pixel_embed = nn.Sequential(nn.Conv2d(d, d, 3, padding=1), nn.GELU(), nn.Conv2d(d, d, 1))
+
+    def forward(self, x):
+        b = x.shape[0]
+        t = self.patch_embed(x).flatten(2).transpose(1, 2)
+        t = torch.cat([self.cls_token.expand(b, -1, -1), t], 1) + self.pos_embed
+        feats = []
+        for i, blk in enumerate(self.blocks):
+            t = blk(t)
+            if i in self.out_indices:
+                f = self.norm(t)[:, 1:]
+                feats.append(f.transpose(1, 2).reshape(b, -1, self.g, self.g))
+        fmap = self.projector(torch.cat(feats, 1))                              # [b,256,26,26]
+        memory = fmap.flatten(2).transpose(1, 2)                               # [b,676,256]
+        shapes = [(self.g, self.g)]
+        out_mem = self.enc_output(memory)
+        scores = self.enc_class(out_mem).max(-1).values                        # [b,676]
+        proposals = (self.enc_box(out_mem) + self.anchor_logits).sigmoid()     # [b,676,4]
+        index = torch.topk(scores, self.queries, dim=1).indices                # [b,100]
+        ref = torch.gather(proposals, 1, index.unsqueeze(-1).repeat(1, 1, 4)).detach()
+        tgt = torch.gather(out_mem, 1, index.unsqueeze(-1).repeat(1, 1, out_mem.shape[-1]))
+        for layer in self.layers:
+            tgt = layer(tgt, self.query_pos(ref), ref[:, :, None], memory, shapes)
+        delta = self.bbox_embed(tgt)
+        boxes = torch.cat([delta[..., :2] * ref[..., 2:] + ref[..., :2], delta[..., 2:].exp() * ref[..., 2:]], -1)
+        pixels = self.pixel_embed(F.interpolate(fmap, scale_factor=3.0, mode="bilinear", align_corners=False))
+        masks = torch.einsum("bqc,bchw->bqhw", self.mask_query(tgt), pixels)     # [b,100,78,78]
+        return self.class_embed(tgt), boxes, masks
+
+
 class OutOnly(nn.Module):
     """torchvision segmentation models return {"out": ...}; keep "out"."""
 
@@ -593,6 +737,7 @@ MODELS = collections.OrderedDict([
     # SAM 2.1 Hiera-T's image encoder at a quarter of its resolution: the
     # same graph (windows padded at 16x16 and 8x8), 1/16 of the work.
     ("sam2_hiera_t_256", (_sam2_hiera_t(256), 1013, (1, 3, 256, 256), ["fpn0", "fpn1", "fpn2"])),
+    ("rfdetr_seg_nano", (RfDetrSegNano, 1014, (1, 3, 312, 312), ["logits", "boxes", "masks"])),
     # Exported only when named (tools/fetch_onnx_fixtures.sh sam2_hiera_t):
     # the deployment's own 1024x1024 input, for the benchmarks.
     ("sam2_hiera_t", (_sam2_hiera_t(1024), 1013, (1, 3, 1024, 1024), ["fpn0", "fpn1", "fpn2"])),

@@ -97,10 +97,18 @@ GateResult ApplyGate(const GateSpec& spec, const npy::Array& ref, const npy::Arr
 // each box used once; boxes left over (zero overlap) pair in index order.
 // A detector's ranking may swap near-equal detections between two runs
 // without changing what it detects; gates then compare like with like.
+// Boxes overlapping at least this much are the same detection.
+inline constexpr double kPairedIou = 0.5;
+
 struct BoxMatching {
   int64_t sets = 0, per_set = 0;
   std::vector<int64_t> got_index;  // sets * per_set, within each set
   int64_t moved = 0;               // pairs whose indices differ
+  // Per reference detection: a counterpart at IoU >= kPairedIou. One
+  // without is a different selection (a top-K near-tie swapped a proposal
+  // in or out), not a worse value of the same one.
+  std::vector<bool> paired;
+  int64_t unpaired = 0;
 };
 BoxMatching MatchBoxes(const npy::Array& ref, const npy::Array& got, BoxFormat format);
 // `got` reordered by the matching on its leading axes [sets..., per_set]:

@@ -165,6 +165,10 @@ struct ProveReport {
   // how many pairs changed position, and the outputs reordered with it.
   std::string matched_by;
   int64_t matched_moved = 0;
+  // Reference detections without a counterpart box (a different top-K
+  // selection); when at most 2% of them, left out of the gates.
+  int64_t selection_swaps = 0;
+  bool swaps_left_out = false;
   std::vector<std::string> matched_outputs;
 };
 

@@ -31,9 +31,21 @@ int ConvertToPipeline(Args& args) {
   if (!args.json) std::cout << result.report.RenderText();
   if (!result.report.proven) return 1;
   std::vector<std::string> stays;
-  // With several targets, the first decides the host cut and the graphs' clean-up.
-  const std::string primary = options.target.substr(0, options.target.find(','));
-  const std::vector<int> ops = split::HostOpsForTarget(result.model, primary, &stays);
+  // With several targets, an op goes to the host when any of them needs it
+  // there, and every graph is cleaned for each of them.
+  std::vector<std::string> targets;
+  for (size_t begin = 0; begin <= options.target.size();) {
+    const size_t end = std::min(options.target.find(',', begin), options.target.size());
+    if (end > begin) targets.push_back(options.target.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  std::vector<int> ops;
+  for (const std::string& t : targets) {
+    const std::vector<int> mine = split::HostOpsForTarget(result.model, t, &stays);
+    ops.insert(ops.end(), mine.begin(), mine.end());
+  }
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   for (const std::string& line : stays) std::cerr << "convert: " << line << "\n";
   if (ops.empty()) {
     if (!args.json) std::cout << "no op needs the host for " << options.target << "; no pipeline written\n";
@@ -50,11 +62,18 @@ int ConvertToPipeline(Args& args) {
     cut.constants.emplace_back(file, value);
   }
   // The cut's new graph outputs can break a GPU rule: each graph is linted and fixed again.
-  const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, primary);
-  const int errors_left = split::ErrorsLeft(cleanup);
+  // Each target's clean-up in turn, then a second round whose lint is the verdict.
+  for (const std::string& t : targets) split::CleanGraphs(cut, t);
+  std::string cleanup_text;
+  int errors_left = 0;
+  for (const std::string& t : targets) {
+    const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, t);
+    errors_left += split::ErrorsLeft(cleanup);
+    cleanup_text += split::DescribeCleanup(cleanup, t);
+  }
   if (errors_left > 0 && !args.options.allow_remaining) {
     if (!args.json)
-      std::cout << split::DescribeCleanup(cleanup, primary)
+      std::cout << cleanup_text
                 << fmt::format("not GPU-clean for {}: {} lint error(s) remain in the pipeline's graphs; nothing "
                                "written (--allow-remaining writes it anyway)\n",
                                options.target, errors_left);
@@ -81,7 +100,7 @@ int ConvertToPipeline(Args& args) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("pipeline for {}: {} between GPU graphs\n", options.target, split::HostStepSummary(cut))
-              << split::DescribeHostCut(cut.spec) << split::DescribeCleanup(cleanup, primary)
+              << split::DescribeHostCut(cut.spec) << cleanup_text
               << pipeline::RenderProve(report)
               << (report.passed ? "wrote " + spec_path + "\n" : std::string("the pipeline spec was not written\n"));
   }

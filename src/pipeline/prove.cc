@@ -102,10 +102,30 @@ bool ReadsBoxes(const analyze::OutputGate& g) {
 // The first box-gated output of shape [..., N>1, 4] decides the pairing of
 // the chain's detections with the monolith's; every chain output whose
 // shape starts with [..., N] is reordered by it.
-void MatchDetections(const std::vector<analyze::OutputGate>& gates, const Reference& ref, const Spec& spec,
-                     const std::vector<int>& match, std::vector<npy::Array>& got, ProveReport& report) {
+// `a` without the detections `keep` leaves out, on its axis `axis` (which
+// holds one per detection; the axes before it are all 1).
+npy::Array KeepDetections(const npy::Array& a, size_t axis, const std::vector<bool>& keep) {
+  npy::Array out = a;
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < a.shape.size(); ++d) inner *= a.shape[d];
+  const size_t bytes = static_cast<size_t>(inner) * (a.data.size() / std::max<int64_t>(1, a.num_elements()));
+  out.data.clear();
+  int64_t kept = 0;
+  for (size_t r = 0; r < keep.size(); ++r)
+    if (keep[r]) {
+      out.data.insert(out.data.end(), a.data.begin() + static_cast<long>(r * bytes),
+                      a.data.begin() + static_cast<long>((r + 1) * bytes));
+      ++kept;
+    }
+  out.shape[axis] = kept;
+  return out;
+}
+
+void MatchDetections(const std::vector<analyze::OutputGate>& gates, std::vector<npy::Array>& ref_outputs,
+                     const Spec& spec, const std::vector<int>& match, std::vector<npy::Array>& got,
+                     ProveReport& report) {
   for (const analyze::OutputGate& g : gates) {
-    const npy::Array& boxes = ref.outputs[g.output];
+    const npy::Array boxes = ref_outputs[g.output];
     if (!ReadsBoxes(g) || !g.options.boxes || boxes.shape.size() < 2 || boxes.shape.back() != 4 ||
         boxes.shape[boxes.shape.size() - 2] < 2 || got[g.output].shape != boxes.shape)
       continue;
@@ -119,6 +139,23 @@ void MatchDetections(const std::vector<analyze::OutputGate>& gates, const Refere
       if (match[p] == g.output) report.matched_by = spec.outputs[p];
     }
     report.matched_moved = m.moved;
+    report.selection_swaps = m.unpaired;
+    // A few detections that one run selected and the other did not are
+    // top-K near-ties, equally valid selections: the gates compare the
+    // detections both runs hold. More than 2% is a failure of its own,
+    // and then nothing is left out.
+    const int64_t total = m.sets * m.per_set;
+    const bool one_set = m.sets == 1 && std::all_of(lead.begin(), lead.end() - 1, [](int64_t d) { return d == 1; });
+    if (m.unpaired == 0 || !one_set || m.unpaired > std::max<int64_t>(1, total / 50)) return;
+    report.swaps_left_out = true;
+    for (size_t p = 0; p < match.size(); ++p) {
+      const int r = match[p];
+      if (std::find(report.matched_outputs.begin(), report.matched_outputs.end(), spec.outputs[p]) ==
+          report.matched_outputs.end())
+        continue;
+      ref_outputs[r] = KeepDetections(ref_outputs[r], lead.size() - 1, m.paired);
+      got[r] = KeepDetections(got[r], lead.size() - 1, m.paired);
+    }
     return;
   }
 }
@@ -162,8 +199,9 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
     if (!g.tensor.empty() && it != spec.outputs.end()) g.tensor = ref.names[match[it - spec.outputs.begin()]];
   }
   const auto gates = analyze::ResolveTaskGates(ref.outputs_graph, given, options.gate_options, inferred);
-  if (options.match_boxes) MatchDetections(gates, ref, spec, match, got, report);
-  const auto results = analyze::ApplyTaskGates(gates, ref.outputs, got);
+  std::vector<npy::Array> gated_ref = ref.outputs;
+  if (options.match_boxes) MatchDetections(gates, gated_ref, spec, match, got, report);
+  const auto results = analyze::ApplyTaskGates(gates, gated_ref, got);
 
   report.passed = true;
   for (size_t p = 0; p < match.size(); ++p) {
@@ -196,6 +234,12 @@ std::string RenderProve(const ProveReport& report) {
   if (!report.matched_by.empty())
     out += fmt::format("  detections paired by box ({}): {} of the chain's moved; reordered alike: {}\n",
                        report.matched_by, report.matched_moved, fmt::join(report.matched_outputs, ", "));
+  if (report.selection_swaps > 0)
+    out += fmt::format("  {} detection(s) selected by one run only (no box at IoU >= {} in the other: a different "
+                       "top-K selection){}\n",
+                       report.selection_swaps, analyze::kPairedIou,
+                       report.swaps_left_out ? "; the gates compare the detections both hold"
+                                             : "; more than 2% of the detections: gated as they are");
   for (const OutputVerdict& v : report.outputs) {
     out += fmt::format("  {} {}{}\n", v.passed ? "pass" : "FAIL", v.name,
                        v.reference_name == v.name ? "" : fmt::format(" (vs {})", v.reference_name));
@@ -218,7 +262,11 @@ Json ToJson(const ProveReport& report) {
   for (const StageRun& s : report.chain.stages) j["stages"].push_back(ToJson(s));
   if (report.chain.browser_pages > 0) j["browser_pages"] = report.chain.browser_pages;
   if (!report.matched_by.empty())
-    j["matched"] = {{"by", report.matched_by}, {"moved", report.matched_moved}, {"outputs", report.matched_outputs}};
+    j["matched"] = {{"by", report.matched_by},
+                    {"moved", report.matched_moved},
+                    {"outputs", report.matched_outputs},
+                    {"selection_swaps", report.selection_swaps},
+                    {"swaps_left_out", report.swaps_left_out}};
   j["outputs"] = Json::array();
   for (const OutputVerdict& v : report.outputs) {
     Json o = {{"name", v.name}, {"reference", v.reference_name}, {"passed", v.passed}, {"gates", Json::array()}};

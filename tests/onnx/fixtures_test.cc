@@ -112,11 +112,11 @@ std::vector<std::string> FixtureNames() {
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixture, ::testing::ValuesIn(FixtureNames()),
                          [](const auto& info) { return info.param; });
 
-TEST(OnnxFixtures, AllThirteenAreThere) {
+TEST(OnnxFixtures, AllFourteenAreThere) {
   const auto names = FixtureNames();
   for (const char* want : {"resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny", "regnet_y_400mf",
                            "deeplabv3_mobilenet_v3_large", "vit_small6", "swin_t", "detr_small", "mha_parity",
-                           "rfdetr_seg_small", "maxvit_t", "sam2_hiera_t_256"})
+                           "rfdetr_seg_small", "maxvit_t", "sam2_hiera_t_256", "rfdetr_seg_nano"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end())
         << want << " missing from " << OnnxCache() << ": run tools/fetch_onnx_fixtures.sh";
 }
