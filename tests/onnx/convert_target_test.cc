@@ -168,6 +168,32 @@ TEST(ConvertTarget, UnknownTargetIsOneLineExitTwo) {
   EXPECT_NE(r.err.find("no-such-gpu"), std::string::npos) << r.err;
 }
 
+// The windowed blocks below share their geometry: an 8x8x32 map in 4x4 windows.
+constexpr int64_t kBlockH = 8, kBlockW = 8, kBlockC = 32, kBlockWin = 4;
+
+void I64(OnnxTestModel& m, const std::string& name, const std::vector<int64_t>& v) {
+  m.InitI64(name, {static_cast<int64_t>(v.size())}, v);
+}
+
+// window_partition as Swin and Hiera write it: view [1, H/w, w, W/w, w, C],
+// permute(0, 1, 3, 2, 4, 5), then view as `shape`.
+void WindowPartition(OnnxTestModel& m, const std::string& x, const std::vector<int64_t>& shape, const std::string& out) {
+  I64(m, out + "_s6", {1, kBlockH / kBlockWin, kBlockWin, kBlockW / kBlockWin, kBlockWin, kBlockC});
+  m.Node("Reshape", {x, out + "_s6"}, {out + "_6d"});
+  m.Node("Transpose", {out + "_6d"}, {out + "_6dt"}).Ints("perm", {0, 1, 3, 2, 4, 5});
+  I64(m, out + "_shape", shape);
+  m.Node("Reshape", {out + "_6dt", out + "_shape"}, {out});
+}
+
+// window_unpartition: view [1, H/w, W/w, w, w, C], permute back, view [1, H, W, C].
+void WindowMerge(OnnxTestModel& m, const std::string& x, const std::string& out) {
+  I64(m, out + "_s6", {1, kBlockH / kBlockWin, kBlockW / kBlockWin, kBlockWin, kBlockWin, kBlockC});
+  m.Node("Reshape", {x, out + "_s6"}, {out + "_6d"});
+  m.Node("Transpose", {out + "_6d"}, {out + "_6dt"}).Ints("perm", {0, 1, 3, 2, 4, 5});
+  I64(m, out + "_shape", {1, kBlockH, kBlockW, kBlockC});
+  m.Node("Reshape", {out + "_6dt", out + "_shape"}, {out});
+}
+
 // A Hiera / Swin style windowed attention block as exporters write it: a 6-D
 // window partition, a fused QKV projection split through a 5-D reshape and
 // a gather on the 3, an Erf GELU MLP, and the 6-D window merge. The plain
@@ -175,18 +201,12 @@ TEST(ConvertTarget, UnknownTargetIsOneLineExitTwo) {
 // it is rewritten to <= 4-D, proven against onnxruntime, and measured on the
 // real WebGPU delegate in fp16: every op on the GPU, outputs close to fp32.
 OnnxTestModel WindowedBlock() {
-  constexpr int64_t kH = 8, kW = 8, kC = 32, kWin = 4, kHeads = 4, kD = kC / kHeads, kN = kWin * kWin;
-  constexpr int64_t kWindows = (kH / kWin) * (kW / kWin);
+  constexpr int64_t kC = kBlockC, kHeads = 4, kD = kC / kHeads, kN = kBlockWin * kBlockWin;
+  constexpr int64_t kWindows = (kBlockH / kBlockWin) * (kBlockW / kBlockWin);
   OnnxTestModel m;
-  m.Input("x", {1, kH, kW, kC});
-  auto i64 = [&](const std::string& name, std::vector<int64_t> v) {
-    m.InitI64(name, {static_cast<int64_t>(v.size())}, v);
-  };
-  i64("s6", {1, kH / kWin, kWin, kW / kWin, kWin, kC});
-  m.Node("Reshape", {"x", "s6"}, {"x6"});
-  m.Node("Transpose", {"x6"}, {"xw6"}).Ints("perm", {0, 1, 3, 2, 4, 5});
-  i64("s_tokens", {kWindows, kN, kC});
-  m.Node("Reshape", {"xw6", "s_tokens"}, {"tokens"});
+  m.Input("x", {1, kBlockH, kBlockW, kC});
+  auto i64 = [&](const std::string& name, std::vector<int64_t> v) { I64(m, name, v); };
+  WindowPartition(m, "x", {kWindows, kN, kC}, "tokens");
   m.InitF32("w_qkv", {kC, 3 * kC}, RandomValues(kC * 3 * kC, 21, 0.2f));
   m.InitF32("b_qkv", {3 * kC}, RandomValues(3 * kC, 22, 0.1f));
   m.Node("MatMul", {"tokens", "w_qkv"}, {"qkv0"});
@@ -222,12 +242,7 @@ OnnxTestModel WindowedBlock() {
   m.Node("Mul", {"hg", "half"}, {"gelu"});
   m.InitF32("w2", {2 * kC, kC}, RandomValues(2 * kC * kC, 25, 0.2f));
   m.Node("MatMul", {"gelu", "w2"}, {"mlp"});
-  // Window merge back to [1, H, W, C].
-  i64("s6b", {1, kH / kWin, kW / kWin, kWin, kWin, kC});
-  m.Node("Reshape", {"mlp", "s6b"}, {"y6"});
-  m.Node("Transpose", {"y6"}, {"y6t"}).Ints("perm", {0, 1, 3, 2, 4, 5});
-  i64("s_out", {1, kH, kW, kC});
-  m.Node("Reshape", {"y6t", "s_out"}, {"y"});
+  WindowMerge(m, "mlp", "y");
   m.Output("y");
   return m;
 }
@@ -261,19 +276,12 @@ TEST(ConvertTarget, WindowedBlockIsGpuCleanAndMeasuredOnWebGpu) {
 // each part (not a Gather), then `F.scaled_dot_product_attention` on
 // `q.transpose(1, 2)`. Every op of it must end up on the WebGPU delegate.
 OnnxTestModel UnbindWindowedBlock() {
-  constexpr int64_t kH = 8, kW = 8, kC = 32, kWin = 4, kHeads = 2, kD = kC / kHeads, kN = kWin * kWin;
-  constexpr int64_t kWindows = (kH / kWin) * (kW / kWin);
+  constexpr int64_t kC = kBlockC, kHeads = 2, kD = kC / kHeads, kN = kBlockWin * kBlockWin;
+  constexpr int64_t kWindows = (kBlockH / kBlockWin) * (kBlockW / kBlockWin);
   OnnxTestModel m;
-  m.Input("x", {1, kH, kW, kC});
-  auto i64 = [&](const std::string& name, std::vector<int64_t> v) {
-    m.InitI64(name, {static_cast<int64_t>(v.size())}, v);
-  };
-  // window_partition: view, permute(0, 1, 3, 2, 4, 5), view(-1, ws, ws, C)
-  i64("s6", {1, kH / kWin, kWin, kW / kWin, kWin, kC});
-  m.Node("Reshape", {"x", "s6"}, {"x6"});
-  m.Node("Transpose", {"x6"}, {"xw6"}).Ints("perm", {0, 1, 3, 2, 4, 5});
-  i64("s_win", {-1, kWin, kWin, kC});
-  m.Node("Reshape", {"xw6", "s_win"}, {"windows"});
+  m.Input("x", {1, kBlockH, kBlockW, kC});
+  auto i64 = [&](const std::string& name, std::vector<int64_t> v) { I64(m, name, v); };
+  WindowPartition(m, "x", {-1, kBlockWin, kBlockWin, kC}, "windows");  // view(-1, ws, ws, C)
   m.InitF32("w_qkv", {kC, 3 * kC}, RandomValues(kC * 3 * kC, 41, 0.2f));
   m.InitF32("b_qkv", {3 * kC}, RandomValues(3 * kC, 42, 0.1f));
   m.Node("MatMul", {"windows", "w_qkv"}, {"qkv0"});
@@ -294,15 +302,10 @@ OnnxTestModel UnbindWindowedBlock() {
   m.Node("Softmax", {"att"}, {"p"}).Int("axis", -1);
   m.Node("MatMul", {"p", "vh"}, {"ctx"});
   m.Node("Transpose", {"ctx"}, {"ctx_t"}).Ints("perm", {0, 2, 1, 3});
-  m.Node("Reshape", {"ctx_t", "s_win"}, {"ctx_w"});
+  m.Node("Reshape", {"ctx_t", "windows_shape"}, {"ctx_w"});
   m.InitF32("w_o", {kC, kC}, RandomValues(kC * kC, 43, 0.2f));
   m.Node("MatMul", {"ctx_w", "w_o"}, {"proj"});
-  // window_unpartition: view(B, H/ws, W/ws, ws, ws, C), permute back, view.
-  i64("s6b", {1, kH / kWin, kW / kWin, kWin, kWin, kC});
-  m.Node("Reshape", {"proj", "s6b"}, {"y6"});
-  m.Node("Transpose", {"y6"}, {"y6t"}).Ints("perm", {0, 1, 3, 2, 4, 5});
-  i64("s_out", {1, kH, kW, kC});
-  m.Node("Reshape", {"y6t", "s_out"}, {"y"});
+  WindowMerge(m, "proj", "y");
   m.Output("y");
   return m;
 }
