@@ -6,7 +6,6 @@
 #include <random>
 
 #include "gpuclean/builder.h"
-#include "gpuclean/op_table.h"
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
@@ -362,13 +361,6 @@ TEST(Rank5ToRank4, LeavesAnOpWithoutARuleAtItsRankAndReducesTheRest) {
   for (const Skip& skip : proof.result.skipped) said = said || skip.why.find("host") != std::string::npos;
   EXPECT_TRUE(said);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_RELU), 1);
-}
-
-// The rule each op declares in the op table is one the pass implements:
-// every op with a rank rule other than none has a test graph above.
-TEST(Rank5ToRank4, EveryRankRuleInTheOpTableIsNamed) {
-  for (tfl::BuiltinOperator code : ir::TableOps())
-    EXPECT_NE(ir::RankRuleName(ir::TraitsOf(code).rank_rule), "") << ir::BuiltinName(code);
 }
 
 // Property: random chains of reducible ops on rank-5 and rank-6 tensors
