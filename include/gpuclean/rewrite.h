@@ -173,6 +173,25 @@ struct FixResult {
 // Error(kUnsupported) when the interpreter cannot run the model.
 FixResult Fix(const ir::Model& model, const FixOptions& options);
 
+// One file for several delegates: Fix for each target in turn on the result
+// of the previous ones, in rounds until a whole round changes nothing (at
+// most three). `final` is every target's Fix of the final model (nothing
+// left to change: its lint is that target's verdict); `model` and
+// `host_inputs` are the final model and every host input the rounds added.
+struct TargetsFixResult {
+  ir::Model model;
+  std::vector<HostInput> host_inputs;
+  std::vector<std::pair<std::string, FixResult>> steps;  // target, result, in the order run
+  std::vector<std::pair<std::string, FixResult>> final;  // one per target
+  bool proven = false;  // every step proven
+  bool ok = false;      // proven and no target has an error left
+  // The final model as one FixResult (the first target's verdict) for WriteResult.
+  FixResult AsFixResult() const;
+};
+// `options.target` is ignored; `targets` are data/compat ids.
+TargetsFixResult FixForTargets(const ir::Model& model, const FixOptions& options,
+                               const std::vector<std::string>& targets);
+
 // Writes result.model to `path` atomically, and each host input beside it as
 // <path minus .tflite>.<input name, '/' -> '_'>.npy. Refuses to overwrite the
 // model's source file unless `in_place`, and a result that is not proven

@@ -1,5 +1,9 @@
+#include <fmt/format.h>
+
 #include <iostream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/input_shape_flag.h"
@@ -48,7 +52,9 @@ void AddFix(CLI::App& app, Handler& handler) {
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->model, "the .tflite file")->required();
   cmd->add_option("-o,--output", args->output, "where to write the rewritten model");
-  cmd->add_option("--target", args->options.target, "compatibility target whose findings choose the passes")
+  cmd->add_option("--target", args->options.target,
+                  "compatibility target whose findings choose the passes; several joined by commas: the file is made "
+                  "clean for each (mldrift-webgpu@2.5.3,mldrift-cl@2.1.6)")
       ->capture_default_str();
   cmd->add_option("--passes", args->passes,
                   "comma-separated pass ids instead of lint's choice; 'auto' adds lint's choice (docs/rewrite.md)");
@@ -77,7 +83,30 @@ void AddFix(CLI::App& app, Handler& handler) {
         throw Error(ErrorKind::kUsage, "fix needs -o OUT (or --dry-run, or --in-place)");
       args->options.passes = SplitCommas(args->passes);
       const ir::Model model = ReadModelAtShapes(args->model, args->input_shapes);
-      const rewrite::FixResult result = rewrite::Fix(model, args->options);
+      const std::vector<std::string> targets = SplitCommas({args->options.target});
+      std::string several_text;
+      nlohmann::json several_json;
+      rewrite::FixResult result;
+      if (targets.size() > 1) {
+        // One file for several delegates: each target's rewrites in turn.
+        const rewrite::TargetsFixResult all = rewrite::FixForTargets(model, args->options, targets);
+        const std::string data_dir = lint::DefaultDataDir();
+        for (const auto& [target, step] : all.steps) {
+          if (step.changed_sites() == 0 && step.proven) continue;
+          several_text += "for " + target + ":\n" +
+                          rewrite::RenderText(step, lint::LoadMatrix(data_dir + "/compat", target));
+        }
+        several_json = nlohmann::json::array();
+        for (const auto& [target, verdict] : all.final) {
+          const lint::Report& after = verdict.before;  // the final model's lint for this target
+          several_text += fmt::format("{}: {} error(s) left; {}\n", target, after.count(lint::Severity::kError),
+                                      after.residency.empty() ? "" : lint::PredictedLine(after.residency[0]));
+          several_json.push_back({{"target", target}, {"result", rewrite::ToJson(verdict)}});
+        }
+        result = all.AsFixResult();
+      } else {
+        result = rewrite::Fix(model, args->options);
+      }
       // Exit 0 means fixed: proven and lint-clean. A proven rewrite that
       // leaves errors is written only on request, and still exits 1.
       const bool write = result.ok || (result.proven && args->allow_remaining);
@@ -88,11 +117,16 @@ void AddFix(CLI::App& app, Handler& handler) {
         nlohmann::json j = rewrite::ToJson(result);
         j["model"] = args->model;
         j["written"] = written;
+        if (!several_json.is_null()) j["targets"] = several_json;
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       } else {
-        const std::string data_dir = lint::DefaultDataDir();
-        const lint::Matrix matrix = lint::LoadMatrix(data_dir + "/compat", args->options.target);
-        std::cout << "fix " << args->model << "\n" << rewrite::RenderText(result, matrix);
+        std::cout << "fix " << args->model << "\n";
+        if (targets.size() > 1) {
+          std::cout << several_text;
+        } else {
+          const lint::Matrix matrix = lint::LoadMatrix(lint::DefaultDataDir() + "/compat", args->options.target);
+          std::cout << rewrite::RenderText(result, matrix);
+        }
         if (!write && result.proven && args->dry_run)
           std::cout << "proof passed, but not fixed (dry run: nothing written)\n";
         else if (!write && result.proven)

@@ -410,6 +410,49 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   return result;
 }
 
+TargetsFixResult FixForTargets(const ir::Model& model, const FixOptions& options,
+                               const std::vector<std::string>& targets) {
+  TargetsFixResult out;
+  out.model = model;
+  out.proven = true;
+  constexpr int kMaxRounds = 3;
+  for (int round = 0; round < kMaxRounds && out.proven; ++round) {
+    bool changed = false;
+    for (const std::string& target : targets) {
+      FixOptions one = options;
+      one.target = target;
+      FixResult r = Fix(out.model, one);
+      out.proven = out.proven && r.proven;
+      if (r.proven && r.changed_sites() > 0) {
+        out.model = r.model;
+        out.host_inputs.insert(out.host_inputs.end(), r.host_inputs.begin(), r.host_inputs.end());
+        changed = true;
+      }
+      out.steps.emplace_back(target, std::move(r));
+      if (!out.proven) break;
+    }
+    if (!changed) break;
+  }
+  out.ok = out.proven;
+  for (const std::string& target : targets) {
+    FixOptions one = options;
+    one.target = target;
+    FixResult verdict = Fix(out.model, one);
+    out.ok = out.ok && verdict.ok && verdict.changed_sites() == 0;
+    out.final.emplace_back(target, std::move(verdict));
+  }
+  return out;
+}
+
+FixResult TargetsFixResult::AsFixResult() const {
+  FixResult r = final.empty() ? FixResult{} : final.front().second;
+  r.model = model;
+  r.host_inputs = host_inputs;
+  r.proven = proven;
+  r.ok = ok;
+  return r;
+}
+
 std::vector<std::string> WriteResult(const FixResult& result, const std::string& path, bool in_place) {
   if (!result.proven) ThrowInternal("refusing to write a rewrite whose proof failed");
   std::vector<std::string> written;

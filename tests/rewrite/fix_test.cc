@@ -3,11 +3,15 @@
 // must stay within bounds on our interpreter and on LiteRT.js).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "gpuclean/builder.h"
 #include "gpuclean/error.h"
 #include "gpuclean/format.h"
+#include "gpuclean/lint.h"
+#include "gpuclean/synth.h"
 #include "gpuclean/rewrite.h"
 #include "rewrite/graph_edit.h"
 #include "support/conformance.h"
@@ -192,4 +196,49 @@ TEST(Fix, ASecondRoundFixesWhatAnEarlierRewriteExposed) {
   EXPECT_EQ(r.after.count(lint::Severity::kError), 0);
 }
 
+}  // namespace gpuclean::rewrite
+
+namespace gpuclean::rewrite {
+namespace {
+
+// One file for both delegates: a -inf PADV2 before a max-pool (OpenCL
+// splits on it, WebGPU takes it) and a BATCH_MATMUL whose second operand has
+// 32832 rows (WebGPU returns zeros, OpenCL is not known to). Each target's
+// rewrite runs in turn and the result lints clean for both.
+TEST(FixForTargets, MakesOneModelCleanForEachTarget) {
+  GraphBuilder b;
+  const int x = b.Input("x", F32, {1, 4, 4, 3});
+  const int y = b.Relu(x);
+  b.Output(b.MaxPool2D(b.PadV2(y, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}, -INFINITY), tfl::Padding_VALID, 2, 2, 3, 3));
+  const int q = b.Input("q", F32, {342, 2, 96});
+  const int k = b.Input("k", F32, {342, 96, 4});
+  b.Output(b.BatchMatMul(b.Tanh(q), k));
+  const ir::Model model = b.Finish();
+  const std::vector<std::string> both = {"mldrift-webgpu@2.5.3", "mldrift-cl@2.1.6"};
+  const std::string compat = testing::SourceDir() + "/data/compat/";
+  for (const std::string& t : both)
+    EXPECT_GT(lint::Lint(model, lint::LoadMatrix(compat, t)).count(lint::Severity::kError), 0) << t;
+  const TargetsFixResult r = FixForTargets(model, {}, both);
+  ASSERT_TRUE(r.proven);
+  EXPECT_TRUE(r.ok);
+  ASSERT_EQ(r.final.size(), 2u);
+  for (const auto& [target, verdict] : r.final) {
+    EXPECT_EQ(lint::Lint(r.model, lint::LoadMatrix(compat, target)).count(lint::Severity::kError), 0) << target;
+    EXPECT_EQ(verdict.changed_sites(), 0) << target << ": nothing is left to change";
+  }
+  std::set<std::string> applied;
+  for (const auto& [target, step] : r.steps)
+    for (const PassOutcome& p : step.passes)
+      if (!p.sites.empty()) applied.insert(target + " " + p.id);
+  EXPECT_TRUE(applied.count("mldrift-webgpu@2.5.3 bmm-split-rows"));
+  EXPECT_TRUE(applied.count("mldrift-cl@2.1.6 padv2-to-pad0"));
+  const std::vector<npy::Array> inputs = {synth::HashUniform({1, 4, 4, 3}, -2, 2, 1),
+                                          synth::HashUniform({342, 2, 96}, -2, 2, 2),
+                                          synth::HashUniform({342, 96, 4}, -2, 2, 3)};
+  const auto want = testing::RunOurs(model, inputs), got = testing::RunOurs(r.model, inputs);
+  for (size_t o = 0; o < want.size(); ++o) EXPECT_EQ(want[o].data, got[o].data) << "output " << o;
+  testing::ExpectMatchesLiteRt(r.model, inputs);
+}
+
+}  // namespace
 }  // namespace gpuclean::rewrite
