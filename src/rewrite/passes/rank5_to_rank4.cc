@@ -71,13 +71,6 @@ Shape Merged(const Shape& s, const Runs& runs) {
   return out;
 }
 
-// The run holding axis `axis`.
-int RunOf(const Runs& runs, int axis) {
-  for (size_t r = 0; r < runs.size(); ++r)
-    if (axis >= runs[r].first && axis < runs[r].second) return static_cast<int>(r);
-  return -1;
-}
-
 // `shape` right-aligned to `rank` with leading 1s.
 Shape Aligned(const Shape& shape, int rank) {
   Shape out(std::max(0, rank - static_cast<int>(shape.size())), 1);
