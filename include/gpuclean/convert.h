@@ -108,6 +108,9 @@ struct TargetReport {
   // worst correlation; numeric_model empty when not checked (fp32 target).
   std::string numeric_model;
   double fp16_correlation = 1;
+  // A TOPK_V2 decides which rows outputs hold: they are paired by the
+  // selected indices first; slots one run selected and the other did not.
+  int fp16_selection_swaps = 0;
   // Set when the fp16-safe norm rewrites were applied because of it.
   std::optional<double> fp16_correlation_before;
   // Bound the rewrites add to the onnxruntime proof (approx passes).

@@ -87,6 +87,40 @@ TEST(ConvertTarget, AppliesAndProvesTheRewritesLintSuggests) {
   EXPECT_EQ(LintErrors(o.output_path, o.target), 0);
 }
 
+// A top-K over scores closer together than half precision resolves
+// (1000 + x/1000: fp16's spacing at 1000 is 0.5) orders its rows by index
+// in fp16 and by value in fp32. The selected set is the same, so convert's
+// check in the target's arithmetic pairs the gathered rows by the indices
+// each run selected: position by position the rows would be a permutation.
+TEST(ConvertTarget, Fp16CheckPairsRowsByTheTopKSelection) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("feats", {1, 16, 8});
+  m.InitI64("first", {1}, {0});
+  m.Node("Gather", {"feats", "first"}, {"x0"}).Int("axis", 2);  // [1,16,1]
+  m.InitI64("axis2", {1}, {2});
+  m.Node("Squeeze", {"x0", "axis2"}, {"x0s"});
+  m.InitF32("milli", {}, {1e-3f});
+  m.InitF32("thousand", {}, {1000.0f});
+  m.Node("Mul", {"x0s", "milli"}, {"small"});
+  m.Node("Add", {"small", "thousand"}, {"scores"});
+  m.InitI64("k", {1}, {16});
+  m.Node("TopK", {"scores", "k"}, {"top", "index"});
+  m.InitI64("axis0", {1}, {0});
+  m.Node("Squeeze", {"index", "axis0"}, {"rows"});
+  m.Node("Gather", {"feats", "rows"}, {"queries"}).Int("axis", 1);
+  m.Output("queries");
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file("ties.onnx"));
+  o.target = "mldrift-webgpu@2.5.3";
+  const convert::Result r = convert::Convert(o);
+  const std::string text = r.report.RenderText();
+  ASSERT_TRUE(r.report.proven) << text;
+  ASSERT_FALSE(r.report.target.numeric_model.empty()) << text;
+  EXPECT_GE(r.report.target.fp16_correlation, 0.999) << text;
+  EXPECT_FALSE(r.report.target.fp16_correlation_before.has_value()) << "no norm rebuild for a ranking: " << text;
+}
+
 // One file for Android's OpenCL delegate and the web's WebGPU one: WebGPU
 // takes the stem's -inf PADV2, OpenCL splits on it. --target A,B applies
 // each target's rewrites and reports both; the file is clean for both.
