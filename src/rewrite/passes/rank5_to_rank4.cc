@@ -465,7 +465,6 @@ class Rules {
                       : Shape{P32(in, 0, static_cast<int>(in.size()) - 1), in.back()};
     std::vector<int> inputs = op.inputs;
     inputs[0] = r_.Get(x, shape);
-    (void)why;
     return Reduced{r_.Emit(op, inputs), shape};
   }
 
