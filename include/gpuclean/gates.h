@@ -116,6 +116,10 @@ BoxMatching MatchBoxes(const npy::Array& ref, const npy::Array& got, BoxFormat f
 // Error(kBadInput) when its leading axes do not hold sets * per_set rows.
 npy::Array ApplyBoxMatching(const npy::Array& got, const BoxMatching& matching);
 
+// `a` with only the rows `rows` (in that order) of its axis `axis`: the
+// slices along that axis, each row everything after it.
+npy::Array TakeRows(const npy::Array& a, size_t axis, const std::vector<int64_t>& rows);
+
 // --- building blocks, exposed for tests -------------------------------------
 // IoU of two boxes in the given format; 1 when both have zero area and are equal.
 double BoxIou(const double a[4], const double b[4], BoxFormat format);

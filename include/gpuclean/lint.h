@@ -103,6 +103,10 @@ struct Matrix {
 std::string DefaultDataDir();
 inline constexpr const char* kDefaultTarget = "mldrift-cl@2.1.6";
 
+// "A,B" -> {"A", "B"}: the targets one file must be clean for (empty
+// items dropped).
+std::vector<std::string> SplitTargets(const std::string& list);
+
 // Target ids in <data>/compat, sorted; files starting with '_' are shared
 // bases, not targets.
 std::vector<std::string> ListTargets(const std::string& compat_dir);

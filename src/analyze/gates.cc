@@ -359,6 +359,25 @@ BoxMatching MatchBoxes(const npy::Array& ref, const npy::Array& got, BoxFormat f
   return m;
 }
 
+npy::Array TakeRows(const npy::Array& a, size_t axis, const std::vector<int64_t>& rows) {
+  if (axis >= a.shape.size()) ThrowBadInput(fmt::format("take rows: {} has no axis {}", Shape(a), axis));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= a.shape[d];
+  for (size_t d = axis + 1; d < a.shape.size(); ++d) inner *= a.shape[d];
+  const int64_t n = a.shape[axis];
+  const size_t row_bytes = static_cast<size_t>(inner) * (a.num_elements() ? a.data.size() / a.num_elements() : 0);
+  npy::Array out = a;
+  out.shape[axis] = static_cast<int64_t>(rows.size());
+  out.data.clear();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t r : rows) {
+      if (r < 0 || r >= n) ThrowBadInput(fmt::format("take rows: row {} outside [0, {})", r, n));
+      const auto from = a.data.begin() + static_cast<long>((o * n + r) * static_cast<int64_t>(row_bytes));
+      out.data.insert(out.data.end(), from, from + static_cast<long>(row_bytes));
+    }
+  return out;
+}
+
 npy::Array ApplyBoxMatching(const npy::Array& got, const BoxMatching& matching) {
   if (matching.sets * matching.per_set == 0) return got;
   int64_t rows = 1;

@@ -33,12 +33,7 @@ int ConvertToPipeline(Args& args) {
   std::vector<std::string> stays;
   // With several targets, an op goes to the host when any of them needs it
   // there, and every graph is cleaned for each of them.
-  std::vector<std::string> targets;
-  for (size_t begin = 0; begin <= options.target.size();) {
-    const size_t end = std::min(options.target.find(',', begin), options.target.size());
-    if (end > begin) targets.push_back(options.target.substr(begin, end - begin));
-    begin = end + 1;
-  }
+  const std::vector<std::string> targets = lint::SplitTargets(options.target);
   std::vector<int> ops;
   for (const std::string& t : targets) {
     const std::vector<int> mine = split::HostOpsForTarget(result.model, t, &stays);

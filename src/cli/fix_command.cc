@@ -83,7 +83,7 @@ void AddFix(CLI::App& app, Handler& handler) {
         throw Error(ErrorKind::kUsage, "fix needs -o OUT (or --dry-run, or --in-place)");
       args->options.passes = SplitCommas(args->passes);
       const ir::Model model = ReadModelAtShapes(args->model, args->input_shapes);
-      const std::vector<std::string> targets = SplitCommas({args->options.target});
+      const std::vector<std::string> targets = lint::SplitTargets(args->options.target);
       std::string several_text;
       nlohmann::json several_json;
       rewrite::FixResult result;

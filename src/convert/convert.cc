@@ -1,5 +1,6 @@
 // convert: import -> lower -> prove against onnxruntime -> write.
 #include "gpuclean/convert.h"
+#include "gpuclean/gates.h"
 
 #include <chrono>
 #include <cmath>
@@ -307,18 +308,6 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
   return FirstDivergence(onnx_path, g, tflite, inputs, atol);
 }
 
-// Rows of `a` picked by `rows` (on axis 1 of a [1, K, ...] array).
-npy::Array PickRows(const npy::Array& a, const std::vector<int64_t>& rows) {
-  npy::Array out = a;
-  const size_t row_bytes = a.data.size() / static_cast<size_t>(a.shape[1]);
-  out.data.clear();
-  for (int64_t r : rows)
-    out.data.insert(out.data.end(), a.data.begin() + static_cast<long>(r * row_bytes),
-                    a.data.begin() + static_cast<long>((r + 1) * row_bytes));
-  out.shape[1] = static_cast<int64_t>(rows.size());
-  return out;
-}
-
 // Worst output correlation of `model` in the target's numeric model against
 // fp32, on the fix proof's first input set (host inputs fed their values).
 // Where one TOPK_V2 over a batch of 1 decides which rows the outputs hold
@@ -371,7 +360,7 @@ double NumericCorrelation(const ir::Model& model, exec::Precision precision,
     const npy::Array& got = outputs[1][o];
     if (want.dtype != tfl::TensorType_FLOAT32) continue;
     const bool rows_selected = pair && want.shape.size() >= 2 && want.shape[0] == 1 && want.shape[1] == k;
-    const double c = rows_selected ? analyze::Compare(PickRows(want, ref_rows), PickRows(got, got_rows)).correlation
+    const double c = rows_selected ? analyze::Compare(analyze::TakeRows(want, 1, ref_rows), analyze::TakeRows(got, 1, got_rows)).correlation
                                    : analyze::Compare(want, got).correlation;
     worst = std::isfinite(c) ? std::min(worst, c) : -1;
   }
@@ -484,23 +473,12 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   r.target_ms = MsSince(start);
 }
 
-std::vector<std::string> SplitTargets(const std::string& list) {
-  std::vector<std::string> out;
-  size_t begin = 0;
-  while (begin <= list.size()) {
-    const size_t end = std::min(list.find(',', begin), list.size());
-    if (end > begin) out.push_back(list.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return out;
-}
-
 // One file for several delegates (Android's OpenCL and the web's WebGPU):
 // each target's rewrites in turn on the result of the others', rounds
 // until a whole round changes nothing, then every target's lint of the
 // final model. The first target's numeric model is the one checked.
 void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
-  const std::vector<std::string> targets = SplitTargets(o.target);
+  const std::vector<std::string> targets = lint::SplitTargets(o.target);
   if (targets.size() <= 1) return ApplyOneTarget(o, model, r, host_inputs);
   const auto start = Clock::now();
   const std::string data_dir = o.data_dir.empty() ? lint::DefaultDataDir() : o.data_dir;

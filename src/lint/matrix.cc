@@ -266,6 +266,17 @@ std::string DefaultDataDir() {
   return (fs::path(GPUCLEAN_SOURCE_ROOT) / "data").string();
 }
 
+std::vector<std::string> SplitTargets(const std::string& list) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    const size_t end = std::min(list.find(',', begin), list.size());
+    if (end > begin) out.push_back(list.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> ListTargets(const std::string& compat_dir) {
   std::vector<std::string> targets;
   std::error_code ec;

@@ -102,25 +102,6 @@ bool ReadsBoxes(const analyze::OutputGate& g) {
 // The first box-gated output of shape [..., N>1, 4] decides the pairing of
 // the chain's detections with the monolith's; every chain output whose
 // shape starts with [..., N] is reordered by it.
-// `a` without the detections `keep` leaves out, on its axis `axis` (which
-// holds one per detection; the axes before it are all 1).
-npy::Array KeepDetections(const npy::Array& a, size_t axis, const std::vector<bool>& keep) {
-  npy::Array out = a;
-  int64_t inner = 1;
-  for (size_t d = axis + 1; d < a.shape.size(); ++d) inner *= a.shape[d];
-  const size_t bytes = static_cast<size_t>(inner) * (a.data.size() / std::max<int64_t>(1, a.num_elements()));
-  out.data.clear();
-  int64_t kept = 0;
-  for (size_t r = 0; r < keep.size(); ++r)
-    if (keep[r]) {
-      out.data.insert(out.data.end(), a.data.begin() + static_cast<long>(r * bytes),
-                      a.data.begin() + static_cast<long>((r + 1) * bytes));
-      ++kept;
-    }
-  out.shape[axis] = kept;
-  return out;
-}
-
 void MatchDetections(const std::vector<analyze::OutputGate>& gates, std::vector<npy::Array>& ref_outputs,
                      const Spec& spec, const std::vector<int>& match, std::vector<npy::Array>& got,
                      ProveReport& report) {
@@ -148,13 +129,16 @@ void MatchDetections(const std::vector<analyze::OutputGate>& gates, std::vector<
     const bool one_set = m.sets == 1 && std::all_of(lead.begin(), lead.end() - 1, [](int64_t d) { return d == 1; });
     if (m.unpaired == 0 || !one_set || m.unpaired > std::max<int64_t>(1, total / 50)) return;
     report.swaps_left_out = true;
+    std::vector<int64_t> kept;
+    for (size_t d = 0; d < m.paired.size(); ++d)
+      if (m.paired[d]) kept.push_back(static_cast<int64_t>(d));
     for (size_t p = 0; p < match.size(); ++p) {
       const int r = match[p];
       if (std::find(report.matched_outputs.begin(), report.matched_outputs.end(), spec.outputs[p]) ==
           report.matched_outputs.end())
         continue;
-      ref_outputs[r] = KeepDetections(ref_outputs[r], lead.size() - 1, m.paired);
-      got[r] = KeepDetections(got[r], lead.size() - 1, m.paired);
+      ref_outputs[r] = analyze::TakeRows(ref_outputs[r], lead.size() - 1, kept);
+      got[r] = analyze::TakeRows(got[r], lead.size() - 1, kept);
     }
     return;
   }

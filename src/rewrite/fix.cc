@@ -412,6 +412,9 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
 
 TargetsFixResult FixForTargets(const ir::Model& model, const FixOptions& options,
                                const std::vector<std::string>& targets) {
+  // An unknown id is a usage error before any proof runs.
+  const std::string data_dir = options.data_dir.empty() ? lint::DefaultDataDir() : options.data_dir;
+  for (const std::string& target : targets) lint::LoadMatrix((std::filesystem::path(data_dir) / "compat").string(), target);
   TargetsFixResult out;
   out.model = model;
   out.proven = true;

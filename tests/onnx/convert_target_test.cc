@@ -200,6 +200,12 @@ TEST(ConvertTarget, UnknownTargetIsOneLineExitTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("no-such-gpu"), std::string::npos) << r.err;
+  // In a list of targets too, before any conversion work.
+  const auto list = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) +
+                                         " -q --target mldrift-webgpu@2.5.3,no-such-gpu");
+  EXPECT_EQ(list.exit_code, 2) << list.err;
+  EXPECT_EQ(std::count(list.err.begin(), list.err.end(), '\n'), 1) << list.err;
+  EXPECT_NE(list.err.find("no-such-gpu"), std::string::npos) << list.err;
 }
 
 // The windowed blocks below share their geometry: an 8x8x32 map in 4x4 windows.
