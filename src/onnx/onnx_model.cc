@@ -20,6 +20,7 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/io.h"
+#include "onnx/opset_adapt.h"
 
 namespace gpuclean::onnx {
 namespace fs = std::filesystem;
@@ -269,7 +270,88 @@ void RefuseForeignDomains(const std::string& path, const pb::GraphProto& graph) 
   ThrowUnsupported(OneLine(path + ": ops from operator domains gpuclean does not convert: " + list));
 }
 
-// Every node reads only tensors defined before it, and every graph output is
+// Names a nested graph (If/Loop/Scan body) reads from the scope around it:
+// its node's implicit inputs, which order it as much as its real ones.
+void OuterReads(const pb::GraphProto& g, std::set<std::string>& reads) {
+  std::set<std::string> local;
+  for (const auto& v : g.input()) local.insert(v.name());
+  for (const auto& t : g.initializer()) local.insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input())
+      if (!in.empty() && !local.count(in)) reads.insert(in);
+    for (const auto& a : n.attribute()) {
+      std::set<std::string> inner;
+      if (a.has_g()) OuterReads(a.g(), inner);
+      for (const auto& sub : a.graphs()) OuterReads(sub, inner);
+      for (const auto& name : inner)
+        if (!local.count(name)) reads.insert(name);
+    }
+    for (const auto& out : n.output()) local.insert(out);
+  }
+}
+
+// Orders the nodes so that each comes after the producers of what it reads,
+// keeping the file's order among nodes that are free to go (Kahn's algorithm
+// taking the earliest ready node first). ONNX requires this order and
+// onnxruntime sorts for itself; some exporters (PyTorch 2.0 with fp16 Casts)
+// write nodes out of it. A read nothing defines is left for CheckDataflow to
+// name; a cycle is refused here, naming a node on it.
+void SortTopologically(const std::string& path, pb::GraphProto& graph) {
+  const int count = graph.node_size();
+  std::map<std::string, int> producer;
+  for (int i = 0; i < count; ++i)
+    for (const auto& out : graph.node(i).output())
+      if (!out.empty()) producer.emplace(out, i);
+  std::vector<std::vector<int>> readers(count);
+  std::vector<int> waiting(count, 0);
+  bool sorted = true;
+  for (int i = 0; i < count; ++i) {
+    const auto& n = graph.node(i);
+    std::set<std::string> reads(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) OuterReads(a.g(), reads);
+      for (const auto& sub : a.graphs()) OuterReads(sub, reads);
+    }
+    std::set<int> from;
+    for (const auto& name : reads) {
+      auto it = name.empty() ? producer.end() : producer.find(name);
+      if (it == producer.end() || it->second == i) continue;
+      from.insert(it->second);
+    }
+    for (int p : from) {
+      readers[p].push_back(i);
+      ++waiting[i];
+      sorted = sorted && p < i;
+    }
+  }
+  if (sorted) return;
+  std::set<int> ready;
+  for (int i = 0; i < count; ++i)
+    if (waiting[i] == 0) ready.insert(i);
+  std::vector<int> order;
+  order.reserve(count);
+  while (!ready.empty()) {
+    const int i = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(i);
+    for (int r : readers[i])
+      if (--waiting[r] == 0) ready.insert(r);
+  }
+  if (static_cast<int>(order.size()) != count) {
+    for (int i = 0; i < count; ++i)
+      if (waiting[i] > 0) {
+        const auto& n = graph.node(i);
+        Bad(path, fmt::format("the graph has a cycle: {} depends on its own output",
+                              n.name().empty() ? fmt::format("{} #{}", n.op_type(), i)
+                                               : fmt::format("{} '{}'", n.op_type(), n.name())));
+      }
+  }
+  google::protobuf::RepeatedPtrField<pb::NodeProto> nodes;
+  for (int i : order) nodes.Add()->Swap(graph.mutable_node(i));
+  graph.mutable_node()->Swap(&nodes);
+}
+
+// After sorting, every node reads only tensors defined before it, and every graph output is
 // defined. Checked before libonnx sees the graph: its opset converter
 // dereferences what it does not find (a dangling graph output crashed it).
 // Initializer dims are checked here too: libonnx's checker multiplies them
@@ -286,7 +368,7 @@ void CheckDataflow(const std::string& path, const pb::GraphProto& graph) {
     const std::string label = n.name().empty() ? fmt::format("{} #{}", n.op_type(), i) : fmt::format("{} '{}'", n.op_type(), n.name());
     for (const auto& in : n.input())
       if (!in.empty() && !defined.count(in))
-        Bad(path, label + " reads '" + in + "' before anything defines it (a cycle or a missing tensor)");
+        Bad(path, label + " reads '" + in + "', which no node, input or initializer defines");
     for (const auto& out : n.output()) defined.insert(out);
   }
   for (const auto& v : graph.output())
@@ -401,9 +483,9 @@ namespace {
 Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOptions& options, bool external) {
   const int64_t opset = DefaultOpset(path, model);
   RefuseForeignDomains(path, model.graph());
-  if (opset < kMinOpset || opset > kCanonicalOpset)
+  if (opset < kMinOpset || opset > kMaxOpset)
     ThrowUnsupported(fmt::format("{}: opset {} is outside the opsets gpuclean converts ({}..{})", path, opset, kMinOpset,
-                                 kCanonicalOpset));
+                                 kMaxOpset));
   const auto load = [&](pb::TensorProto& t) {
     if (t.data_location() != pb::TensorProto::EXTERNAL) return;
     if (!external) Bad(path, "tensor '" + t.name() + "' is stored externally, which a model given as bytes cannot have");
@@ -413,9 +495,22 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   for (auto& n : *model.mutable_graph()->mutable_node())
     for (auto& a : *n.mutable_attribute())
       if (a.has_t()) load(*a.mutable_t());
+  SortTopologically(path, *model.mutable_graph());
   CheckDataflow(path, model.graph());
   CheckInferenceAttributes(path, model.graph());
   PinInputShapes(path, *model.mutable_graph(), options);
+  if (opset < kFirstAdaptedOpset) {
+    // Before opset 7 broadcasting was explicit (broadcast/axis attributes):
+    // libonnx's converter brings such models to 7, ours takes it from there.
+    InferShapesOrThrow(path, model);
+    try {
+      pb::checker::check_model(model);
+      model = pb::version_conversion::ConvertVersion(model, kFirstAdaptedOpset);
+    } catch (const std::exception& e) {
+      ThrowUnsupported(OneLine(fmt::format("{}: cannot convert opset {} to {}: {}", path, opset, kFirstAdaptedOpset, e.what())));
+    }
+  }
+  AdaptToCanonicalOpset(model, std::max<int64_t>(opset, kFirstAdaptedOpset), path);
   // Inference first: it fills graph output types that some exporters leave
   // without a shape, which the checker would otherwise refuse.
   InferShapesOrThrow(path, model);
@@ -424,34 +519,6 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   } catch (const std::exception& e) {
     Bad(path, std::string("fails the ONNX checker: ") + e.what());
   }
-  if (opset != kCanonicalOpset) {
-    try {
-      model = pb::version_conversion::ConvertVersion(model, kCanonicalOpset);
-    } catch (const std::exception& e) {
-      ThrowUnsupported(OneLine(fmt::format("{}: cannot convert opset {} to {}: {}", path, opset, kCanonicalOpset, e.what())));
-    }
-    // Upsample (<= 9) and Resize 10 sample asymmetrically, rounding nearest
-    // down when upscaling; libonnx's Upsample_9_10 / Resize_10_11 adapters
-    // leave the opset-11 defaults (half_pixel, round_prefer_floor) instead.
-    if (opset < 11)
-      for (auto& n : *model.mutable_graph()->mutable_node()) {
-        if (n.op_type() != "Resize") continue;
-        bool has_coord = false, has_nearest = false;
-        for (const auto& a : n.attribute()) {
-          has_coord = has_coord || a.name() == "coordinate_transformation_mode";
-          has_nearest = has_nearest || a.name() == "nearest_mode";
-        }
-        auto set = [&](const char* name, const char* value) {
-          auto* a = n.add_attribute();
-          a->set_name(name);
-          a->set_type(pb::AttributeProto::STRING);
-          a->set_s(value);
-        };
-        if (!has_coord) set("coordinate_transformation_mode", "asymmetric");
-        if (!has_nearest) set("nearest_mode", "floor");
-      }
-  }
-  InferShapesOrThrow(path, model);
 
   Graph g;
   g.source = path;

@@ -1,9 +1,9 @@
 #pragma once
 // The ONNX model as the lowering sees it: plain structs, no protobuf. Import
 // (onnx_model.cc) is the only code that includes ONNX or protobuf headers: it
-// parses the file (external data kept inside the model's folder), checks it
-// with onnx::checker, converts it to kCanonicalOpset, pins input shapes and
-// runs ONNX shape inference with data propagation.
+// parses the file (external data kept inside the model's folder), sorts it
+// topologically, pins input shapes, adapts it to kCanonicalOpset, runs ONNX
+// shape inference with data propagation and checks it with onnx::checker.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,11 +14,14 @@
 
 namespace gpuclean::onnx {
 
-// Every op is lowered for this opset only; older models are converted to it
-// on import by ONNX's version converter (which refuses what it cannot
-// convert: kUnsupported).
+// Every op is lowered for this opset only; models of opsets kFirstAdaptedOpset
+// to kMaxOpset are brought to it on import by our own adaptation
+// (opset_adapt.h), older ones first to kFirstAdaptedOpset by libonnx's
+// version converter. What has no opset-17 form is refused (kUnsupported).
 constexpr int kCanonicalOpset = 17;
 constexpr int kMinOpset = 1;
+constexpr int kFirstAdaptedOpset = 7;
+constexpr int kMaxOpset = 21;
 
 using Dims = std::vector<int64_t>;
 
@@ -74,7 +77,7 @@ struct ImportOptions {
 
 // Throws Error(kBadInput) naming the file for anything malformed, and
 // Error(kUnsupported) for valid models we cannot take (unknown domains,
-// opsets outside [kMinOpset, kCanonicalOpset], dynamic dims left unknown).
+// opsets outside [kMinOpset, kMaxOpset], dynamic dims left unknown).
 Graph Import(const std::string& path, const ImportOptions& options = {});
 
 // Import from the bytes of an .onnx file; `source` names it in messages.

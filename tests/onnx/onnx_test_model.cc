@@ -14,7 +14,8 @@ struct OnnxTestModel::Impl {
 };
 
 OnnxTestModel::OnnxTestModel(int opset) : impl_(std::make_unique<Impl>()) {
-  impl_->model.set_ir_version(8);
+  // The IR version each ONNX release wrote with its newest opset.
+  impl_->model.set_ir_version(opset >= 21 ? 10 : opset >= 19 ? 9 : 8);
   impl_->model.set_producer_name("gpuclean-tests");
   auto* o = impl_->model.add_opset_import();
   o->set_domain("");
