@@ -34,6 +34,9 @@ struct Options {
   std::string output_path;  // empty: convert and prove, write nothing
   // Pins for graph inputs with unknown dimensions (NAME -> dims).
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Graph inputs fixed at convert time (NAME -> values in row-major order):
+  // folded into the graph, which no longer has them as inputs (--input-value).
+  std::map<std::string, std::vector<double>> input_values;
   // Rank-4 float inputs and outputs in NHWC instead of ONNX's NCHW.
   bool nhwc_io = false;
   // Float weights stored as float16 with DEQUANTIZE (half the file).
@@ -141,6 +144,8 @@ struct Report {
   bool proof_run = false;
   std::string producer;
   int64_t opset = 0, original_opset = 0;
+  // Inputs pinned by --input-value, "NAME=v0,v1,...": folded, not inputs of the .tflite.
+  std::vector<std::string> pinned_inputs;
   std::map<std::string, int> ops_in;     // ONNX op histogram
   std::map<std::string, int> ops_out;    // TFLite op histogram
   std::map<std::string, int> folded;     // ONNX op type -> nodes folded at convert time
@@ -173,6 +178,10 @@ struct Result {
 // not convert; one line naming them all), kUsage (bad options). A failed
 // proof is not an error: report.proven is false and nothing is written.
 Result Convert(const Options& options);
+
+// --input-value specs, "NAME=v0,v1,..." (numbers) -> Options::input_values.
+// Throws Error(kUsage) for a malformed spec.
+std::map<std::string, std::vector<double>> ParseInputValues(const std::vector<std::string>& specs);
 
 // Bisect across formats: runs `onnx_path` on onnxruntime and `tflite` on our
 // interpreter with `inputs` (ONNX layout, ONNX input order; empty: the

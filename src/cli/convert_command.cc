@@ -114,7 +114,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
       "--allow-remaining); 2 bad input or unsupported ops");
   struct Args {
     convert::Options options;
-    std::vector<std::string> input_shapes;
+    std::vector<std::string> input_shapes, input_values;
     std::string io_layout = "onnx";
     std::string weights = "fp32";
     bool json = false;
@@ -127,6 +127,10 @@ void AddConvert(CLI::App& app, Handler& handler) {
   cmd->add_option("-o,--output", args->options.output_path, "the .tflite to write (atomically, only when proven)");
   cmd->add_option("--input-shape", args->input_shapes,
                   "NAME=d0,d1,... pin graph input NAME's unknown dimensions (repeatable)");
+  cmd->add_option("--input-value", args->input_values,
+                  "NAME=v0,v1,... fix graph input NAME to these values (row-major, its declared shape) at convert "
+                  "time: what depends on it folds (an If on a sample rate is inlined) and the .tflite no longer has "
+                  "the input; the proof feeds the same values to onnxruntime (repeatable)");
   cmd->add_option("--io-layout", args->io_layout,
                   "onnx: inputs and outputs keep ONNX's layout (NCHW); nhwc: rank-4 float inputs/outputs are NHWC, "
                   "which drops their transposes")
@@ -162,6 +166,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
     handler = [args] {
       for (const exec::InputShape& s : exec::ParseInputShapes(args->input_shapes))
         args->options.input_shapes[s.key] = std::vector<int64_t>(s.dims.begin(), s.dims.end());
+      args->options.input_values = convert::ParseInputValues(args->input_values);
       args->options.nhwc_io = args->io_layout == "nhwc";
       args->options.fp16_weights = args->weights == "fp16";
       args->options.prove = !args->no_prove;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -188,6 +189,12 @@ std::vector<std::vector<npy::Array>> RunOnnxRuntime(const std::string& onnx_path
       const std::string file = dir / fmt::format("set{}_in{}.npy", s, i);
       npy::Write(file, input_sets[s][i]);
       q.inputs.emplace_back(g.inputs[i].name, file);
+    }
+    // onnxruntime runs the original model, which still has the pinned inputs.
+    for (size_t i = 0; i < g.pinned_inputs.size(); ++i) {
+      const std::string file = dir / fmt::format("pinned{}.npy", i);
+      if (s == 0) npy::Write(file, g.pinned_inputs[i].second);
+      q.inputs.emplace_back(g.pinned_inputs[i].first, file);
     }
     requests.push_back(std::move(q));
   }
@@ -577,11 +584,14 @@ Result Convert(const Options& o) {
   }
   onnx::ImportOptions import_options;
   import_options.input_shapes = o.input_shapes;
+  import_options.input_values = o.input_values;
   onnx::Graph g = onnx::Import(o.onnx_path, import_options);
   r.import_ms = MsSince(start);
   r.producer = g.producer;
   r.opset = g.opset;
   r.original_opset = g.original_opset;
+  for (const auto& [name, values] : o.input_values)
+    r.pinned_inputs.push_back(fmt::format("{}={}", name, fmt::join(values, ",")));
   r.nodes_in = static_cast<int64_t>(g.nodes.size());
   for (const onnx::Node& n : g.nodes) ++r.ops_in[n.op_type];
 
@@ -694,6 +704,33 @@ Result Convert(const Options& o) {
   return result;
 }
 
+std::map<std::string, std::vector<double>> ParseInputValues(const std::vector<std::string>& specs) {
+  std::map<std::string, std::vector<double>> out;
+  for (const std::string& spec : specs) {
+    const auto eq = spec.find('=');
+    const auto bad = [&] {
+      return Error(ErrorKind::kUsage, fmt::format("--input-value expects NAME=v0,v1,... with numbers, got '{}'", spec));
+    };
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) throw bad();
+    std::vector<double>& values = out[spec.substr(0, eq)];
+    if (!values.empty()) throw Error(ErrorKind::kUsage, "--input-value gives '" + spec.substr(0, eq) + "' twice");
+    std::stringstream list(spec.substr(eq + 1));
+    for (std::string v; std::getline(list, v, ',');) {
+      size_t used = 0;
+      double d = 0;
+      try {
+        d = std::stod(v, &used);
+      } catch (const std::exception&) {
+        throw bad();
+      }
+      if (used != v.size() || !std::isfinite(d)) throw bad();
+      values.push_back(d);
+    }
+    if (values.empty()) throw bad();
+  }
+  return out;
+}
+
 int Result::exit_code() const {
   if (report.proof_run && !report.proven) return 1;
   return report.target.clean ? 0 : 1;
@@ -710,6 +747,7 @@ nlohmann::json Report::ToJson() const {
   j["producer"] = producer;
   j["opset"] = opset;
   j["original_opset"] = original_opset;
+  j["pinned_inputs"] = pinned_inputs;
   j["nodes_in"] = nodes_in;
   j["ops_in"] = ops_in;
   j["ops_out"] = ops_out;
@@ -780,6 +818,8 @@ std::string Report::RenderText() const {
   s += fmt::format("{} (opset {}{}, {})\n", onnx_path, original_opset,
                    opset != original_opset ? fmt::format(" -> {}", opset) : "", producer.empty() ? "unknown producer" : producer);
   s += "  in:  " + hist(ops_in) + "\n";
+  if (!pinned_inputs.empty())
+    s += fmt::format("  pinned inputs (folded at convert time, not inputs of the .tflite): {}\n", fmt::join(pinned_inputs, "; "));
   int folded_total = 0;
   std::string folded_list;
   for (const auto& [op, n] : folded) {

@@ -490,6 +490,21 @@ void NodeContext::OutConst(int k, npy::Array value) {
   lowerer_.values()[v.name] = std::move(v);
 }
 
+const Graph& NodeContext::Subgraph(const std::string& name) const {
+  const Attribute* a = FindAttr(node_, name);
+  if (!a || !a->graph) BadModel("has no graph attribute '" + name + "'");
+  return *a->graph;
+}
+
+void NodeContext::LowerSubgraph(const Graph& g) {
+  for (const auto& [name, array] : g.initializers) lowerer_.AddConstant(name, array);
+  lowerer_.LowerNodes(g.nodes);
+}
+
+void NodeContext::LowerNode(const Node& node) { lowerer_.LowerNodes({node}); }
+
+const Value& NodeContext::ValueOf(const std::string& name) const { return lowerer_.value(name); }
+
 int NodeContext::ConstF32(const Dims& shape, const std::vector<float>& values) {
   const std::string base = node_.outputs.empty() ? node_.op_type : node_.outputs[0];
   return b().ConstF32(fmt::format("{}/const{}", base, b().graph().tensors.size()), ToShape32(shape, base), values);
@@ -510,13 +525,21 @@ void NodeContext::BadModel(const std::string& why) const {
 
 // ------------------------------------------------------------------- driver
 
-void RequireSupported(const Graph& g) {
-  std::map<std::string, std::pair<int, std::string>> missing;
+namespace {
+void CollectMissing(const Graph& g, std::map<std::string, std::pair<int, std::string>>& missing) {
   for (const Node& n : g.nodes) {
+    for (const auto& [_, a] : n.attributes)
+      if (a.graph) CollectMissing(*a.graph, missing);
     if (Rules().rules.count(n.op_type)) continue;
     auto& [count, first] = missing[n.op_type];
     if (count++ == 0) first = n.Label();
   }
+}
+}  // namespace
+
+void RequireSupported(const Graph& g) {
+  std::map<std::string, std::pair<int, std::string>> missing;
+  CollectMissing(g, missing);
   if (missing.empty()) return;
   std::string list;
   for (const auto& [op, c] : missing) list += fmt::format("{}{} ({} node(s), first {})", list.empty() ? "" : "; ", op, c.first, c.second);
@@ -628,6 +651,59 @@ void StoreFloatWeightsAsFp16(ir::Subgraph& graph) {
 
 }  // namespace
 
+// Ops that hold graphs read names of the scope around them that are not
+// their inputs: they are lowered in place, never folded in a scratch graph.
+bool HoldsGraphs(const Node& node) {
+  for (const auto& [_, a] : node.attributes)
+    if (a.kind == Attribute::kGraph) return true;
+  return false;
+}
+
+void Lowerer::LowerNodes(const std::vector<Node>& nodes) {
+  for (const Node& node : nodes) {
+    const LowerFn& rule = Rules().rules.at(node.op_type);
+    bool all_const = !HoldsGraphs(node);
+    for (const std::string& in : node.inputs)
+      if (!in.empty() && !value(in).constant) all_const = false;
+    // Helpers that throw below a node (NormalizeAxis, the builder) do not
+    // know the file; every refusal names it.
+    const auto named = [&](const auto& lower) {
+      try {
+        lower();
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        if (e.kind() == ErrorKind::kInternal || what.rfind(graph_.source, 0) == 0) throw;
+        throw Error(e.kind(), graph_.source + ": " + what);
+      }
+    };
+    if (all_const) {
+      named([&] { Fold(*this, node, rule); });
+      ++folded_[node.op_type];
+    } else {
+      NodeContext ctx(*this, node);
+      named([&] { rule(ctx); });
+      bool all_known = true;
+      for (const std::string& out : node.outputs) {
+        if (out.empty()) continue;
+        if (!values_.count(out)) ThrowInternal(node.Label() + ": lowering left output '" + out + "' unset");
+        all_known = all_known && value(out).constant.has_value();
+      }
+      // Shape and friends of a runtime tensor are known from its static shape.
+      if (all_known) ++folded_[node.op_type];
+    }
+    ++nodes_lowered_;
+  }
+}
+
+void Lowerer::AddConstant(const std::string& name, npy::Array array) {
+  Value v;
+  v.name = name;
+  v.dtype = StoredDType(array.dtype);
+  v.shape = array.shape;
+  v.constant = std::move(array);
+  values_[name] = std::move(v);
+}
+
 LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   RequireSupported(g);
   Lowerer L(g, options, /*scratch=*/false);
@@ -646,49 +722,12 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     L.named()[v.tensor] = in.name;
     L.values()[in.name] = std::move(v);
   }
-  for (auto& [name, array] : g.initializers) {
-    Value v;
-    v.name = name;
-    v.dtype = StoredDType(array.dtype);
-    v.shape = array.shape;
-    v.constant = std::move(array);
-    L.values()[name] = std::move(v);
-  }
+  for (auto& [name, array] : g.initializers) L.AddConstant(name, std::move(array));
   g.initializers.clear();
   LoweredGraph result;
-  for (const Node& node : g.nodes) {
-    const LowerFn& rule = Rules().rules.at(node.op_type);
-    bool all_const = true;
-    for (const std::string& in : node.inputs)
-      if (!in.empty() && !L.value(in).constant) all_const = false;
-    // Helpers that throw below a node (NormalizeAxis, the builder) do not
-    // know the file; every refusal names it.
-    const auto named = [&](const auto& lower) {
-      try {
-        lower();
-      } catch (const Error& e) {
-        const std::string what = e.what();
-        if (e.kind() == ErrorKind::kInternal || what.rfind(g.source, 0) == 0) throw;
-        throw Error(e.kind(), g.source + ": " + what);
-      }
-    };
-    if (all_const) {
-      named([&] { Fold(L, node, rule); });
-      ++result.folded[node.op_type];
-    } else {
-      NodeContext ctx(L, node);
-      named([&] { rule(ctx); });
-      bool all_known = true;
-      for (const std::string& out : node.outputs) {
-        if (out.empty()) continue;
-        if (!L.values().count(out)) ThrowInternal(node.Label() + ": lowering left output '" + out + "' unset");
-        all_known = all_known && L.value(out).constant.has_value();
-      }
-      // Shape and friends of a runtime tensor are known from its static shape.
-      if (all_known) ++result.folded[node.op_type];
-    }
-    ++result.nodes_lowered;
-  }
+  L.LowerNodes(g.nodes);
+  result.folded = L.folded();
+  result.nodes_lowered = L.nodes_lowered();
   for (const ValueInfo& out : g.outputs) {
     Value& v = L.value(out.name);
     const bool nhwc = options.nhwc_io && v.shape.size() == 4 && v.dtype == tfl::TensorType_FLOAT32;

@@ -108,6 +108,16 @@ class NodeContext {
   void Out(int k, int tensor, const Perm& perm = {});
   void OutConst(int k, npy::Array value);
 
+  // ---- nested graphs (If branches, Loop bodies), lowered in place: their
+  // nodes read names of this scope and write into it.
+  const Graph& Subgraph(const std::string& attribute) const;
+  void LowerSubgraph(const Graph& g);
+  // Lowers a node this lowering makes up (an Identity from a branch output
+  // to the node's own, a Where between two branches) like any other.
+  void LowerNode(const Node& node);
+  // Any value of this scope by name (a branch's output, for instance).
+  const Value& ValueOf(const std::string& name) const;
+
   // ---- constants for the graph
   int ConstF32(const Dims& shape, const std::vector<float>& values);
   int ConstI32(const Dims& shape, const std::vector<int32_t>& values);
@@ -171,6 +181,11 @@ class Lowerer {
   int Materialize(Value& v, const Perm& perm);
   const Graph& graph() const { return graph_; }
   const LowerOptions& options() const { return options_; }
+  // Lowers (or folds) each node in order; nested graphs come back here.
+  void LowerNodes(const std::vector<Node>& nodes);
+  void AddConstant(const std::string& name, npy::Array array);
+  const std::map<std::string, int>& folded() const { return folded_; }
+  int64_t nodes_lowered() const { return nodes_lowered_; }
   // Scratch graphs evaluate one node at convert time: int64 values that do
   // not fit int32 saturate there (INT64_MAX "to the end" sentinels) instead
   // of failing.
@@ -186,6 +201,8 @@ class Lowerer {
   builder::GraphBuilder builder_;
   std::map<std::string, Value> values_;
   std::map<int, std::string> named_;
+  std::map<std::string, int> folded_;
+  int64_t nodes_lowered_ = 0;
 };
 
 }  // namespace gpuclean::onnx

@@ -185,6 +185,8 @@ npy::Array TensorFromProto(const std::string& path, const pb::TensorProto& t) {
 
 namespace {
 
+Graph SubgraphFromProto(const std::string& path, const pb::GraphProto& graph);
+
 Attribute AttributeFromProto(const std::string& path, const pb::AttributeProto& p) {
   Attribute a;
   switch (p.type()) {
@@ -196,6 +198,9 @@ Attribute AttributeFromProto(const std::string& path, const pb::AttributeProto& 
     case pb::AttributeProto::STRINGS: a.kind = Attribute::kStrings; a.strings.assign(p.strings().begin(), p.strings().end()); break;
     case pb::AttributeProto::TENSOR: a.kind = Attribute::kTensor; a.tensor = TensorFromProto(path, p.t()); break;
     case pb::AttributeProto::GRAPH:
+      a.kind = Attribute::kGraph;
+      a.graph = std::make_shared<const Graph>(SubgraphFromProto(path, p.g()));
+      break;
     case pb::AttributeProto::GRAPHS: a.kind = Attribute::kGraph; break;
     default: a.kind = Attribute::kOther; break;
   }
@@ -220,6 +225,32 @@ ValueInfo ValueInfoFromProto(const pb::ValueInfoProto& v) {
     info.dim_params.push_back(d.has_dim_param() ? d.dim_param() : "");
   }
   return info;
+}
+
+Node NodeFromProto(const std::string& path, const pb::NodeProto& p, int index) {
+  Node n;
+  n.index = index;
+  n.name = p.name();
+  n.op_type = p.op_type();
+  n.domain = p.domain() == "ai.onnx" ? "" : p.domain();
+  n.inputs.assign(p.input().begin(), p.input().end());
+  n.outputs.assign(p.output().begin(), p.output().end());
+  for (const auto& a : p.attribute()) n.attributes[a.name()] = AttributeFromProto(path, a);
+  return n;
+}
+
+// A branch or loop body: its nodes may read any name of the scopes around
+// it, which the lowering resolves when it lowers the body in place.
+Graph SubgraphFromProto(const std::string& path, const pb::GraphProto& graph) {
+  Graph g;
+  g.source = path;
+  for (const auto& t : graph.initializer()) g.initializers[t.name()] = TensorFromProto(path, t);
+  for (const auto& v : graph.input())
+    if (!g.initializers.count(v.name())) g.inputs.push_back(ValueInfoFromProto(v));
+  for (const auto& v : graph.output()) g.outputs.push_back(ValueInfoFromProto(v));
+  for (const auto& v : graph.value_info()) g.value_info[v.name()] = ValueInfoFromProto(v);
+  for (int i = 0; i < graph.node_size(); ++i) g.nodes.push_back(NodeFromProto(path, graph.node(i), i));
+  return g;
 }
 
 pb::ModelProto ParseBytes(const std::string& bytes, const std::string& source) {
@@ -442,6 +473,7 @@ void PinInputShapes(const std::string& path, pb::GraphProto& graph, const Import
       }
       continue;
     }
+    if (options.input_values.count(input.name())) continue;  // PinInputValues checks its shape
     if (!tt->has_shape()) {
       unknown.push_back(input.name() + " (no shape)");
       continue;
@@ -463,6 +495,55 @@ void PinInputShapes(const std::string& path, pb::GraphProto& graph, const Import
     ThrowUnsupported(OneLine(path + ": graph inputs with unknown dimensions: " + list +
                              "; pin them with --input-shape NAME=d0,d1,..."));
   }
+}
+
+// --input-value: each named input becomes an initializer holding the given
+// values in its declared element type and shape, so that whatever depends on
+// it (an If on the sample rate) folds at convert time. Returns the pins, in
+// ONNX dtypes, for the runs of the original model.
+std::vector<std::pair<std::string, npy::Array>> PinInputValues(const std::string& path, pb::GraphProto& graph,
+                                                               const ImportOptions& options) {
+  std::vector<std::pair<std::string, npy::Array>> pinned;
+  std::set<std::string> initializer_names;
+  for (const auto& t : graph.initializer()) initializer_names.insert(t.name());
+  for (const auto& [name, values] : options.input_values) {
+    auto* inputs = graph.mutable_input();
+    auto it = std::find_if(inputs->begin(), inputs->end(), [&](const pb::ValueInfoProto& v) { return v.name() == name; });
+    if (it == inputs->end() || initializer_names.count(name))
+      throw Error(ErrorKind::kUsage, "--input-value names '" + name + "', which is not a graph input of " + path);
+    const auto& tt = it->type().tensor_type();
+    pb::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(tt.elem_type());
+    int64_t count = 1;
+    for (const auto& d : tt.shape().dim()) {
+      if (!d.has_dim_value())
+        throw Error(ErrorKind::kUsage, "--input-value " + name + ": the input has an unknown dimension; give its shape with --input-shape too");
+      t.add_dims(d.dim_value());
+      count *= d.dim_value();
+    }
+    if (static_cast<int64_t>(values.size()) != count)
+      throw Error(ErrorKind::kUsage, fmt::format("--input-value {}: {} value(s) given, the input holds {}", name, values.size(), count));
+    for (double v : values) {
+      switch (tt.elem_type()) {
+        case pb::TensorProto::FLOAT: t.add_float_data(static_cast<float>(v)); break;
+        case pb::TensorProto::DOUBLE: t.add_double_data(v); break;
+        case pb::TensorProto::INT64: t.add_int64_data(static_cast<int64_t>(v)); break;
+        case pb::TensorProto::INT32:
+        case pb::TensorProto::INT8:
+        case pb::TensorProto::UINT8:
+        case pb::TensorProto::INT16:
+        case pb::TensorProto::BOOL: t.add_int32_data(static_cast<int32_t>(v)); break;
+        default:
+          throw Error(ErrorKind::kUsage, "--input-value " + name + ": inputs of type " + OnnxTypeName(tt.elem_type()) +
+                                             " cannot be pinned");
+      }
+    }
+    pinned.emplace_back(name, TensorFromProto(path, t));
+    *graph.add_initializer() = std::move(t);
+    inputs->erase(it);
+  }
+  return pinned;
 }
 
 void InferShapesOrThrow(const std::string& path, pb::ModelProto& model) {
@@ -499,6 +580,7 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   CheckDataflow(path, model.graph());
   CheckInferenceAttributes(path, model.graph());
   PinInputShapes(path, *model.mutable_graph(), options);
+  auto pinned = PinInputValues(path, *model.mutable_graph(), options);
   if (opset < kFirstAdaptedOpset) {
     // Before opset 7 broadcasting was explicit (broadcast/axis attributes):
     // libonnx's converter brings such models to 7, ours takes it from there.
@@ -514,16 +596,26 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   // Inference first: it fills graph output types that some exporters leave
   // without a shape, which the checker would otherwise refuse.
   InferShapesOrThrow(path, model);
+  // The checker wants a shape on every graph output; one that inference
+  // could not follow (a Reshape to a computed shape) the lowering finds
+  // itself. Marked for the checker only.
+  std::vector<pb::TypeProto_Tensor*> shapeless;
+  for (auto& v : *model.mutable_graph()->mutable_output())
+    if (v.type().has_tensor_type() && !v.type().tensor_type().has_shape())
+      shapeless.push_back(v.mutable_type()->mutable_tensor_type());
+  for (auto* t : shapeless) t->mutable_shape();
   try {
     pb::checker::check_model(model);
   } catch (const std::exception& e) {
     Bad(path, std::string("fails the ONNX checker: ") + e.what());
   }
+  for (auto* t : shapeless) t->clear_shape();
 
   Graph g;
   g.source = path;
   g.opset = DefaultOpset(path, model);
   g.original_opset = opset;
+  g.pinned_inputs = std::move(pinned);
   g.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
   const auto& graph = model.graph();
   // Each initializer's protobuf bytes are released once copied, so the
@@ -542,15 +634,7 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   for (const auto& v : g.inputs) defined.insert(v.name);
   for (const auto& [name, _] : g.initializers) defined.insert(name);
   for (int i = 0; i < graph.node_size(); ++i) {
-    const auto& p = graph.node(i);
-    Node n;
-    n.index = i;
-    n.name = p.name();
-    n.op_type = p.op_type();
-    n.domain = p.domain() == "ai.onnx" ? "" : p.domain();
-    n.inputs.assign(p.input().begin(), p.input().end());
-    n.outputs.assign(p.output().begin(), p.output().end());
-    for (const auto& a : p.attribute()) n.attributes[a.name()] = AttributeFromProto(path, a);
+    Node n = NodeFromProto(path, graph.node(i), i);
     for (const auto& in : n.inputs)
       if (!in.empty() && !defined.count(in))
         Bad(path, n.Label() + " reads '" + in + "' before anything defines it (a cycle or a missing tensor)");

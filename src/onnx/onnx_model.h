@@ -6,6 +6,7 @@
 // shape inference with data propagation and checks it with onnx::checker.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ constexpr int kMaxOpset = 21;
 
 using Dims = std::vector<int64_t>;
 
+struct Graph;
+
 struct Attribute {
   enum Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph, kOther };
   Kind kind = kOther;
@@ -35,6 +38,7 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<std::string> strings;
   std::optional<npy::Array> tensor;
+  std::shared_ptr<const Graph> graph;  // kGraph: an If branch or a Loop body
 };
 
 struct Node {
@@ -68,11 +72,17 @@ struct Graph {
   std::vector<ValueInfo> inputs;  // initializers excluded
   std::vector<ValueInfo> outputs;
   std::map<std::string, ValueInfo> value_info;  // inferred shapes, by tensor name
+  // Graph inputs fixed at convert time (--input-value): initializers now,
+  // still fed to onnxruntime, which runs the original model.
+  std::vector<std::pair<std::string, npy::Array>> pinned_inputs;
 };
 
 struct ImportOptions {
   // NAME=dims pins for graph inputs with unknown or symbolic dimensions.
   std::map<std::string, Dims> input_shapes;
+  // NAME=values: the input becomes a constant of its declared dtype and
+  // shape (every dimension known), so what depends on it folds.
+  std::map<std::string, std::vector<double>> input_values;
 };
 
 // Throws Error(kBadInput) naming the file for anything malformed, and

@@ -57,6 +57,7 @@ const Registry& Rules() {
     ops::RegisterLrn(r);
     ops::RegisterGridSample(r);
     ops::RegisterRecurrent(r);
+    ops::RegisterControlFlow(r);
     return r;
   }();
   return registry;

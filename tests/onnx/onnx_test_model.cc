@@ -75,6 +75,11 @@ OnnxTestModel::NodeRef& OnnxTestModel::NodeRef::TensorI64(const std::string& nam
   return *this;
 }
 
+OnnxTestModel::NodeRef& OnnxTestModel::NodeRef::Graph(const std::string& name, const OnnxTestModel& body) {
+  *Attr(node_, name, pb::AttributeProto::GRAPH)->mutable_g() = body.impl_->model.graph();
+  return *this;
+}
+
 void OnnxTestModel::Input(const std::string& name, const std::vector<int64_t>& dims, int elem_type) {
   auto* v = impl_->model.mutable_graph()->add_input();
   v->set_name(name);

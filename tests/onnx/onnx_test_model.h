@@ -38,6 +38,9 @@ class OnnxTestModel {
     NodeRef& Floats(const std::string& name, const std::vector<float>& v);
     NodeRef& TensorF32(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v);
     NodeRef& TensorI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& v);
+    // A graph attribute (an If branch, a Loop body): `body`'s graph, its
+    // inputs, outputs, initializers and nodes.
+    NodeRef& Graph(const std::string& name, const OnnxTestModel& body);
 
    private:
     friend class OnnxTestModel;

@@ -38,5 +38,6 @@ void RegisterGatherNd(Registry& r);
 void RegisterLrn(Registry& r);
 void RegisterGridSample(Registry& r);
 void RegisterRecurrent(Registry& r);
+void RegisterControlFlow(Registry& r);
 
 }  // namespace gpuclean::onnx::ops
