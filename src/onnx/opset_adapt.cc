@@ -9,6 +9,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -125,35 +126,28 @@ std::vector<float> FloatsOf(const pb::TensorProto& t) {
 
 class Adapter {
  public:
-  Adapter(pb::ModelProto& model, int64_t opset, const std::string& path)
-      : graph_(*model.mutable_graph()), opset_(opset), path_(path) {
-    LearnShapes(model);
+  // What a lenient inference of the whole model learnt; shared by the
+  // adapters of nested graphs (ONNX names are unique across scopes).
+  struct Knowledge {
+    std::map<std::string, std::vector<int64_t>> shapes;
+    std::map<std::string, int> types;
+    int fresh_names = 0;  // names made up so far, across nested graphs
+  };
+
+  Adapter(pb::GraphProto& graph, Knowledge& known, int64_t opset, const std::string& path,
+          const std::map<std::string, const pb::TensorProto*>& outer_constants = {})
+      : graph_(graph), known_(known), opset_(opset), path_(path), constants_(outer_constants) {
     for (const auto& t : graph_.initializer()) constants_[t.name()] = &t;
     for (const auto& n : graph_.node())
       if (n.op_type() == "Constant" && n.output_size() == 1)
         if (const auto* v = FindAttr(n, "value"); v && v->has_t()) constants_[n.output(0)] = &v->t();
   }
 
-  void Run() {
-    RefuseOpsTheCanonicalOpsetLacks();
-    std::vector<pb::NodeProto> nodes(graph_.node().begin(), graph_.node().end());
-    for (auto& n : nodes) {
-      if (!n.domain().empty() && n.domain() != "ai.onnx") {
-        out_.push_back(std::move(n));
-        continue;
-      }
-      AdaptNode(std::move(n));
-    }
-    graph_.clear_node();
-    for (auto& n : out_) *graph_.add_node() = std::move(n);
-    for (auto& t : new_initializers_) *graph_.add_initializer() = std::move(t);
-  }
-
- private:
   // Shapes and element types from a lenient inference of the original model
   // (libonnx reads ops above its opset by their newest schema it knows;
   // whatever it cannot infer stays unknown).
-  void LearnShapes(const pb::ModelProto& original) {
+  static Knowledge Learn(const pb::ModelProto& original) {
+    Knowledge k;
     pb::ModelProto copy;
     *copy.mutable_opset_import() = original.opset_import();
     copy.set_ir_version(std::min<int64_t>(original.ir_version(), kNewestCheckerIr));
@@ -180,31 +174,52 @@ class Adapter {
     auto learn = [&](const pb::ValueInfoProto& v) {
       if (!v.type().has_tensor_type()) return;
       const auto& tt = v.type().tensor_type();
-      if (tt.elem_type() != 0) types_[v.name()] = tt.elem_type();
+      if (tt.elem_type() != 0) k.types[v.name()] = tt.elem_type();
       if (!tt.has_shape()) return;
       std::vector<int64_t> dims;
       for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
-      shapes_[v.name()] = dims;
+      k.shapes[v.name()] = dims;
     };
     for (const auto& v : g->input()) learn(v);
     for (const auto& v : g->value_info()) learn(v);
     for (const auto& v : g->output()) learn(v);
+    return k;
   }
 
+  void Run() {
+    RefuseOpsTheCanonicalOpsetLacks();
+    std::vector<pb::NodeProto> nodes(graph_.node().begin(), graph_.node().end());
+    for (auto& n : nodes) {
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.has_g()) Adapter(*a.mutable_g(), known_, opset_, path_, constants_).Run();
+        for (auto& sub : *a.mutable_graphs()) Adapter(sub, known_, opset_, path_, constants_).Run();
+      }
+      if (!n.domain().empty() && n.domain() != "ai.onnx") {
+        out_.push_back(std::move(n));
+        continue;
+      }
+      AdaptNode(std::move(n));
+    }
+    graph_.clear_node();
+    for (auto& n : out_) *graph_.add_node() = std::move(n);
+    for (auto& t : new_initializers_) *graph_.add_initializer() = std::move(t);
+  }
+
+ private:
   int Rank(const std::string& name) const {
-    auto it = shapes_.find(name);
-    return it == shapes_.end() ? -1 : static_cast<int>(it->second.size());
+    auto it = known_.shapes.find(name);
+    return it == known_.shapes.end() ? -1 : static_cast<int>(it->second.size());
   }
   int64_t Dim(const std::string& name, int axis) const {
-    auto it = shapes_.find(name);
-    if (it == shapes_.end()) return -1;
+    auto it = known_.shapes.find(name);
+    if (it == known_.shapes.end()) return -1;
     const int rank = static_cast<int>(it->second.size());
     if (axis < 0) axis += rank;
     return axis >= 0 && axis < rank ? it->second[axis] : -1;
   }
   bool IsFloat(const std::string& name) const {
-    auto it = types_.find(name);
-    return it == types_.end() || it->second == pb::TensorProto::FLOAT;
+    auto it = known_.types.find(name);
+    return it == known_.types.end() || it->second == pb::TensorProto::FLOAT;
   }
   const pb::TensorProto* Constant(const std::string& name) const {
     auto it = constants_.find(name);
@@ -215,7 +230,7 @@ class Adapter {
     ThrowUnsupported(fmt::format("{}: {} (opset {}): {}", path_, NodeLabel(n), opset_, why));
   }
 
-  std::string Fresh(const std::string& base) { return fmt::format("{}__opset{}_{}", base, opset_, counter_++); }
+  std::string Fresh(const std::string& base) { return fmt::format("{}__opset{}_{}", base, opset_, known_.fresh_names++); }
 
   std::string IntsConst(const std::string& base, const std::vector<int64_t>& values) {
     pb::TensorProto t;
@@ -291,10 +306,14 @@ class Adapter {
     if (op == "GroupNormalization") return GroupNormalization(std::move(n));
     if (op == "Gelu") return Gelu(std::move(n));
     if (op == "Mish") return Mish(std::move(n));
-    if (op == "Split") Split(n);
-    else if (op == "Clip" && opset_ < 11) Clip(n);
-    else if (op == "Pad") Pad(n);
-    else if (op == "Slice" && opset_ < 10) {
+    if (op == "Split") {
+      Split(n);
+      if (n.op_type().empty()) return;  // replaced by slices
+    } else if (op == "Clip" && opset_ < 11) {
+      Clip(n);
+    } else if (op == "Pad") {
+      Pad(n);
+    } else if (op == "Slice" && opset_ < 10) {
       AttrToInput(n, "starts", 1);
       AttrToInput(n, "ends", 2);
       AttrToInput(n, "axes", 3);
@@ -417,7 +436,7 @@ class Adapter {
     const int64_t parts = num->i();
     const int64_t dim = Dim(n.input(0), static_cast<int>(IntAttr(n, "axis", 0)));
     if (parts <= 0) Refuse(n, "num_outputs must be positive");
-    if (dim < 0) Refuse(n, "num_outputs on an axis whose size is not known at import; pin the input shapes");
+    if (dim < 0) return SplitShapeFree(n, parts);
     if (dim % parts == 0) return;  // the opset-13 equal split
     // Opset 18: every part but the last has ceil(dim / parts) elements.
     const int64_t chunk = (dim + parts - 1) / parts;
@@ -426,6 +445,31 @@ class Adapter {
     if (static_cast<int64_t>(sizes.size()) != n.output_size())
       Refuse(n, fmt::format("{} outputs for {} parts of an axis of {}", n.output_size(), sizes.size(), dim));
     n.add_input(IntsConst(n.output(0) + "_split", sizes));
+  }
+
+  // Opset 18's num_outputs on an axis inference did not size (inside a
+  // branch): each part a Slice of ceil(dim / parts) elements computed from
+  // Shape(x), which the lowering folds. The node becomes a no-op marker
+  // replaced by the slices (emitted after `n` is dropped).
+  void SplitShapeFree(pb::NodeProto& n, int64_t parts) {
+    const std::string x = n.input(0), base = n.output(0);
+    const int64_t axis = IntAttr(n, "axis", 0);
+    const std::string shape = Fresh(base + "_shape"), dim = Fresh(base + "_dim"), padded = Fresh(base + "_padded"),
+                      chunk = Fresh(base + "_chunk");
+    const std::string axes = IntsConst(base + "_axis", {axis});
+    Emit("Shape", {x}, {shape}, n);
+    // Shape(x)[axis:axis+1], a negative axis counted from the end as Slice does.
+    const int64_t end = axis == -1 ? INT64_MAX : axis + 1;
+    Emit("Slice", {shape, IntsConst(base + "_a0", {axis}), IntsConst(base + "_a1", {end})}, {dim}, n);
+    Emit("Add", {dim, IntsConst(base + "_round", {parts - 1})}, {padded}, n);
+    Emit("Div", {padded, IntsConst(base + "_parts", {parts})}, {chunk}, n);
+    for (int k = 0; k < n.output_size(); ++k) {
+      const std::string start = Fresh(base + "_start"), end = Fresh(base + "_end");
+      Emit("Mul", {chunk, IntsConst(base + "_k", {k})}, {start}, n);
+      Emit("Mul", {chunk, IntsConst(base + "_k1", {k + 1})}, {end}, n);
+      Emit("Slice", {x, start, end, axes}, {n.output(k)}, n);
+    }
+    n.set_op_type("");  // dropped by AdaptNode
   }
 
   // ReduceSum took its axes as an input from 13, the rest from 18; opset 17
@@ -621,20 +665,21 @@ class Adapter {
   }
 
   pb::GraphProto& graph_;
+  Knowledge& known_;
   int64_t opset_;
   std::string path_;
-  std::map<std::string, std::vector<int64_t>> shapes_;
-  std::map<std::string, int> types_;
   std::map<std::string, const pb::TensorProto*> constants_;
   std::vector<pb::NodeProto> out_;
   std::vector<pb::TensorProto> new_initializers_;
-  int counter_ = 0;
 };
 
 }  // namespace
 
 void AdaptToCanonicalOpset(pb::ModelProto& model, int64_t opset, const std::string& path) {
-  if (opset != kCanonicalOpset) Adapter(model, opset, path).Run();
+  if (opset != kCanonicalOpset) {
+    Adapter::Knowledge known = Adapter::Learn(model);
+    Adapter(*model.mutable_graph(), known, opset, path).Run();
+  }
   for (auto& o : *model.mutable_opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(kCanonicalOpset);
   if (model.ir_version() > kNewestCheckerIr) model.set_ir_version(kNewestCheckerIr);

@@ -170,6 +170,20 @@ std::vector<Case> Cases() {
          m.Output("b");
          m.Output("c");
        }},
+      // The axis size is not known at import (a Reshape to a computed
+      // shape): the parts are slices computed from Shape(x).
+      {"split18_num_outputs_unknown_size", 18,
+       [](OnnxTestModel& m) {
+         m.Input("x", {1, 7, 4});
+         m.InitI64("one", {3}, {1, 1, 1});
+         m.Node("Shape", {"x"}, {"s"});
+         m.Node("Div", {"s", "one"}, {"s2"});
+         m.Node("Reshape", {"x", "s2"}, {"r"});
+         m.Node("Split", {"r"}, {"a", "b", "c"}).Int("axis", -2).Int("num_outputs", 3);
+         m.Output("a");
+         m.Output("b");
+         m.Output("c");
+       }},
       {"pad18_axes_input", 18,
        [](OnnxTestModel& m) {
          m.Input("x", {1, 2, 3, 3});

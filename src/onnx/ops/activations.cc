@@ -31,8 +31,10 @@ void Clip(NodeContext& ctx) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const Perm perm = ctx.PermOf(0);
   const int x = ctx.TensorIn(0, perm);
-  if (ctx.b().tensor(x).dtype != tfl::TensorType_FLOAT32) {
-    // Integer clips (shape arithmetic) use integer bounds.
+  const bool runtime_bounds = (ctx.Has(1) && !ctx.IsConst(1)) || (ctx.Has(2) && !ctx.IsConst(2));
+  if (ctx.b().tensor(x).dtype != tfl::TensorType_FLOAT32 || runtime_bounds) {
+    // Integer clips (shape arithmetic) use integer bounds; bounds computed at
+    // run time (a log-mel floor `max(x) - 80`) are tensors too.
     auto& b = ctx.b();
     int y = x;
     if (ctx.Has(1)) y = b.Maximum(y, ctx.TensorIn(1, {}));
