@@ -319,7 +319,10 @@ void Slice(NodeContext& ctx) {
     ctx.OutConst(0, std::move(empty));
     return;
   }
-  if (ctx.IsConst(0) == false && out_shape == in) {
+  bool unit = true;
+  for (int64_t s : step) unit = unit && s == 1;
+  // Whole axes taken forward: nothing to do. (A reversal keeps the shape too.)
+  if (ctx.IsConst(0) == false && out_shape == in && unit) {
     const Perm perm = ctx.PermOf(0);
     const int x = ctx.TensorIn(0, perm);
     ctx.Out(0, ctx.b().Reshape(x, ctx.b().shape(x)), perm);
@@ -328,8 +331,6 @@ void Slice(NodeContext& ctx) {
   const Perm perm = ctx.PermOf(0);
   const Perm p = perm.empty() ? IdentityPerm(rank) : perm;
   const int x = ctx.TensorIn(0, perm);
-  bool unit = true;
-  for (int64_t s : step) unit = unit && s == 1;
   std::vector<int32_t> b32(rank), e32(rank), s32(rank), size32(rank);
   int32_t end_mask = 0;
   for (int i = 0; i < rank; ++i) {
