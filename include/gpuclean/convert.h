@@ -37,6 +37,10 @@ struct Options {
   // Graph inputs fixed at convert time (NAME -> values in row-major order):
   // folded into the graph, which no longer has them as inputs (--input-value).
   std::map<std::string, std::vector<double>> input_values;
+  // Real inputs for the first proof set (ONNX layout and dtype, by graph
+  // input name): a photograph, a chunk of speech. Inputs not named are
+  // seeded as in the other sets.
+  std::map<std::string, npy::Array> proof_inputs;
   // Rank-4 float inputs and outputs in NHWC instead of ONNX's NCHW.
   bool nhwc_io = false;
   // Float weights stored as float16 with DEQUANTIZE (half the file).

@@ -8,6 +8,8 @@
 #include "gpuclean/convert.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/node_suite.h"
+#include "gpuclean/npy.h"
+#include "gpuclean/error.h"
 #include "gpuclean/pipeline.h"
 #include "gpuclean/run.h"
 #include "gpuclean/split.h"
@@ -114,7 +116,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
       "--allow-remaining); 2 bad input or unsupported ops");
   struct Args {
     convert::Options options;
-    std::vector<std::string> input_shapes, input_values;
+    std::vector<std::string> input_shapes, input_values, inputs;
     std::string io_layout = "onnx";
     std::string weights = "fp32";
     bool json = false;
@@ -131,6 +133,9 @@ void AddConvert(CLI::App& app, Handler& handler) {
                   "NAME=v0,v1,... fix graph input NAME to these values (row-major, its declared shape) at convert "
                   "time: what depends on it folds (an If on a sample rate is inlined) and the .tflite no longer has "
                   "the input; the proof feeds the same values to onnxruntime (repeatable)");
+  cmd->add_option("--input", args->inputs,
+                  "NAME=FILE.npy a real input (ONNX layout and dtype) for the first proof set, in place of its seeded "
+                  "values: a photograph, a chunk of speech (repeatable)");
   cmd->add_option("--io-layout", args->io_layout,
                   "onnx: inputs and outputs keep ONNX's layout (NCHW); nhwc: rank-4 float inputs/outputs are NHWC, "
                   "which drops their transposes")
@@ -167,6 +172,12 @@ void AddConvert(CLI::App& app, Handler& handler) {
       for (const exec::InputShape& s : exec::ParseInputShapes(args->input_shapes))
         args->options.input_shapes[s.key] = std::vector<int64_t>(s.dims.begin(), s.dims.end());
       args->options.input_values = convert::ParseInputValues(args->input_values);
+      for (const std::string& spec : args->inputs) {
+        const auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+          throw Error(ErrorKind::kUsage, "--input expects NAME=FILE.npy, got '" + spec + "'");
+        args->options.proof_inputs[spec.substr(0, eq)] = npy::Read(spec.substr(eq + 1));
+      }
       args->options.nhwc_io = args->io_layout == "nhwc";
       args->options.fp16_weights = args->weights == "fp16";
       args->options.prove = !args->no_prove;

@@ -105,6 +105,23 @@ std::vector<npy::Array> ProofInputs(const onnx::Graph& g, uint32_t seed) {
   return out;
 }
 
+// Options::proof_inputs in place of the seeded arrays of one set, checked
+// against the inputs' dtypes and shapes.
+void UseGivenInputs(const Options& o, const onnx::Graph& g, std::vector<npy::Array>& set) {
+  for (const auto& [name, array] : o.proof_inputs) {
+    size_t i = 0;
+    while (i < g.inputs.size() && g.inputs[i].name != name) ++i;
+    if (i == g.inputs.size())
+      throw Error(ErrorKind::kUsage, fmt::format("--input names '{}', which is not an input of the converted graph of {}",
+                                                 name, o.onnx_path));
+    if (array.shape != set[i].shape || array.dtype != set[i].dtype)
+      throw Error(ErrorKind::kUsage, fmt::format("--input {}: a {} array of shape [{}], the input is {} [{}]", name,
+                                                 ir::DTypeName(array.dtype), fmt::join(array.shape, ","),
+                                                 ir::DTypeName(set[i].dtype), fmt::join(set[i].shape, ",")));
+    set[i] = array;
+  }
+}
+
 // An ONNX-layout array as the converted graph's input tensor wants it.
 npy::Array ToGraphInput(const npy::Array& a, const ir::Tensor& t, const onnx::Perm& perm) {
   npy::Array b = onnx::TransposeHost(a, perm);
@@ -675,6 +692,7 @@ Result Convert(const Options& o) {
     const auto prove_start = Clock::now();
     r.proof_run = true;
     for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
+    UseGivenInputs(o, g, sets.at(0));
     ScratchDir dir("gpuclean-convert");
     Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
     ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
