@@ -299,6 +299,12 @@ class Adapter {
   }
 
   void AdaptNode(pb::NodeProto n) {
+    // Every form below reads an input and names things after an output; a
+    // node without them is left for the checker to refuse.
+    if (n.input_size() == 0 || n.input(0).empty() || n.output_size() == 0 || n.output(0).empty()) {
+      out_.push_back(std::move(n));
+      return;
+    }
     const std::string& op = n.op_type();
     if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") return SoftmaxFamily(std::move(n));
     if (op == "Upsample") return Upsample(std::move(n));
@@ -525,6 +531,7 @@ class Adapter {
 
   void Resize(pb::NodeProto n) {
     if (opset_ < 11) {
+      if (n.input_size() < 2) Refuse(n, "has no scales input");
       const std::string x = n.input(0), scales = n.input(1);
       n.clear_input();
       n.add_input(x);
@@ -569,6 +576,7 @@ class Adapter {
     if (!given) Refuse(n, "an axes attribute needs constant scales or sizes");
     if (by_sizes) {
       const std::vector<int64_t> sizes = IntsOf(*given);
+      if (sizes.size() != axes.size()) Refuse(n, fmt::format("{} sizes for {} axes", sizes.size(), axes.size()));
       std::vector<int64_t> full(rank);
       for (int a = 0; a < rank; ++a) {
         full[a] = position[a] >= 0 ? sizes.at(position[a]) : Dim(n.input(0), a);
@@ -577,6 +585,7 @@ class Adapter {
       *n.mutable_input(3) = IntsConst(n.output(0) + "_sizes", full);
     } else {
       const std::vector<float> scales = FloatsOf(*given);
+      if (scales.size() != axes.size()) Refuse(n, fmt::format("{} scales for {} axes", scales.size(), axes.size()));
       std::vector<float> full(rank, 1.0f);
       for (int a = 0; a < rank; ++a)
         if (position[a] >= 0) full[a] = scales.at(position[a]);
@@ -588,6 +597,7 @@ class Adapter {
   // InstanceNormalization over [N, groups, rest], then the affine step.
   void GroupNormalization(pb::NodeProto n) {
     RequireFloat(n, "GroupNormalization");
+    if (n.input_size() < 3) Refuse(n, "needs scale and bias inputs");
     const int64_t groups = IntAttr(n, "num_groups", 0);
     if (groups <= 0) Refuse(n, "num_groups must be positive");
     const auto* eps_attr = FindAttr(n, "epsilon");
