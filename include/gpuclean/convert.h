@@ -161,6 +161,8 @@ struct Report {
   int64_t opset = 0, original_opset = 0;
   // Inputs pinned by --input-value, "NAME=v0,v1,...": folded, not inputs of the .tflite.
   std::vector<std::string> pinned_inputs;
+  // An fp16 model's float weights kept as float16 + DEQUANTIZE (lossless).
+  int half_weights_kept = 0;
   std::map<std::string, int> ops_in;     // ONNX op histogram
   std::map<std::string, int> ops_out;    // TFLite op histogram
   std::map<std::string, int> folded;     // ONNX op type -> nodes folded at convert time

@@ -677,6 +677,7 @@ Result Convert(const Options& o) {
   onnx::LoweredGraph lowered = onnx::Lower(g, lo);
   r.lower_ms = MsSince(lower_start);
   r.folded = lowered.folded;
+  r.half_weights_kept = lowered.half_weights_kept;
   ir::Model& model = lowered.model;
   const std::string origins = OriginsJson(lowered).dump();
   model.metadata.push_back({kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
@@ -821,6 +822,7 @@ nlohmann::json Report::ToJson() const {
   j["opset"] = opset;
   j["original_opset"] = original_opset;
   j["pinned_inputs"] = pinned_inputs;
+  j["half_weights_kept"] = half_weights_kept;
   j["nodes_in"] = nodes_in;
   j["ops_in"] = ops_in;
   j["ops_out"] = ops_out;
@@ -893,6 +895,9 @@ std::string Report::RenderText() const {
   s += fmt::format("{} (opset {}{}, {})\n", onnx_path, original_opset,
                    opset != original_opset ? fmt::format(" -> {}", opset) : "", producer.empty() ? "unknown producer" : producer);
   s += "  in:  " + hist(ops_in) + "\n";
+  if (half_weights_kept > 0)
+    s += fmt::format("  weights: {} float16 tensor(s) of the model kept as float16, read through DEQUANTIZE (lossless)\n",
+                     half_weights_kept);
   if (!pinned_inputs.empty())
     s += fmt::format("  pinned inputs (folded at convert time, not inputs of the .tflite): {}\n", fmt::join(pinned_inputs, "; "));
   int folded_total = 0;

@@ -6,6 +6,8 @@
 #include <memory>
 #include <numeric>
 
+#include <fp16.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -616,9 +618,20 @@ void Fold(Lowerer& main, const Node& node, const LowerFn& rule) {
   }
 }
 
+bool ExactInHalf(const float* v, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float back = fp16_ieee_to_fp32_value(fp16_ieee_from_fp32_value(v[i]));
+    if (std::memcmp(&back, &v[i], sizeof(float)) != 0) return false;
+  }
+  return true;
+}
+
 // Every float32 constant of more than one element becomes a float16 constant
 // read through DEQUANTIZE, the way LiteRT's own fp16 models store weights.
-void StoreFloatWeightsAsFp16(ir::Subgraph& graph) {
+// `only_exact`: only those whose every value is a half already (weights an
+// fp16 model stored, widened by its Casts): lossless, half the bytes.
+// Returns how many were stored so.
+int StoreFloatWeightsAsFp16(ir::Subgraph& graph, bool only_exact) {
   builder::GraphBuilder b = builder::GraphBuilder::Extend(std::move(graph), "fp16/");
   ir::Subgraph& g = b.mutable_graph();
   const size_t original = g.tensors.size();
@@ -629,6 +642,7 @@ void StoreFloatWeightsAsFp16(ir::Subgraph& graph) {
         !tensor.quant.empty() || tensor.sparsity)
       continue;
     const auto values = tensor.data->as<float>();
+    if (only_exact && !ExactInHalf(values.data(), values.size())) continue;
     const std::string name = tensor.name;
     const std::vector<int32_t> shape = tensor.shape;
     const int half = b.ConstF16FromF32(name + "|fp16", shape, std::vector<float>(values.begin(), values.end()));
@@ -647,6 +661,19 @@ void StoreFloatWeightsAsFp16(ir::Subgraph& graph) {
   graph = b.Release();
   graph.RemoveDeadTensors();
   graph.SortOps();
+  return static_cast<int>(replaced.size());
+}
+
+// An fp16 model: float16 initializers or Constant values anywhere.
+bool HoldsHalfWeights(const Graph& g) {
+  for (const auto& [_, a] : g.initializers)
+    if (a.dtype == tfl::TensorType_FLOAT16) return true;
+  for (const Node& n : g.nodes)
+    for (const auto& [_, a] : n.attributes) {
+      if (a.tensor && a.tensor->dtype == tfl::TensorType_FLOAT16) return true;
+      if (a.graph && HoldsHalfWeights(*a.graph)) return true;
+    }
+  return false;
 }
 
 }  // namespace
@@ -706,6 +733,7 @@ void Lowerer::AddConstant(const std::string& name, npy::Array array) {
 
 LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   RequireSupported(g);
+  const bool half_weights = HoldsHalfWeights(g);
   Lowerer L(g, options, /*scratch=*/false);
   auto& b = L.builder();
   for (const ValueInfo& in : g.inputs) {
@@ -751,7 +779,8 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
       result.origins[graph.tensors[t].name] = {name, perm};
     }
   }
-  if (options.fp16_weights) StoreFloatWeightsAsFp16(result.model.main());
+  if (options.fp16_weights) StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/false);
+  else if (half_weights) result.half_weights_kept = StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/true);
   return result;
 }
 

@@ -153,6 +153,9 @@ struct LoweredGraph {
   std::map<std::string, TensorOrigin> origins;
   std::map<std::string, int> folded;  // ONNX op type -> nodes evaluated at convert time
   int64_t nodes_lowered = 0;
+  // Float weights of an fp16 model kept as float16 (+ DEQUANTIZE): those
+  // whose every value is a half, so the file is not twice the original.
+  int half_weights_kept = 0;
 };
 
 struct LowerOptions {

@@ -2,7 +2,10 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstring>
 #include <fstream>
+
+#include <fp16.h>
 #include <stdexcept>
 
 namespace gpuclean::testing {
@@ -105,6 +108,19 @@ void OnnxTestModel::InitF32(const std::string& name, const std::vector<int64_t>&
   t->set_data_type(pb::TensorProto::FLOAT);
   for (int64_t d : dims) t->add_dims(d);
   t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4));
+}
+
+void OnnxTestModel::InitF16(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+  auto* t = impl_->model.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(pb::TensorProto::FLOAT16);
+  for (int64_t d : dims) t->add_dims(d);
+  std::string bytes(values.size() * 2, '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint16_t h = fp16_ieee_from_fp32_value(values[i]);
+    std::memcpy(bytes.data() + 2 * i, &h, 2);
+  }
+  t->set_raw_data(bytes);
 }
 
 void OnnxTestModel::InitI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {

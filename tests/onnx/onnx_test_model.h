@@ -53,6 +53,8 @@ class OnnxTestModel {
   // No shape: shape inference fills it.
   void Output(const std::string& name, int elem_type = kOnnxFloat);
   void InitF32(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
+  // Stored as float16 (each value rounded to the nearest half).
+  void InitF16(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
   void InitI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
   NodeRef Node(const std::string& op_type, const std::vector<std::string>& inputs,
                const std::vector<std::string>& outputs, const std::string& domain = "");
