@@ -19,6 +19,7 @@
 
 #include "gpuclean/error.h"
 #include "onnx/onnx_model.h"
+#include "onnx/proto_edit.h"
 
 namespace gpuclean::onnx {
 namespace pb = ::onnx;
@@ -27,164 +28,65 @@ namespace {
 
 constexpr int64_t kNewestCheckerIr = 8;
 
-std::string NodeLabel(const pb::NodeProto& n) {
-  return n.name().empty() ? n.op_type() + " '" + (n.output_size() ? n.output(0) : std::string()) + "'"
-                          : n.op_type() + " '" + n.name() + "'";
-}
+}  // namespace
 
-const pb::AttributeProto* FindAttr(const pb::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
-// Removes `name` and returns whether it was there.
-bool RemoveAttr(pb::NodeProto& n, const std::string& name) {
-  auto* attrs = n.mutable_attribute();
-  for (int i = 0; i < attrs->size(); ++i)
-    if (attrs->Get(i).name() == name) {
-      attrs->DeleteSubrange(i, 1);
-      return true;
-    }
-  return false;
-}
-
-int64_t IntAttr(const pb::NodeProto& n, const std::string& name, int64_t fallback) {
-  const auto* a = FindAttr(n, name);
-  return a ? a->i() : fallback;
-}
-
-std::string StrAttr(const pb::NodeProto& n, const std::string& name, const std::string& fallback) {
-  const auto* a = FindAttr(n, name);
-  return a ? a->s() : fallback;
-}
-
-void SetInt(pb::NodeProto& n, const std::string& name, int64_t v) {
-  RemoveAttr(n, name);
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::INT);
-  a->set_i(v);
-}
-
-void SetFloat(pb::NodeProto& n, const std::string& name, float v) {
-  RemoveAttr(n, name);
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::FLOAT);
-  a->set_f(v);
-}
-
-void SetStr(pb::NodeProto& n, const std::string& name, const std::string& v) {
-  RemoveAttr(n, name);
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::STRING);
-  a->set_s(v);
-}
-
-void SetInts(pb::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  RemoveAttr(n, name);
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-std::vector<int64_t> IntsOf(const pb::TensorProto& t) {
-  std::vector<int64_t> out;
-  if (t.data_type() == pb::TensorProto::INT64) {
-    if (t.has_raw_data()) {
-      out.resize(t.raw_data().size() / 8);
-      std::memcpy(out.data(), t.raw_data().data(), out.size() * 8);
-    } else {
-      out.assign(t.int64_data().begin(), t.int64_data().end());
-    }
-  } else if (t.data_type() == pb::TensorProto::INT32) {
-    if (t.has_raw_data()) {
-      std::vector<int32_t> v(t.raw_data().size() / 4);
-      std::memcpy(v.data(), t.raw_data().data(), v.size() * 4);
-      out.assign(v.begin(), v.end());
-    } else {
-      out.assign(t.int32_data().begin(), t.int32_data().end());
-    }
+// Shapes and element types from a lenient inference of the original model
+// (libonnx reads ops above its opset by their newest schema it knows;
+// whatever it cannot infer stays unknown).
+ShapeKnowledge LearnShapes(const pb::ModelProto& original) {
+  ShapeKnowledge k;
+  pb::ModelProto copy;
+  *copy.mutable_opset_import() = original.opset_import();
+  copy.set_ir_version(std::min<int64_t>(original.ir_version(), kNewestCheckerIr));
+  auto* g = copy.mutable_graph();
+  *g->mutable_input() = original.graph().input();
+  *g->mutable_output() = original.graph().output();
+  *g->mutable_node() = original.graph().node();
+  // Initializers as typed, shaped inputs: inference needs their shapes,
+  // not their bytes.
+  for (const auto& t : original.graph().initializer()) {
+    auto* v = g->add_input();
+    v->set_name(t.name());
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(t.data_type());
+    auto* shape = tt->mutable_shape();
+    for (int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
   }
-  return out;
+  try {
+    pb::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
+    pb::shape_inference::InferShapes(copy, pb::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception&) {
+    // Partial knowledge is fine: every use below has a shape-free fallback or a clear refusal.
+  }
+  auto learn = [&](const pb::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type()) return;
+    const auto& tt = v.type().tensor_type();
+    if (tt.elem_type() != 0) k.types[v.name()] = tt.elem_type();
+    if (!tt.has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    k.shapes[v.name()] = dims;
+  };
+  for (const auto& v : g->input()) learn(v);
+  for (const auto& v : g->value_info()) learn(v);
+  for (const auto& v : g->output()) learn(v);
+  return k;
 }
 
-std::vector<float> FloatsOf(const pb::TensorProto& t) {
-  std::vector<float> out;
-  if (t.data_type() != pb::TensorProto::FLOAT) return out;
-  if (t.has_raw_data()) {
-    out.resize(t.raw_data().size() / 4);
-    std::memcpy(out.data(), t.raw_data().data(), out.size() * 4);
-  } else {
-    out.assign(t.float_data().begin(), t.float_data().end());
-  }
-  return out;
-}
+namespace {
 
 class Adapter {
  public:
-  // What a lenient inference of the whole model learnt; shared by the
-  // adapters of nested graphs (ONNX names are unique across scopes).
-  struct Knowledge {
-    std::map<std::string, std::vector<int64_t>> shapes;
-    std::map<std::string, int> types;
-    int fresh_names = 0;  // names made up so far, across nested graphs
-  };
-
-  Adapter(pb::GraphProto& graph, Knowledge& known, int64_t opset, const std::string& path,
+  Adapter(pb::GraphProto& graph, ShapeKnowledge& known, int64_t opset, const std::string& path,
           const std::map<std::string, const pb::TensorProto*>& outer_constants = {})
-      : graph_(graph), known_(known), opset_(opset), path_(path), constants_(outer_constants) {
+      : graph_(graph), known_(known), opset_(opset), path_(path), constants_(outer_constants),
+        w_(known, fmt::format("opset{}", opset)) {
     for (const auto& t : graph_.initializer()) constants_[t.name()] = &t;
     for (const auto& n : graph_.node())
       if (n.op_type() == "Constant" && n.output_size() == 1)
         if (const auto* v = FindAttr(n, "value"); v && v->has_t()) constants_[n.output(0)] = &v->t();
   }
 
-  // Shapes and element types from a lenient inference of the original model
-  // (libonnx reads ops above its opset by their newest schema it knows;
-  // whatever it cannot infer stays unknown).
-  static Knowledge Learn(const pb::ModelProto& original) {
-    Knowledge k;
-    pb::ModelProto copy;
-    *copy.mutable_opset_import() = original.opset_import();
-    copy.set_ir_version(std::min<int64_t>(original.ir_version(), kNewestCheckerIr));
-    auto* g = copy.mutable_graph();
-    *g->mutable_input() = original.graph().input();
-    *g->mutable_output() = original.graph().output();
-    *g->mutable_node() = original.graph().node();
-    // Initializers as typed, shaped inputs: inference needs their shapes,
-    // not their bytes.
-    for (const auto& t : original.graph().initializer()) {
-      auto* v = g->add_input();
-      v->set_name(t.name());
-      auto* tt = v->mutable_type()->mutable_tensor_type();
-      tt->set_elem_type(t.data_type());
-      auto* shape = tt->mutable_shape();
-      for (int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
-    }
-    try {
-      pb::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
-      pb::shape_inference::InferShapes(copy, pb::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception&) {
-      // Partial knowledge is fine: every use below has a shape-free fallback or a clear refusal.
-    }
-    auto learn = [&](const pb::ValueInfoProto& v) {
-      if (!v.type().has_tensor_type()) return;
-      const auto& tt = v.type().tensor_type();
-      if (tt.elem_type() != 0) k.types[v.name()] = tt.elem_type();
-      if (!tt.has_shape()) return;
-      std::vector<int64_t> dims;
-      for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
-      k.shapes[v.name()] = dims;
-    };
-    for (const auto& v : g->input()) learn(v);
-    for (const auto& v : g->value_info()) learn(v);
-    for (const auto& v : g->output()) learn(v);
-    return k;
-  }
 
   void Run() {
     RefuseOpsTheCanonicalOpsetLacks();
@@ -195,14 +97,12 @@ class Adapter {
         for (auto& sub : *a.mutable_graphs()) Adapter(sub, known_, opset_, path_, constants_).Run();
       }
       if (!n.domain().empty() && n.domain() != "ai.onnx") {
-        out_.push_back(std::move(n));
+        w_.Keep(std::move(n));
         continue;
       }
       AdaptNode(std::move(n));
     }
-    graph_.clear_node();
-    for (auto& n : out_) *graph_.add_node() = std::move(n);
-    for (auto& t : new_initializers_) *graph_.add_initializer() = std::move(t);
+    w_.Commit(graph_);
   }
 
  private:
@@ -230,46 +130,12 @@ class Adapter {
     ThrowUnsupported(fmt::format("{}: {} (opset {}): {}", path_, NodeLabel(n), opset_, why));
   }
 
-  std::string Fresh(const std::string& base) { return fmt::format("{}__opset{}_{}", base, opset_, known_.fresh_names++); }
-
-  std::string IntsConst(const std::string& base, const std::vector<int64_t>& values) {
-    pb::TensorProto t;
-    t.set_name(Fresh(base));
-    t.set_data_type(pb::TensorProto::INT64);
-    t.add_dims(static_cast<int64_t>(values.size()));
-    for (int64_t v : values) t.add_int64_data(v);
-    new_initializers_.push_back(t);
-    return t.name();
-  }
-
-  std::string FloatsConst(const std::string& base, const std::vector<int64_t>& dims, const std::vector<float>& values) {
-    pb::TensorProto t;
-    t.set_name(Fresh(base));
-    t.set_data_type(pb::TensorProto::FLOAT);
-    for (int64_t d : dims) t.add_dims(d);
-    for (float v : values) t.add_float_data(v);
-    new_initializers_.push_back(t);
-    return t.name();
-  }
-  std::string Scalar(const std::string& base, float v) { return FloatsConst(base, {}, {v}); }
-
-  pb::NodeProto& Emit(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
-                      const pb::NodeProto& from) {
-    pb::NodeProto n;
-    n.set_op_type(op);
-    if (!from.name().empty()) n.set_name(Fresh(from.name()));
-    for (auto& i : inputs) n.add_input(std::move(i));
-    for (auto& o : outputs) n.add_output(std::move(o));
-    out_.push_back(std::move(n));
-    return out_.back();
-  }
-
   // Moves an INTS attribute to input `index` (empty inputs fill the gap).
   void AttrToInput(pb::NodeProto& n, const std::string& attr, int index) {
     const auto* a = FindAttr(n, attr);
     if (!a) return;
     const std::vector<int64_t> values(a->ints().begin(), a->ints().end());
-    const std::string name = IntsConst(n.output_size() ? n.output(0) + "_" + attr : attr, values);
+    const std::string name = w_.IntsConst(n.output_size() ? n.output(0) + "_" + attr : attr, values);
     RemoveAttr(n, attr);
     while (n.input_size() < index) n.add_input("");
     if (n.input_size() == index) n.add_input(name);
@@ -302,7 +168,7 @@ class Adapter {
     // Every form below reads an input and names things after an output; a
     // node without them is left for the checker to refuse.
     if (n.input_size() == 0 || n.input(0).empty() || n.output_size() == 0 || n.output(0).empty()) {
-      out_.push_back(std::move(n));
+      w_.Keep(std::move(n));
       return;
     }
     const std::string& op = n.op_type();
@@ -326,7 +192,7 @@ class Adapter {
     } else if (op == "TopK" && opset_ < 10) {
       const int64_t k = IntAttr(n, "k", -1);
       RemoveAttr(n, "k");
-      n.add_input(IntsConst(n.output(0) + "_k", {k}));
+      n.add_input(w_.IntsConst(n.output(0) + "_k", {k}));
     } else if ((op == "Squeeze" || op == "Unsqueeze") && opset_ < 13) {
       AttrToInput(n, "axes", 1);
     } else if (op.rfind("Reduce", 0) == 0) {
@@ -352,14 +218,14 @@ class Adapter {
       const std::string reduction = StrAttr(n, "reduction", "none");
       if (reduction == "max" || reduction == "min") Refuse(n, "reduction '" + reduction + "' is not supported");
     }
-    out_.push_back(std::move(n));
+    w_.Keep(std::move(n));
   }
 
   // Before 13 the input is coerced to 2-D at `axis` (default 1) and the op
   // runs over the flattened trailing block.
   void SoftmaxFamily(pb::NodeProto n) {
     if (opset_ >= 13) {
-      out_.push_back(std::move(n));
+      w_.Keep(std::move(n));
       return;
     }
     const int64_t axis = IntAttr(n, "axis", 1);
@@ -367,15 +233,15 @@ class Adapter {
     const int rank = Rank(x);
     if (rank >= 0 && (axis == rank - 1 || axis == -1)) {
       SetInt(n, "axis", -1);
-      out_.push_back(std::move(n));
+      w_.Keep(std::move(n));
       return;
     }
-    const std::string flat = Fresh(x + "_flat"), soft = Fresh(n.output(0) + "_2d"), shape = Fresh(x + "_shape");
-    SetInt(Emit("Flatten", {x}, {flat}, n), "axis", axis);
-    pb::NodeProto& op = Emit(n.op_type(), {flat}, {soft}, n);
+    const std::string flat = w_.Fresh(x + "_flat"), soft = w_.Fresh(n.output(0) + "_2d"), shape = w_.Fresh(x + "_shape");
+    SetInt(w_.Emit("Flatten", {x}, {flat}, n), "axis", axis);
+    pb::NodeProto& op = w_.Emit(n.op_type(), {flat}, {soft}, n);
     SetInt(op, "axis", 1);
-    Emit("Shape", {x}, {shape}, n);
-    Emit("Reshape", {soft, shape}, {n.output(0)}, n);
+    w_.Emit("Shape", {x}, {shape}, n);
+    w_.Emit("Reshape", {soft, shape}, {n.output(0)}, n);
   }
 
   void Clip(pb::NodeProto& n) {
@@ -384,8 +250,8 @@ class Adapter {
     if (!lo && !hi) return;
     RequireFloat(n, "Clip with min/max attributes");
     const std::string x = n.input(0);
-    const std::string lo_name = lo ? Scalar(n.output(0) + "_min", lo->f()) : "";
-    const std::string hi_name = hi ? Scalar(n.output(0) + "_max", hi->f()) : "";
+    const std::string lo_name = lo ? w_.Scalar(n.output(0) + "_min", lo->f()) : "";
+    const std::string hi_name = hi ? w_.Scalar(n.output(0) + "_max", hi->f()) : "";
     RemoveAttr(n, "min");
     RemoveAttr(n, "max");
     n.clear_input();
@@ -403,10 +269,10 @@ class Adapter {
       RemoveAttr(n, "pads");
       RemoveAttr(n, "paddings");
       RemoveAttr(n, "value");
-      n.add_input(IntsConst(n.output(0) + "_pads", values));
+      n.add_input(w_.IntsConst(n.output(0) + "_pads", values));
       if (StrAttr(n, "mode", "constant") == "constant" && value != 0.0f) {
         RequireFloat(n, "Pad with a non-zero value attribute");
-        n.add_input(Scalar(n.output(0) + "_value", value));
+        n.add_input(w_.Scalar(n.output(0) + "_value", value));
       }
       return;
     }
@@ -426,7 +292,7 @@ class Adapter {
       full[a] = pads[i];
       full[a + rank] = pads[i + axes.size()];
     }
-    *n.mutable_input(1) = IntsConst(n.output(0) + "_pads", full);
+    *n.mutable_input(1) = w_.IntsConst(n.output(0) + "_pads", full);
     n.mutable_input()->RemoveLast();
   }
 
@@ -450,7 +316,7 @@ class Adapter {
     for (int64_t left = dim; left > 0; left -= chunk) sizes.push_back(std::min(chunk, left));
     if (static_cast<int64_t>(sizes.size()) != n.output_size())
       Refuse(n, fmt::format("{} outputs for {} parts of an axis of {}", n.output_size(), sizes.size(), dim));
-    n.add_input(IntsConst(n.output(0) + "_split", sizes));
+    n.add_input(w_.IntsConst(n.output(0) + "_split", sizes));
   }
 
   // Opset 18's num_outputs on an axis inference did not size (inside a
@@ -460,20 +326,20 @@ class Adapter {
   void SplitShapeFree(pb::NodeProto& n, int64_t parts) {
     const std::string x = n.input(0), base = n.output(0);
     const int64_t axis = IntAttr(n, "axis", 0);
-    const std::string shape = Fresh(base + "_shape"), dim = Fresh(base + "_dim"), padded = Fresh(base + "_padded"),
-                      chunk = Fresh(base + "_chunk");
-    const std::string axes = IntsConst(base + "_axis", {axis});
-    Emit("Shape", {x}, {shape}, n);
+    const std::string shape = w_.Fresh(base + "_shape"), dim = w_.Fresh(base + "_dim"), padded = w_.Fresh(base + "_padded"),
+                      chunk = w_.Fresh(base + "_chunk");
+    const std::string axes = w_.IntsConst(base + "_axis", {axis});
+    w_.Emit("Shape", {x}, {shape}, n);
     // Shape(x)[axis:axis+1], a negative axis counted from the end as Slice does.
     const int64_t end = axis == -1 ? INT64_MAX : axis + 1;
-    Emit("Slice", {shape, IntsConst(base + "_a0", {axis}), IntsConst(base + "_a1", {end})}, {dim}, n);
-    Emit("Add", {dim, IntsConst(base + "_round", {parts - 1})}, {padded}, n);
-    Emit("Div", {padded, IntsConst(base + "_parts", {parts})}, {chunk}, n);
+    w_.Emit("Slice", {shape, w_.IntsConst(base + "_a0", {axis}), w_.IntsConst(base + "_a1", {end})}, {dim}, n);
+    w_.Emit("Add", {dim, w_.IntsConst(base + "_round", {parts - 1})}, {padded}, n);
+    w_.Emit("Div", {padded, w_.IntsConst(base + "_parts", {parts})}, {chunk}, n);
     for (int k = 0; k < n.output_size(); ++k) {
-      const std::string start = Fresh(base + "_start"), end = Fresh(base + "_end");
-      Emit("Mul", {chunk, IntsConst(base + "_k", {k})}, {start}, n);
-      Emit("Mul", {chunk, IntsConst(base + "_k1", {k + 1})}, {end}, n);
-      Emit("Slice", {x, start, end, axes}, {n.output(k)}, n);
+      const std::string start = w_.Fresh(base + "_start"), end = w_.Fresh(base + "_end");
+      w_.Emit("Mul", {chunk, w_.IntsConst(base + "_k", {k})}, {start}, n);
+      w_.Emit("Mul", {chunk, w_.IntsConst(base + "_k1", {k + 1})}, {end}, n);
+      w_.Emit("Slice", {x, start, end, axes}, {n.output(k)}, n);
     }
     n.set_op_type("");  // dropped by AdaptNode
   }
@@ -514,7 +380,7 @@ class Adapter {
   void Upsample(pb::NodeProto n) {
     std::string scales;
     if (const auto* a = FindAttr(n, "scales")) {
-      scales = FloatsConst(n.output(0) + "_scales", {a->floats_size()}, {a->floats().begin(), a->floats().end()});
+      scales = w_.FloatsConst(n.output(0) + "_scales", {a->floats_size()}, {a->floats().begin(), a->floats().end()});
     } else if (n.input_size() > 1) {
       scales = n.input(1);
     } else {
@@ -522,7 +388,7 @@ class Adapter {
     }
     std::string mode = StrAttr(n, "mode", "nearest");
     if (mode == "bilinear") mode = "linear";
-    pb::NodeProto& r = Emit("Resize", {n.input(0), "", scales}, {n.output(0)}, n);
+    pb::NodeProto& r = w_.Emit("Resize", {n.input(0), "", scales}, {n.output(0)}, n);
     r.set_name(n.name());
     SetStr(r, "mode", mode);
     SetStr(r, "coordinate_transformation_mode", "asymmetric");
@@ -539,7 +405,7 @@ class Adapter {
       n.add_input(scales);
       SetStr(n, "coordinate_transformation_mode", "asymmetric");
       SetStr(n, "nearest_mode", "floor");
-      out_.push_back(std::move(n));
+      w_.Keep(std::move(n));
       return;
     }
     if (opset_ >= 18) {
@@ -556,7 +422,7 @@ class Adapter {
         SpreadResizeAxes(n, axes);
       }
     }
-    out_.push_back(std::move(n));
+    w_.Keep(std::move(n));
   }
 
   // Opset 18's axes attribute: scales or sizes over the named axes only,
@@ -582,14 +448,14 @@ class Adapter {
         full[a] = position[a] >= 0 ? sizes.at(position[a]) : Dim(n.input(0), a);
         if (full[a] < 0) Refuse(n, "an axes attribute needs the input's size on the axes it leaves out");
       }
-      *n.mutable_input(3) = IntsConst(n.output(0) + "_sizes", full);
+      *n.mutable_input(3) = w_.IntsConst(n.output(0) + "_sizes", full);
     } else {
       const std::vector<float> scales = FloatsOf(*given);
       if (scales.size() != axes.size()) Refuse(n, fmt::format("{} scales for {} axes", scales.size(), axes.size()));
       std::vector<float> full(rank, 1.0f);
       for (int a = 0; a < rank; ++a)
         if (position[a] >= 0) full[a] = scales.at(position[a]);
-      *n.mutable_input(2) = FloatsConst(n.output(0) + "_scales", {rank}, full);
+      *n.mutable_input(2) = w_.FloatsConst(n.output(0) + "_scales", {rank}, full);
     }
   }
 
@@ -603,35 +469,35 @@ class Adapter {
     const auto* eps_attr = FindAttr(n, "epsilon");
     const float eps = eps_attr ? eps_attr->f() : 1e-5f;
     const std::string x = n.input(0), scale = n.input(1), bias = n.input(2), y = n.output(0);
-    const std::string grouped = Fresh(x + "_groups"), normed = Fresh(y + "_normed"), shape = Fresh(x + "_shape");
-    Emit("Reshape", {x, IntsConst(x + "_group_shape", {0, groups, -1})}, {grouped}, n);
-    pb::NodeProto& in = Emit("InstanceNormalization",
-                             {grouped, FloatsConst(y + "_ones", {groups}, std::vector<float>(groups, 1.0f)),
-                              FloatsConst(y + "_zeros", {groups}, std::vector<float>(groups, 0.0f))},
+    const std::string grouped = w_.Fresh(x + "_groups"), normed = w_.Fresh(y + "_normed"), shape = w_.Fresh(x + "_shape");
+    w_.Emit("Reshape", {x, w_.IntsConst(x + "_group_shape", {0, groups, -1})}, {grouped}, n);
+    pb::NodeProto& in = w_.Emit("InstanceNormalization",
+                             {grouped, w_.FloatsConst(y + "_ones", {groups}, std::vector<float>(groups, 1.0f)),
+                              w_.FloatsConst(y + "_zeros", {groups}, std::vector<float>(groups, 0.0f))},
                              {normed}, n);
     SetFloat(in, "epsilon", eps);
-    Emit("Shape", {x}, {shape}, n);
+    w_.Emit("Shape", {x}, {shape}, n);
     std::vector<int64_t> trailing;
     std::string affine_in = normed;
     if (opset_ >= 21) {
       const int rank = Rank(x);
       if (rank < 2) Refuse(n, "needs a known input rank");
-      affine_in = Fresh(y + "_unflat");
-      Emit("Reshape", {normed, shape}, {affine_in}, n);
+      affine_in = w_.Fresh(y + "_unflat");
+      w_.Emit("Reshape", {normed, shape}, {affine_in}, n);
       for (int a = 1; a < rank - 1; ++a) trailing.push_back(a);
     } else {
       trailing = {1};
     }
-    const std::string s = Fresh(scale + "_bcast"), b = Fresh(bias + "_bcast"), scaled = Fresh(y + "_scaled");
-    Emit("Unsqueeze", {scale, IntsConst(scale + "_axes", trailing)}, {s}, n);
-    Emit("Unsqueeze", {bias, IntsConst(bias + "_axes", trailing)}, {b}, n);
-    Emit("Mul", {affine_in, s}, {scaled}, n);
+    const std::string s = w_.Fresh(scale + "_bcast"), b = w_.Fresh(bias + "_bcast"), scaled = w_.Fresh(y + "_scaled");
+    w_.Emit("Unsqueeze", {scale, w_.IntsConst(scale + "_axes", trailing)}, {s}, n);
+    w_.Emit("Unsqueeze", {bias, w_.IntsConst(bias + "_axes", trailing)}, {b}, n);
+    w_.Emit("Mul", {affine_in, s}, {scaled}, n);
     if (opset_ >= 21) {
-      Emit("Add", {scaled, b}, {y}, n);
+      w_.Emit("Add", {scaled, b}, {y}, n);
     } else {
-      const std::string shifted = Fresh(y + "_shifted");
-      Emit("Add", {scaled, b}, {shifted}, n);
-      Emit("Reshape", {shifted, shape}, {y}, n);
+      const std::string shifted = w_.Fresh(y + "_shifted");
+      w_.Emit("Add", {scaled, b}, {shifted}, n);
+      w_.Emit("Reshape", {shifted, shape}, {y}, n);
     }
   }
 
@@ -642,52 +508,51 @@ class Adapter {
     const std::string approximate = StrAttr(n, "approximate", "none");
     std::string inner;
     if (approximate == "tanh") {
-      const std::string sq = Fresh(y + "_sq"), cube = Fresh(y + "_cube"), sc = Fresh(y + "_c3"), sum = Fresh(y + "_sum"),
-                        arg = Fresh(y + "_arg");
-      inner = Fresh(y + "_tanh");
-      Emit("Mul", {x, x}, {sq}, n);
-      Emit("Mul", {sq, x}, {cube}, n);
-      Emit("Mul", {cube, Scalar(y + "_k", 0.044715f)}, {sc}, n);
-      Emit("Add", {x, sc}, {sum}, n);
-      Emit("Mul", {sum, Scalar(y + "_sqrt_2_over_pi", static_cast<float>(std::sqrt(2.0 / M_PI)))}, {arg}, n);
-      Emit("Tanh", {arg}, {inner}, n);
+      const std::string sq = w_.Fresh(y + "_sq"), cube = w_.Fresh(y + "_cube"), sc = w_.Fresh(y + "_c3"), sum = w_.Fresh(y + "_sum"),
+                        arg = w_.Fresh(y + "_arg");
+      inner = w_.Fresh(y + "_tanh");
+      w_.Emit("Mul", {x, x}, {sq}, n);
+      w_.Emit("Mul", {sq, x}, {cube}, n);
+      w_.Emit("Mul", {cube, w_.Scalar(y + "_k", 0.044715f)}, {sc}, n);
+      w_.Emit("Add", {x, sc}, {sum}, n);
+      w_.Emit("Mul", {sum, w_.Scalar(y + "_sqrt_2_over_pi", static_cast<float>(std::sqrt(2.0 / M_PI)))}, {arg}, n);
+      w_.Emit("Tanh", {arg}, {inner}, n);
     } else if (approximate == "none") {
-      const std::string arg = Fresh(y + "_arg");
-      inner = Fresh(y + "_erf");
-      Emit("Mul", {x, Scalar(y + "_inv_sqrt2", static_cast<float>(1.0 / std::sqrt(2.0)))}, {arg}, n);
-      Emit("Erf", {arg}, {inner}, n);
+      const std::string arg = w_.Fresh(y + "_arg");
+      inner = w_.Fresh(y + "_erf");
+      w_.Emit("Mul", {x, w_.Scalar(y + "_inv_sqrt2", static_cast<float>(1.0 / std::sqrt(2.0)))}, {arg}, n);
+      w_.Emit("Erf", {arg}, {inner}, n);
     } else {
       Refuse(n, "approximate '" + approximate + "' is not 'none' or 'tanh'");
     }
-    const std::string one_plus = Fresh(y + "_1p"), half = Fresh(y + "_half");
-    Emit("Add", {inner, Scalar(y + "_one", 1.0f)}, {one_plus}, n);
-    Emit("Mul", {x, Scalar(y + "_halfc", 0.5f)}, {half}, n);
-    Emit("Mul", {half, one_plus}, {y}, n);
+    const std::string one_plus = w_.Fresh(y + "_1p"), half = w_.Fresh(y + "_half");
+    w_.Emit("Add", {inner, w_.Scalar(y + "_one", 1.0f)}, {one_plus}, n);
+    w_.Emit("Mul", {x, w_.Scalar(y + "_halfc", 0.5f)}, {half}, n);
+    w_.Emit("Mul", {half, one_plus}, {y}, n);
   }
 
   // Mish (opset 18): x * tanh(softplus(x)).
   void Mish(pb::NodeProto n) {
     RequireFloat(n, "Mish");
-    const std::string x = n.input(0), sp = Fresh(x + "_softplus"), t = Fresh(x + "_tanh");
-    Emit("Softplus", {x}, {sp}, n);
-    Emit("Tanh", {sp}, {t}, n);
-    Emit("Mul", {x, t}, {n.output(0)}, n);
+    const std::string x = n.input(0), sp = w_.Fresh(x + "_softplus"), t = w_.Fresh(x + "_tanh");
+    w_.Emit("Softplus", {x}, {sp}, n);
+    w_.Emit("Tanh", {sp}, {t}, n);
+    w_.Emit("Mul", {x, t}, {n.output(0)}, n);
   }
 
   pb::GraphProto& graph_;
-  Knowledge& known_;
+  ShapeKnowledge& known_;
   int64_t opset_;
   std::string path_;
   std::map<std::string, const pb::TensorProto*> constants_;
-  std::vector<pb::NodeProto> out_;
-  std::vector<pb::TensorProto> new_initializers_;
+  NodeWriter w_;
 };
 
 }  // namespace
 
 void AdaptToCanonicalOpset(pb::ModelProto& model, int64_t opset, const std::string& path) {
   if (opset != kCanonicalOpset) {
-    Adapter::Knowledge known = Adapter::Learn(model);
+    ShapeKnowledge known = LearnShapes(model);
     Adapter(*model.mutable_graph(), known, opset, path).Run();
   }
   for (auto& o : *model.mutable_opset_import())

@@ -10,7 +10,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace gpuclean::onnx {
 
@@ -24,6 +26,16 @@ namespace gpuclean::onnx {
 // Throws Error(kUnsupported) naming the node for a semantic with no opset-17
 // form (Resize with antialias, Pad "wrap", a non-constant ReduceMean axes
 // input, ...). `path` names the model in messages.
+// What a lenient ONNX shape inference of a model finds (libonnx reads ops
+// above its opset by the newest schema it knows; what it cannot infer stays
+// unknown): shapes (-1 for an unknown dimension) and element types by name.
+struct ShapeKnowledge {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  std::map<std::string, int> types;
+  int fresh_names = 0;  // names the rewrites made up so far, across nested graphs
+};
+ShapeKnowledge LearnShapes(const ::onnx::ModelProto& model);
+
 void AdaptToCanonicalOpset(::onnx::ModelProto& model, int64_t opset, const std::string& path);
 
 }  // namespace gpuclean::onnx
