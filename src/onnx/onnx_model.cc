@@ -20,6 +20,7 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/io.h"
+#include "onnx/contrib_ops.h"
 #include "onnx/opset_adapt.h"
 
 namespace gpuclean::onnx {
@@ -290,7 +291,7 @@ int64_t DefaultOpset(const std::string& path, const pb::ModelProto& model) {
 void RefuseForeignDomains(const std::string& path, const pb::GraphProto& graph) {
   std::map<std::string, std::pair<int, std::string>> foreign;
   for (const auto& n : graph.node()) {
-    if (n.domain().empty() || n.domain() == "ai.onnx") continue;
+    if (n.domain().empty() || n.domain() == "ai.onnx" || IsExpandedContribOp(n.domain(), n.op_type())) continue;
     auto& [count, first] = foreign[n.domain()];
     if (count++ == 0) first = n.op_type() + (n.name().empty() ? "" : " '" + n.name() + "'");
   }
@@ -593,6 +594,7 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
     }
   }
   AdaptToCanonicalOpset(model, std::max<int64_t>(opset, kFirstAdaptedOpset), path);
+  ExpandContribOps(model, path);
   // Inference first: it fills graph output types that some exporters leave
   // without a shape, which the checker would otherwise refuse.
   InferShapesOrThrow(path, model);

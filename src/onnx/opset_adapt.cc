@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "gpuclean/error.h"
+#include "onnx/contrib_ops.h"
 #include "onnx/onnx_model.h"
 #include "onnx/proto_edit.h"
 
@@ -153,7 +154,7 @@ class Adapter {
     std::map<std::string, std::pair<int, std::string>> missing;
     for (const auto& n : graph_.node()) {
       if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
-      if (kDecomposed.count(n.op_type())) continue;
+      if (kDecomposed.count(n.op_type()) || IsExpandedContribOp(n.domain(), n.op_type())) continue;
       if (pb::OpSchemaRegistry::Schema(n.op_type(), kCanonicalOpset, "")) continue;
       auto& [count, first] = missing[n.op_type()];
       if (count++ == 0) first = NodeLabel(n);
@@ -504,31 +505,9 @@ class Adapter {
   // Gelu (opset 20): the exact form through Erf, or the tanh approximation.
   void Gelu(pb::NodeProto n) {
     RequireFloat(n, "Gelu");
-    const std::string x = n.input(0), y = n.output(0);
     const std::string approximate = StrAttr(n, "approximate", "none");
-    std::string inner;
-    if (approximate == "tanh") {
-      const std::string sq = w_.Fresh(y + "_sq"), cube = w_.Fresh(y + "_cube"), sc = w_.Fresh(y + "_c3"), sum = w_.Fresh(y + "_sum"),
-                        arg = w_.Fresh(y + "_arg");
-      inner = w_.Fresh(y + "_tanh");
-      w_.Emit("Mul", {x, x}, {sq}, n);
-      w_.Emit("Mul", {sq, x}, {cube}, n);
-      w_.Emit("Mul", {cube, w_.Scalar(y + "_k", 0.044715f)}, {sc}, n);
-      w_.Emit("Add", {x, sc}, {sum}, n);
-      w_.Emit("Mul", {sum, w_.Scalar(y + "_sqrt_2_over_pi", static_cast<float>(std::sqrt(2.0 / M_PI)))}, {arg}, n);
-      w_.Emit("Tanh", {arg}, {inner}, n);
-    } else if (approximate == "none") {
-      const std::string arg = w_.Fresh(y + "_arg");
-      inner = w_.Fresh(y + "_erf");
-      w_.Emit("Mul", {x, w_.Scalar(y + "_inv_sqrt2", static_cast<float>(1.0 / std::sqrt(2.0)))}, {arg}, n);
-      w_.Emit("Erf", {arg}, {inner}, n);
-    } else {
-      Refuse(n, "approximate '" + approximate + "' is not 'none' or 'tanh'");
-    }
-    const std::string one_plus = w_.Fresh(y + "_1p"), half = w_.Fresh(y + "_half");
-    w_.Emit("Add", {inner, w_.Scalar(y + "_one", 1.0f)}, {one_plus}, n);
-    w_.Emit("Mul", {x, w_.Scalar(y + "_halfc", 0.5f)}, {half}, n);
-    w_.Emit("Mul", {half, one_plus}, {y}, n);
+    if (approximate != "none" && approximate != "tanh") Refuse(n, "approximate '" + approximate + "' is not 'none' or 'tanh'");
+    w_.EmitGelu(n.input(0), n.output(0), approximate == "tanh", n);
   }
 
   // Mish (opset 18): x * tanh(softplus(x)).

@@ -150,6 +150,27 @@ pb::NodeProto& NodeWriter::Emit(const std::string& op, std::vector<std::string> 
   return out_.back();
 }
 
+void NodeWriter::EmitGelu(const std::string& x, const std::string& y, bool tanh, const pb::NodeProto& from) {
+  std::string inner = Fresh(y + (tanh ? "_tanh" : "_erf"));
+  if (tanh) {
+    // sqrt(2/pi) * x * (1 + 0.044715 x^2), as onnxruntime's FastGelu groups it.
+    const std::string sq = Fresh(y + "_sq"), poly = Fresh(y + "_poly"), scaled = Fresh(y + "_scaled"), arg = Fresh(y + "_arg");
+    Emit("Mul", {x, x}, {sq}, from);
+    Emit("Mul", {sq, Scalar(y + "_c", 0.035677408136300125f)}, {poly}, from);
+    Emit("Add", {poly, Scalar(y + "_b", 0.7978845608028654f)}, {scaled}, from);
+    Emit("Mul", {x, scaled}, {arg}, from);
+    Emit("Tanh", {arg}, {inner}, from);
+  } else {
+    const std::string arg = Fresh(y + "_arg");
+    Emit("Mul", {x, Scalar(y + "_inv_sqrt2", 0.70710678118654752f)}, {arg}, from);
+    Emit("Erf", {arg}, {inner}, from);
+  }
+  const std::string one_plus = Fresh(y + "_1p"), half = Fresh(y + "_half");
+  Emit("Add", {inner, Scalar(y + "_one", 1.0f)}, {one_plus}, from);
+  Emit("Mul", {x, Scalar(y + "_halfc", 0.5f)}, {half}, from);
+  Emit("Mul", {half, one_plus}, {y}, from);
+}
+
 void NodeWriter::Commit(pb::GraphProto& graph) {
   graph.clear_node();
   for (auto& n : out_) *graph.add_node() = std::move(n);

@@ -44,6 +44,9 @@ class NodeWriter {
   // A node named after `from`; the reference holds until the next Emit.
   ::onnx::NodeProto& Emit(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
                           const ::onnx::NodeProto& from);
+  // y = 0.5 x (1 + erf(x / sqrt 2)), or with `tanh` the approximation
+  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in standard ops.
+  void EmitGelu(const std::string& x, const std::string& y, bool tanh, const ::onnx::NodeProto& from);
   void Keep(::onnx::NodeProto n) { out_.push_back(std::move(n)); }
   // Replaces `graph`'s nodes with those emitted and adds the new initializers.
   void Commit(::onnx::GraphProto& graph);
