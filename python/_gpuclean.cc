@@ -405,7 +405,8 @@ py::object Fix(const py::object& model_or_path, const std::optional<std::string>
 // convert: ONNX -> .tflite proven against onnxruntime (`gpuclean convert --json`).
 py::object Convert(const std::string& path, const std::optional<std::string>& output,
                    const std::map<std::string, std::vector<int64_t>>& inputs, const std::string& weights,
-                   const std::string& io_layout, bool prove, const std::string& target, bool allow_remaining) {
+                   const std::string& io_layout, bool prove, const std::string& target, bool allow_remaining,
+                   const std::map<std::string, std::vector<double>>& input_values) {
   if (weights != "fp32" && weights != "fp16") throw Error(ErrorKind::kUsage, "weights must be 'fp32' or 'fp16'");
   if (io_layout != "onnx" && io_layout != "nhwc") throw Error(ErrorKind::kUsage, "io_layout must be 'onnx' or 'nhwc'");
   convert::Options options;
@@ -417,6 +418,7 @@ py::object Convert(const std::string& path, const std::optional<std::string>& ou
   options.prove = prove;
   options.target = target;
   options.allow_remaining = allow_remaining;
+  options.input_values = input_values;
   nlohmann::json report;
   std::shared_ptr<PyModel> converted;
   {
@@ -653,11 +655,12 @@ PYBIND11_MODULE(_gpuclean, m) {
   m.def("convert", &Convert, py::arg("path"), py::arg("output") = py::none(),
         py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("weights") = "fp32",
         py::arg("io_layout") = "onnx", py::arg("prove") = true, py::arg("target") = lint::kDefaultTarget,
-        py::arg("allow_remaining") = false,
+        py::arg("allow_remaining") = false, py::arg("input_values") = std::map<std::string, std::vector<double>>{},
         "Convert an ONNX model (`gpuclean convert`): returns (report dict, Model or None when the proof against "
         "onnxruntime failed or lint errors remain for `target`); writes `output` only when proven and GPU-clean "
         "(allow_remaining=True: proven is enough). inputs={'name': [1, 3, 224, 224]} pins dynamic dimensions; "
-        "weights='fp16' stores float weights as float16; target='none' keeps the plain lowering.");
+        "weights='fp16' stores float weights as float16; target='none' keeps the plain lowering; "
+        "input_values={'sr': [16000]} fixes inputs to constants at convert time (they leave the model).");
   m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
         "Cut at the named tensors (`gpuclean split`): returns (pipeline spec dict, proof under 'proof', list of part "
         "Models); writes OUTPUT.part<k>.tflite and OUTPUT.pipeline.json when output is given and the chain is "

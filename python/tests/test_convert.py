@@ -57,3 +57,33 @@ def test_convert_for_a_target_reports_lint_before_and_after(tmp_path):
     assert "target" not in report
     with pytest.raises(gpuclean.UsageError, match="no-such-gpu"):
         gpuclean.convert(str(onnx_fixture("resnet18")), target="no-such-gpu")
+
+
+def test_from_torch_exports_converts_and_proves(tmp_path):
+    import torch
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.GELU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+        torch.nn.Linear(8, 4), torch.nn.Softmax(dim=-1))
+    module.train()
+    x = torch.rand(1, 3, 16, 16)
+    out = tmp_path / "tiny.tflite"
+    report, model = gpuclean.from_torch(module, x, output=str(out), target="none")
+    assert report["proven"] is True and out.exists()
+    assert module.training, "from_torch must leave the module's mode as it found it"
+    (got,) = model.run([x.numpy()])
+    np.testing.assert_allclose(got, module.eval()(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_convert_pins_input_values(tmp_path):
+    import torch
+
+    class Gate(torch.nn.Module):
+        def forward(self, x, scale):
+            return x * scale
+
+    report, model = gpuclean.from_torch(Gate(), (torch.rand(1, 4), torch.tensor([2.0])), target="none",
+                                        input_names=["x", "scale"], input_values={"scale": [2.0]})
+    assert report["proven"] is True
+    assert report["pinned_inputs"] == ["scale=2"]
+    assert len(model.inputs) == 1
