@@ -196,6 +196,13 @@ struct Result {
 // proof is not an error: report.proven is false and nothing is written.
 Result Convert(const Options& options);
 
+// Proves a .tflite that convert wrote (its origins metadata gives each
+// tensor's ONNX name and layout) against the ONNX model at `onnx_path`, as
+// convert's proof does: the seeded input sets of `options` (proof_seeds,
+// proof_inputs), its bound (atol, min_correlation), the noise floor, and on
+// failure the first diverging node. Returns the report's proof fields.
+Report ProveConverted(const std::string& onnx_path, const ir::Model& tflite, const Options& options = {});
+
 // --input-value specs, "NAME=v0,v1,..." (numbers) -> Options::input_values.
 // Throws Error(kUsage) for a malformed spec.
 std::map<std::string, std::vector<double>> ParseInputValues(const std::vector<std::string>& specs);
@@ -206,8 +213,13 @@ std::map<std::string, std::vector<double>> ParseInputValues(const std::vector<st
 // output differs beyond atol * max(1, |ref|). Tensors are matched through the
 // origins convert stores in the .tflite's metadata (ONNX name and layout per
 // tensor); a .tflite without them is matched by tensor name.
+// Intermediates are fetched in ONNX order, about `chunk_bytes` of them per
+// run on each side, so memory stays bounded on 1024x1024 models; the search
+// stops at the first chunk that diverges.
+constexpr int64_t kBisectChunkBytes = int64_t{256} << 20;
 Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tflite,
-                               std::vector<npy::Array> inputs = {}, uint32_t seed = 1, double atol = 1e-4);
+                               std::vector<npy::Array> inputs = {}, uint32_t seed = 1, double atol = 1e-4,
+                               int64_t chunk_bytes = kBisectChunkBytes);
 
 // Metadata entry convert writes: {"<tflite tensor>": {"onnx": name, "perm": [...]}}.
 constexpr const char* kOriginsMetadata = "gpuclean.onnx_origins";

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -282,7 +283,8 @@ struct OurRun {
 };
 
 OurRun RunOurs(const std::shared_ptr<const ir::Model>& model, const std::vector<npy::Array>& onnx_inputs,
-               const std::vector<onnx::Perm>& input_perms, const std::vector<onnx::Perm>& output_perms, bool tap_all) {
+               const std::vector<onnx::Perm>& input_perms, const std::vector<onnx::Perm>& output_perms,
+               const std::set<std::string>& tap = {}) {
   exec::InterpreterOptions io;
   io.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   exec::Interpreter interp(model, io);
@@ -290,10 +292,12 @@ OurRun RunOurs(const std::shared_ptr<const ir::Model>& model, const std::vector<
   for (size_t i = 0; i < onnx_inputs.size(); ++i)
     interp.SetInput(static_cast<int>(i), ToGraphInput(onnx_inputs[i], g.tensors[g.inputs[i]], input_perms[i]));
   OurRun run;
-  exec::TapFn tap = nullptr;
-  if (tap_all)
-    tap = [&](int, int tensor, const exec::Tensor& value) { run.tapped[g.tensors[tensor].name] = exec::ToArray(value); };
-  interp.Invoke(tap);
+  exec::TapFn keep = nullptr;
+  if (!tap.empty())
+    keep = [&](int, int tensor, const exec::Tensor& value) {
+      if (tap.count(g.tensors[tensor].name)) run.tapped[g.tensors[tensor].name] = exec::ToArray(value);
+    };
+  interp.Invoke(keep);
   for (int k = 0; k < interp.num_outputs(); ++k)
     run.outputs.push_back(onnx::TransposeHost(interp.Output(k), onnx::InversePerm(output_perms[k])));
   return run;
@@ -305,7 +309,8 @@ onnx::Perm IoPerm(const ir::Tensor& t, bool nhwc_io, size_t onnx_rank) {
 }
 
 Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, const ir::Model& model,
-                           const std::vector<npy::Array>& inputs, double atol) {
+                           const std::vector<npy::Array>& inputs, double atol,
+                           int64_t chunk_bytes = kBisectChunkBytes) {
   Divergence d;
   std::map<std::string, Origin> origins = ReadOrigins(model);
   if (origins.empty())
@@ -318,10 +323,6 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
     for (const std::string& out : n.outputs)
       if (by_onnx.count(out)) names.push_back(out);
   if (names.empty()) return d;
-  ScratchDir dir("gpuclean-bisect");
-  const std::string exposed = dir / "exposed.onnx";
-  onnx::WriteWithOutputs(onnx_path, names, exposed);
-  const auto ref = RunOnnxRuntime(exposed, g, {inputs}, names, dir).at(0);
   auto shared = std::make_shared<const ir::Model>(model);
   std::vector<onnx::Perm> in_perms, out_perms;
   const ir::Subgraph& sg = model.main();
@@ -333,35 +334,58 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
     const auto it = origins.find(sg.tensors[sg.outputs[i]].name);
     out_perms.push_back(it == origins.end() ? onnx::Perm{} : it->second.perm);
   }
-  const OurRun ours = RunOurs(shared, inputs, in_perms, out_perms, /*tap_all=*/true);
+  std::map<std::string, int64_t> bytes_of;
+  for (const ir::Tensor& t : sg.tensors) bytes_of[t.name] = t.num_elements() * static_cast<int64_t>(ir::DTypeSize(t.dtype));
   std::map<std::string, int> producer_of;
   for (const onnx::Node& n : g.nodes)
     for (const std::string& out : n.outputs) producer_of[out] = n.index;
-  for (size_t k = 0; k < names.size() && k < ref.size(); ++k) {
-    const auto& [tensor, perm] = by_onnx.at(names[k]);
-    auto it = ours.tapped.find(tensor);
-    if (it == ours.tapped.end()) continue;
-    ++d.compared;
-    const npy::Array got = onnx::TransposeHost(it->second, onnx::InversePerm(perm));
-    const Agreement a = Agree(ref[k], got, atol, 0.99999);
-    if (a.ok) continue;
-    d.found = true;
-    d.tensor = names[k];
-    d.node = g.nodes.at(producer_of.at(names[k])).Label();
-    d.max_abs_diff = a.max_abs;
-    d.max_scaled_diff = a.max_scaled;
-    d.correlation = a.correlation;
-    return d;
+  // In ONNX order, a chunk of intermediates at a time (chunk_bytes on each
+  // side): onnxruntime asked for every intermediate of a 1024x1024
+  // encoder at once held 23.5 GB. A chunk without a divergence is dropped
+  // before the next is fetched; the first divergence ends the search.
+  for (size_t begin = 0; begin < names.size();) {
+    std::vector<std::string> chunk;
+    std::set<std::string> tap;
+    int64_t held = 0;
+    for (; begin < names.size(); ++begin) {
+      const std::string& tensor = by_onnx.at(names[begin]).first;
+      const int64_t bytes = bytes_of.count(tensor) ? bytes_of.at(tensor) : 0;
+      if (!chunk.empty() && held + bytes > chunk_bytes) break;
+      chunk.push_back(names[begin]);
+      tap.insert(tensor);
+      held += bytes;
+    }
+    ScratchDir dir("gpuclean-bisect");
+    const std::string exposed = dir / "exposed.onnx";
+    onnx::WriteWithOutputs(onnx_path, chunk, exposed);
+    const auto ref = RunOnnxRuntime(exposed, g, {inputs}, chunk, dir).at(0);
+    const OurRun ours = RunOurs(shared, inputs, in_perms, out_perms, tap);
+    for (size_t k = 0; k < chunk.size() && k < ref.size(); ++k) {
+      const auto& [tensor, perm] = by_onnx.at(chunk[k]);
+      auto it = ours.tapped.find(tensor);
+      if (it == ours.tapped.end()) continue;
+      ++d.compared;
+      const npy::Array got = onnx::TransposeHost(it->second, onnx::InversePerm(perm));
+      const Agreement a = Agree(ref[k], got, atol, 0.99999);
+      if (a.ok) continue;
+      d.found = true;
+      d.tensor = chunk[k];
+      d.node = g.nodes.at(producer_of.at(chunk[k])).Label();
+      d.max_abs_diff = a.max_abs;
+      d.max_scaled_diff = a.max_scaled;
+      d.correlation = a.correlation;
+      return d;
+    }
   }
   return d;
 }
 
 }  // namespace
 
-Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tflite, std::vector<npy::Array> inputs,
-                               uint32_t seed, double atol) {
+// The ONNX model a converted .tflite came from, its unknown dimensions
+// pinned at the .tflite's input shapes (layouts from the origins metadata).
+onnx::Graph ImportAtTfliteShapes(const std::string& onnx_path, const ir::Model& tflite) {
   onnx::ImportOptions io;
-  // Pin the ONNX model's unknown dimensions at the converted graph's input shapes.
   const ir::Subgraph& sg = tflite.main();
   const std::map<std::string, Origin> origins = ReadOrigins(tflite);
   for (int t : sg.inputs) {
@@ -372,17 +396,21 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
     for (size_t i = 0; i < dims.size(); ++i) dims[perm.empty() ? i : perm[i]] = tensor.shape[i];
     io.input_shapes[it == origins.end() ? tensor.name : it->second.onnx_name] = dims;
   }
-  onnx::Graph g;
   try {
-    g = onnx::Import(onnx_path, io);
+    return onnx::Import(onnx_path, io);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kUsage) throw;
-    g = onnx::Import(onnx_path);  // the names do not match: use the model's own shapes
+    return onnx::Import(onnx_path);  // the names do not match: use the model's own shapes
   }
+}
+
+Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tflite, std::vector<npy::Array> inputs,
+                               uint32_t seed, double atol, int64_t chunk_bytes) {
+  const onnx::Graph g = ImportAtTfliteShapes(onnx_path, tflite);
   if (inputs.empty()) inputs = ProofInputs(g, seed);
   if (inputs.size() != g.inputs.size())
     throw Error(ErrorKind::kUsage, fmt::format("{} has {} inputs, {} given", onnx_path, g.inputs.size(), inputs.size()));
-  return FirstDivergence(onnx_path, g, tflite, inputs, atol);
+  return FirstDivergence(onnx_path, g, tflite, inputs, atol, chunk_bytes);
 }
 
 // Worst output correlation of `model` in the target's numeric model against
@@ -641,6 +669,56 @@ void ProbeWebGpu(const Options& o, const onnx::Graph& g, const ir::Model& model,
   }
 }
 
+// The proof against onnxruntime at the bound already in `r` (atol,
+// min_correlation): seeded input sets (the first with Options::proof_inputs),
+// every output compared, outputs that fail only the fixed bound held to the
+// model's own fp32 noise, and on failure the first diverging ONNX node.
+// Fills r.proof_run, proven, proof, divergence and prove_ms; `sets` and
+// `ref` receive the inputs and onnxruntime's outputs.
+void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const std::vector<onnx::Perm>& in_perms,
+           const std::vector<onnx::Perm>& out_perms, const std::vector<rewrite::HostInput>& host_inputs, Report& r,
+           std::vector<std::vector<npy::Array>>& sets, std::vector<std::vector<npy::Array>>& ref) {
+  const auto prove_start = Clock::now();
+  r.proof_run = true;
+  for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
+  UseGivenInputs(o, g, sets.at(0));
+  ScratchDir dir("gpuclean-convert");
+  Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
+  ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
+  auto shared = std::make_shared<const ir::Model>(model);
+  r.proven = true;
+  for (size_t s = 0; s < sets.size(); ++s) {
+    Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
+    std::vector<npy::Array> inputs = sets[s];
+    for (const rewrite::HostInput& h : host_inputs) inputs.push_back(h.value);
+    const OurRun ours = RunOurs(shared, inputs, in_perms, out_perms);
+    for (size_t k = 0; k < ours.outputs.size() && k < ref[s].size(); ++k) {
+      const Agreement a = Agree(ref[s][k], ours.outputs[k], r.atol, r.min_correlation);
+      OutputProof p;
+      p.name = g.outputs.at(k).name;
+      p.seed = static_cast<int>(s + 1);
+      p.ok = a.ok;
+      p.max_abs_diff = a.max_abs;
+      p.max_scaled_diff = a.max_scaled;
+      p.correlation = a.correlation;
+      p.bound = r.atol;
+      p.why = a.why;
+      r.proof.push_back(p);
+    }
+  }
+  HoldToNoiseFloor(o, g, sets, ref, r);
+  for (const OutputProof& p : r.proof) r.proven = r.proven && p.ok;
+  if (!r.proven) {
+    Progress(o, "proof failed: bisecting to the first diverging ONNX node");
+    try {
+      r.divergence = FirstDivergence(o.onnx_path, g, model, sets[0], r.atol);
+    } catch (const Error& e) {
+      Progress(o, std::string("bisect failed: ") + e.what());
+    }
+  }
+  r.prove_ms = MsSince(prove_start);
+}
+
 Result Convert(const Options& o) {
   const auto start = Clock::now();
   Result result;
@@ -690,15 +768,7 @@ Result Convert(const Options& o) {
   std::vector<std::vector<npy::Array>> sets, ref;
   std::vector<onnx::Perm> in_perms, out_perms;
   if (o.prove) {
-    const auto prove_start = Clock::now();
-    r.proof_run = true;
-    for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
-    UseGivenInputs(o, g, sets.at(0));
-    ScratchDir dir("gpuclean-convert");
-    Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
-    ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
-    auto shared = std::make_shared<const ir::Model>(model);
-    const ir::Subgraph& sg = shared->main();
+    const ir::Subgraph& sg = model.main();
     for (size_t i = 0; i < sg.inputs.size(); ++i)  // host inputs (after the ONNX ones) keep their layout
       in_perms.push_back(i < g.inputs.size() ? IoPerm(sg.tensors[sg.inputs[i]], o.nhwc_io, g.inputs[i].shape.size())
                                              : onnx::Perm{});
@@ -706,7 +776,6 @@ Result Convert(const Options& o) {
       const auto it = lowered.origins.find(sg.tensors[sg.outputs[i]].name);
       out_perms.push_back(it == lowered.origins.end() ? onnx::Perm{} : it->second.perm);
     }
-    r.proven = true;
     // Rounding weights to half is a stated bound, not exactness.
     r.atol = o.fp16_weights ? std::max(o.atol, kFp16WeightsAtol) : o.atol;
     r.min_correlation = o.fp16_weights ? std::min(o.min_correlation, kFp16WeightsMinCorrelation) : o.min_correlation;
@@ -715,36 +784,7 @@ Result Convert(const Options& o) {
       r.atol += r.target.added_atol;
       r.min_correlation = std::min(r.min_correlation, kFp16WeightsMinCorrelation);
     }
-    for (size_t s = 0; s < sets.size(); ++s) {
-      Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
-      std::vector<npy::Array> inputs = sets[s];
-      for (const rewrite::HostInput& h : host_inputs) inputs.push_back(h.value);
-      const OurRun ours = RunOurs(shared, inputs, in_perms, out_perms, false);
-      for (size_t k = 0; k < ours.outputs.size() && k < ref[s].size(); ++k) {
-        const Agreement a = Agree(ref[s][k], ours.outputs[k], r.atol, r.min_correlation);
-        OutputProof p;
-        p.name = g.outputs.at(k).name;
-        p.seed = static_cast<int>(s + 1);
-        p.ok = a.ok;
-        p.max_abs_diff = a.max_abs;
-        p.max_scaled_diff = a.max_scaled;
-        p.correlation = a.correlation;
-        p.bound = r.atol;
-        p.why = a.why;
-        r.proof.push_back(p);
-      }
-    }
-    HoldToNoiseFloor(o, g, sets, ref, r);
-    for (const OutputProof& p : r.proof) r.proven = r.proven && p.ok;
-    if (!r.proven) {
-      Progress(o, "proof failed: bisecting to the first diverging ONNX node");
-      try {
-        r.divergence = FirstDivergence(o.onnx_path, g, model, sets[0], r.atol);
-      } catch (const Error& e) {
-        Progress(o, std::string("bisect failed: ") + e.what());
-      }
-    }
-    r.prove_ms = MsSince(prove_start);
+    Prove(o, g, model, in_perms, out_perms, host_inputs, r, sets, ref);
   }
 
   const std::vector<uint8_t> bytes = format::Serialize(model);
@@ -776,6 +816,31 @@ Result Convert(const Options& o) {
   r.peak_rss_bytes = exec::PeakRssBytes();
   result.model = std::move(model);
   return result;
+}
+
+Report ProveConverted(const std::string& onnx_path, const ir::Model& tflite, const Options& options) {
+  Options o = options;
+  o.onnx_path = onnx_path;
+  const onnx::Graph g = ImportAtTfliteShapes(onnx_path, tflite);
+  const std::map<std::string, Origin> origins = ReadOrigins(tflite);
+  const ir::Subgraph& sg = tflite.main();
+  if (sg.inputs.size() != g.inputs.size())
+    throw Error(ErrorKind::kUsage, fmt::format("the .tflite has {} inputs, {} has {}", sg.inputs.size(), onnx_path,
+                                               g.inputs.size()));
+  const auto perm_of = [&](int t) {
+    const auto it = origins.find(sg.tensors[t].name);
+    return it == origins.end() ? onnx::Perm{} : it->second.perm;
+  };
+  std::vector<onnx::Perm> in_perms, out_perms;
+  for (int t : sg.inputs) in_perms.push_back(perm_of(t));
+  for (int t : sg.outputs) out_perms.push_back(perm_of(t));
+  Report r;
+  r.onnx_path = onnx_path;
+  r.atol = o.atol;
+  r.min_correlation = o.min_correlation;
+  std::vector<std::vector<npy::Array>> sets, ref;
+  Prove(o, g, tflite, in_perms, out_perms, {}, r, sets, ref);
+  return r;
 }
 
 std::map<std::string, std::vector<double>> ParseInputValues(const std::vector<std::string>& specs) {

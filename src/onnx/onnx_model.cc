@@ -507,7 +507,10 @@ std::vector<std::pair<std::string, npy::Array>> PinInputValues(const std::string
   std::vector<std::pair<std::string, npy::Array>> pinned;
   std::set<std::string> initializer_names;
   for (const auto& t : graph.initializer()) initializer_names.insert(t.name());
-  for (const auto& [name, values] : options.input_values) {
+  for (const auto& pin : options.input_values) {
+    // Named, not a structured binding: clang 14 cannot capture those in lambdas.
+    const std::string& name = pin.first;
+    const std::vector<double>& values = pin.second;
     auto* inputs = graph.mutable_input();
     auto it = std::find_if(inputs->begin(), inputs->end(), [&](const pb::ValueInfoProto& v) { return v.name() == name; });
     if (it == inputs->end() || initializer_names.count(name))

@@ -69,6 +69,14 @@ TEST(BisectAcrossFormats, AgreesOnAFaithfulConversionAndNamesTheBrokenNode) {
   EXPECT_NE(d.node.find("Conv"), std::string::npos) << d.node;
   EXPECT_NEAR(d.max_abs_diff, 0.5, 1e-3);
 
+  // One intermediate per run on each side (a 1-byte budget): the same node,
+  // found chunk by chunk.
+  const convert::Divergence chunked = convert::BisectAcrossFormats(onnx, broken, {}, 1, 1e-4, /*chunk_bytes=*/1);
+  ASSERT_TRUE(chunked.found);
+  EXPECT_EQ(chunked.tensor, "c2");
+  EXPECT_EQ(chunked.compared, d.compared);
+  EXPECT_FALSE(convert::BisectAcrossFormats(onnx, format::ReadModel(o.output_path), {}, 1, 1e-4, 1).found);
+
   // The same through the CLI, exit 1 with one line naming it.
   format::WriteModel(broken, dir.file("broken.tflite"));
   const auto cli = testing::RunGpuclean("bisect " + onnx + " --b " + dir.file("broken.tflite"));

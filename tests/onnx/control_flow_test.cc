@@ -1,8 +1,9 @@
 // Control flow with a static answer (src/onnx/ops/control_flow.cc) and
 // pinned inputs (--input-value): an If on a pinned sample rate is inlined
 // (the silero VAD shape: weights in Constant nodes inside each branch), an
-// If on a run-time condition computes both branches and selects, and what
-// has no static graph is one clear refusal. Proven against onnxruntime.
+// If on a run-time condition computes both branches and selects, a Loop
+// with a known trip count is unrolled, and what has no static graph is one
+// clear refusal. Proven against onnxruntime.
 #include <gtest/gtest.h>
 
 #include "gpuclean/convert.h"
@@ -104,6 +105,55 @@ TEST(ControlFlow, BranchesOfDifferentShapesOnARunTimeConditionAreRefused) {
   o.input_values["flag"] = {0};
   o.target = "none";
   EXPECT_TRUE(convert::Convert(o).report.proven);
+}
+
+// for i in range(3): x = 2x + i, each x stacked: a Loop with a constant
+// trip count, a carried value and a scan output.
+OnnxTestModel LoopModel(bool runtime_trips) {
+  OnnxTestModel body;
+  body.Input("i", {}, testing::kOnnxInt64);
+  body.Input("cond_in", {}, testing::kOnnxBool);
+  body.Input("x_in", {1, 4});
+  body.InitF32("two", {}, {2.0f});
+  body.Node("Cast", {"i"}, {"fi"}).Int("to", 1);
+  body.Node("Mul", {"x_in", "two"}, {"doubled"});
+  body.Node("Add", {"doubled", "fi"}, {"x_out"});
+  body.Node("Identity", {"cond_in"}, {"cond_out"});
+  body.Node("Identity", {"x_out"}, {"scan_out"});
+  body.Output("cond_out", testing::kOnnxBool);
+  body.Output("x_out");
+  body.Output("scan_out");
+  OnnxTestModel m;
+  m.Input("x", {1, 4});
+  if (runtime_trips) m.Input("trips", {}, testing::kOnnxInt64);
+  else m.InitI64("trips", {}, {3});
+  m.Node("Loop", {"trips", "", "x"}, {"x_final", "stacked"}).Graph("body", body);
+  m.Output("x_final");
+  m.Output("stacked");
+  return m;
+}
+
+TEST(ControlFlow, ALoopWithAKnownTripCountIsUnrolled) {
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = LoopModel(false).Write(dir.file("loop.onnx"));
+  o.target = "none";
+  const convert::Result r = convert::Convert(o);
+  EXPECT_TRUE(r.report.proven) << r.report.RenderText();
+  // Pinned at convert time, a trip count given as an input unrolls too.
+  convert::Options pinned;
+  pinned.onnx_path = LoopModel(true).Write(dir.file("loop_input.onnx"));
+  pinned.target = "none";
+  pinned.input_values["trips"] = {2};
+  EXPECT_TRUE(convert::Convert(pinned).report.proven);
+  pinned.input_values.clear();
+  try {
+    convert::Convert(pinned);
+    FAIL() << "a run-time trip count converted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("--input-value"), std::string::npos) << e.what();
+  }
 }
 
 TEST(InputValue, MistakesAreUsageErrors) {

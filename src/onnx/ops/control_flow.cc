@@ -4,11 +4,15 @@
 //   If with a run-time condition and branches of one static shape -> both
 //     branches, then a Where per output;
 //   Loop with a trip count known at convert time -> its body unrolled, each
-//     iteration's names made its own, scan outputs stacked.
+//     iteration's names made its own, scan outputs stacked (at most
+//     kMaxUnrolledIterations).
 // Anything else is one clear refusal: a graph with data-dependent control
 // flow has no single static TFLite graph.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <map>
+#include <memory>
 
 #include "onnx/ops/ops.h"
 
@@ -77,8 +81,125 @@ void If(NodeContext& ctx) {
   }
 }
 
+// A copy of `g` whose own names (inputs, initializers, node outputs, and
+// the reads of them, nested graphs included) carry `suffix`: one loop
+// iteration's values never meet another's.
+void RenameReads(Graph& g, const std::map<std::string, std::string>& renamed) {
+  for (Node& n : g.nodes) {
+    for (std::string& in : n.inputs)
+      if (auto it = renamed.find(in); it != renamed.end()) in = it->second;
+    for (auto& [_, a] : n.attributes)
+      if (a.graph) {
+        auto inner = std::make_shared<Graph>(*a.graph);
+        RenameReads(*inner, renamed);
+        a.graph = std::move(inner);
+      }
+  }
+}
+
+Graph Iteration(const Graph& body, const std::string& suffix) {
+  std::map<std::string, std::string> renamed;
+  const auto own = [&](const std::string& name) {
+    if (!name.empty()) renamed.emplace(name, name + suffix);
+  };
+  for (const ValueInfo& v : body.inputs) own(v.name);
+  for (const auto& [name, _] : body.initializers) own(name);
+  for (const Node& n : body.nodes)
+    for (const std::string& out : n.outputs) own(out);
+  Graph g = body;
+  g.initializers.clear();
+  for (const auto& [name, value] : body.initializers) g.initializers[renamed.at(name)] = value;
+  for (ValueInfo& v : g.inputs) v.name = renamed.at(v.name);
+  for (ValueInfo& v : g.outputs)
+    if (auto it = renamed.find(v.name); it != renamed.end()) v.name = it->second;
+  for (Node& n : g.nodes)
+    for (std::string& out : n.outputs)
+      if (!out.empty()) out = renamed.at(out);
+  RenameReads(g, renamed);
+  return g;
+}
+
+npy::Array Int64Scalar(int64_t v) {
+  npy::Array a;
+  a.dtype = tfl::TensorType_INT64;
+  a.data.resize(8);
+  *a.as<int64_t>() = v;
+  return a;
+}
+
+// Loop with a trip count known at convert time: the body unrolled. Each
+// iteration's carried values feed the next; scan outputs are stacked on a
+// new first axis. A condition the body computes must be known at convert
+// time too (it may end the loop early).
+void Loop(NodeContext& ctx) {
+  const Node& node = ctx.node();
+  const Graph& body = ctx.Subgraph("body");
+  if (!ctx.Has(0) || !ctx.IsConst(0))
+    ctx.Fail("the trip count is not known at convert time; pin what it depends on with --input-value");
+  const int64_t trips = ctx.ConstInts(0).at(0);
+  if (trips > kMaxUnrolledIterations)
+    ctx.Fail(fmt::format("{} iterations; at most {} are unrolled", trips, kMaxUnrolledIterations));
+  const int carried = ctx.num_inputs() - 2;
+  if (carried < 0 || body.inputs.size() != static_cast<size_t>(carried + 2) ||
+      body.outputs.size() < static_cast<size_t>(carried + 1))
+    ctx.BadModel("its body's inputs and outputs do not match the loop's");
+  const int scans = static_cast<int>(body.outputs.size()) - 1 - carried;
+  if (ctx.Has(1) && !ctx.IsConst(1)) ctx.Fail("the loop condition is computed at run time");
+  bool go = !ctx.Has(1) || Truthy(ctx.Const(1));
+  std::vector<std::string> current(node.inputs.begin() + 2, node.inputs.end());
+  std::vector<std::vector<std::string>> scanned(scans);
+  for (int64_t i = 0; i < trips && go; ++i) {
+    const Graph it = Iteration(body, fmt::format("/iter{}", i));
+    Node iteration = MadeUp("Constant", {}, {it.inputs[0].name}, node);
+    iteration.attributes["value"].kind = Attribute::kTensor;
+    iteration.attributes["value"].tensor = Int64Scalar(i);
+    ctx.LowerNode(iteration);
+    if (!it.inputs[1].name.empty()) {
+      Node cond = MadeUp("Constant", {}, {it.inputs[1].name}, node);
+      npy::Array truth;
+      truth.dtype = tfl::TensorType_BOOL;
+      truth.data = {1};
+      cond.attributes["value"].kind = Attribute::kTensor;
+      cond.attributes["value"].tensor = truth;
+      ctx.LowerNode(cond);
+    }
+    for (int j = 0; j < carried; ++j) ctx.LowerNode(MadeUp("Identity", {current[j]}, {it.inputs[2 + j].name}, node));
+    ctx.LowerSubgraph(it);
+    const Value& cond_out = ctx.ValueOf(it.outputs[0].name);
+    if (!cond_out.constant) ctx.Fail("the loop condition is computed at run time");
+    go = Truthy(*cond_out.constant);
+    for (int j = 0; j < carried; ++j) current[j] = it.outputs[1 + j].name;
+    for (int k = 0; k < scans; ++k) scanned[k].push_back(it.outputs[1 + carried + k].name);
+  }
+  for (int j = 0; j < carried; ++j)
+    if (ctx.HasOutput(j)) ctx.LowerNode(MadeUp("Identity", {current[j]}, {node.outputs[j]}, node));
+  for (int k = 0; k < scans; ++k) {
+    if (!ctx.HasOutput(carried + k)) continue;
+    if (scanned[k].empty()) ctx.Fail("a scan output of zero iterations is empty; empty tensors are not supported");
+    std::vector<std::string> rows;
+    for (const std::string& name : scanned[k]) {
+      rows.push_back(name + "/row");
+      Node unsqueeze = MadeUp("Unsqueeze", {name, name + "/axis0"}, {rows.back()}, node);
+      Node axis = MadeUp("Constant", {}, {name + "/axis0"}, node);
+      axis.attributes["value"].kind = Attribute::kTensor;
+      npy::Array zero = Int64Scalar(0);
+      zero.shape = {1};
+      axis.attributes["value"].tensor = zero;
+      ctx.LowerNode(axis);
+      ctx.LowerNode(unsqueeze);
+    }
+    Node concat = MadeUp("Concat", rows, {node.outputs[carried + k]}, node);
+    concat.attributes["axis"].kind = Attribute::kInt;
+    concat.attributes["axis"].i = 0;
+    ctx.LowerNode(concat);
+  }
+}
+
 }  // namespace
 
-void RegisterControlFlow(Registry& r) { r.Add("If", If); }
+void RegisterControlFlow(Registry& r) {
+  r.Add("If", If);
+  r.Add("Loop", Loop);
+}
 
 }  // namespace gpuclean::onnx::ops
