@@ -53,7 +53,8 @@ class Expander {
 
  private:
   [[noreturn]] void Refuse(const pb::NodeProto& n, const std::string& why) const {
-    ThrowUnsupported(fmt::format("{}: {} ({}): {}", path_, NodeLabel(n), n.domain().empty() ? "ai.onnx" : n.domain(), why));
+    ThrowUnsupported(
+        OneLine(fmt::format("{}: {} ({}): {}", path_, NodeLabel(n), n.domain().empty() ? "ai.onnx" : n.domain(), why)));
   }
 
   bool Has(const pb::NodeProto& n, int i) const { return i < n.input_size() && !n.input(i).empty(); }

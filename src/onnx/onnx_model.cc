@@ -22,6 +22,7 @@
 #include "gpuclean/io.h"
 #include "onnx/contrib_ops.h"
 #include "onnx/opset_adapt.h"
+#include "onnx/proto_edit.h"
 
 namespace gpuclean::onnx {
 namespace fs = std::filesystem;
@@ -37,13 +38,6 @@ namespace {
 constexpr int64_t kMaxProtoBytes = INT_MAX;
 // Far beyond any real model; a declared shape past this is hostile.
 constexpr int64_t kMaxElements = int64_t{1} << 34;
-
-std::string OneLine(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (text.size() > 400) text = text.substr(0, 400) + "...";
-  return text;
-}
 
 [[noreturn]] void Bad(const std::string& path, const std::string& what) {
   ThrowBadInput(OneLine(path + ": " + what));

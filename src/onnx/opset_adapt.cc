@@ -128,7 +128,7 @@ class Adapter {
   }
 
   [[noreturn]] void Refuse(const pb::NodeProto& n, const std::string& why) const {
-    ThrowUnsupported(fmt::format("{}: {} (opset {}): {}", path_, NodeLabel(n), opset_, why));
+    ThrowUnsupported(OneLine(fmt::format("{}: {} (opset {}): {}", path_, NodeLabel(n), opset_, why)));
   }
 
   // Moves an INTS attribute to input `index` (empty inputs fill the gap).
@@ -162,7 +162,7 @@ class Adapter {
     if (missing.empty()) return;
     std::string list;
     for (const auto& [op, c] : missing) list += (list.empty() ? "" : "; ") + fmt::format("{} ({} node(s), first {})", op, c.first, c.second);
-    ThrowUnsupported(fmt::format("{}: ops of opset {} that gpuclean does not convert: {}", path_, opset_, list));
+    ThrowUnsupported(OneLine(fmt::format("{}: ops of opset {} that gpuclean does not convert: {}", path_, opset_, list)));
   }
 
   void AdaptNode(pb::NodeProto n) {

@@ -7,6 +7,13 @@
 namespace gpuclean::onnx {
 namespace pb = ::onnx;
 
+std::string OneLine(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (text.size() > 400) text = text.substr(0, 400) + "...";
+  return text;
+}
+
 std::string NodeLabel(const pb::NodeProto& n) {
   return n.name().empty() ? n.op_type() + " '" + (n.output_size() ? n.output(0) : std::string()) + "'"
                           : n.op_type() + " '" + n.name() + "'";

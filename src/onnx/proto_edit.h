@@ -13,6 +13,9 @@
 
 namespace gpuclean::onnx {
 
+// `text` as one line of at most 400 characters: names inside a model may
+// hold newlines, and every error is one line.
+std::string OneLine(std::string text);
 // "Op 'name'" (or "Op 'first output'") for messages.
 std::string NodeLabel(const ::onnx::NodeProto& n);
 const ::onnx::AttributeProto* FindAttr(const ::onnx::NodeProto& n, const std::string& name);
