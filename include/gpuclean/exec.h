@@ -92,6 +92,11 @@ class Interpreter {
   std::unique_ptr<Impl> impl_;
 };
 
+// Refuses, in the interpreter's words, a model whose inputs or op outputs
+// (as declared) are each larger than the memory limit: what `run` refuses,
+// `lint` and `fix` refuse too, before any work.
+void CheckTensorsFitMemory(const ir::Model& model);
+
 // The documented input generator of `gpuclean run`: float inputs uniform in
 // [0,1), integer inputs 0, bool false. mulberry32 seeded per input with
 // (seed + i * 0x9E3779B9) mod 2^32 - the same as probe/litert_run.mjs.

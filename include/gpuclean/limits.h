@@ -18,8 +18,28 @@ uint64_t MemoryLimit();
 void SetMemoryLimit(uint64_t bytes);
 
 // Throws Error(kUnsupported) "<what> needs 4.0 TB, more than the memory limit
-// of 12 GB (--max-memory)" when `bytes` exceeds the limit.
+// of 12 GB (--max-memory)" when `bytes` exceeds the limit, counting the
+// bytes live MemoryCharges hold as already in use.
 void CheckMemory(uint64_t bytes, std::string_view what);
+
+// Model-sized memory a live object holds (an interpreter's arena, its folded
+// constants): while it lives, CheckMemory counts it as in use, so a generated
+// input or a second interpreter that fits the limit alone, but not beside
+// the first, is refused before it is allocated.
+class MemoryCharge {
+ public:
+  MemoryCharge() = default;
+  ~MemoryCharge();
+  MemoryCharge(const MemoryCharge&) = delete;
+  MemoryCharge& operator=(const MemoryCharge&) = delete;
+  // Counts `bytes` more as in use (after CheckMemory said they fit).
+  void Add(uint64_t bytes);
+
+ private:
+  uint64_t bytes_ = 0;
+};
+// The bytes every live MemoryCharge holds together.
+uint64_t MemoryInUse();
 
 // "512 B", "9999 B", "12.3 kB", "4.0 TB" (powers of 1000, one decimal;
 // exact below 10 kB).

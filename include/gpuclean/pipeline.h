@@ -126,11 +126,14 @@ struct RunResult {
 
 // The pipeline inputs to feed: `given` (name -> .npy path) read, the rest
 // generated from the graph input each one feeds (exec::GenerateInput with
-// the pipeline input's index). Error(kUsage) for a name that is no input.
+// the pipeline input's index) or, for an input only host steps read, from
+// the `monolith` graph's input of that name when there is one (the model a
+// split was cut from). Error(kUsage) for a name that is no input.
 std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given,
-                                      uint32_t seed);
+                                      uint32_t seed, const ir::Subgraph* monolith = nullptr);
 // The same with the given values in memory (name -> array).
-std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::string, npy::Array> given, uint32_t seed);
+std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::string, npy::Array> given, uint32_t seed,
+                                           const ir::Subgraph* monolith = nullptr);
 
 // Runs every stage in RunOrder. A value whose dtype or shape does not fit
 // the graph or step that takes it is Error(kBadInput) naming both.

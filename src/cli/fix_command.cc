@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/input_shape_flag.h"
+#include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/rewrite.h"
@@ -83,6 +84,7 @@ void AddFix(CLI::App& app, Handler& handler) {
         throw Error(ErrorKind::kUsage, "fix needs -o OUT (or --dry-run, or --in-place)");
       args->options.passes = SplitCommas(args->passes);
       const ir::Model model = ReadModelAtShapes(args->model, args->input_shapes);
+      exec::CheckTensorsFitMemory(model);
       const std::vector<std::string> targets = lint::SplitTargets(args->options.target);
       std::string several_text;
       nlohmann::json several_json;

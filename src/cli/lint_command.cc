@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "gpuclean/error.h"
+#include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/lint.h"
 
@@ -39,6 +40,7 @@ void AddLint(CLI::App& app, Handler& handler) {
     handler = [args] {
       const lint::Matrix matrix = lint::LoadMatrix(CompatDir(args->matrix_dir), args->target);
       const ir::Model model = format::ReadModel(args->model);
+      exec::CheckTensorsFitMemory(model);
       const lint::Report report = lint::Lint(model, matrix);
       const auto dump = [](const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); };
       if (args->format == "json") std::cout << dump(lint::ToJson(report, matrix)) << "\n";

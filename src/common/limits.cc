@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <charconv>
@@ -14,6 +15,7 @@ namespace gpuclean {
 namespace {
 
 std::atomic<uint64_t> chosen_limit{0};
+std::atomic<uint64_t> charged{0};
 
 }  // namespace
 
@@ -33,10 +35,24 @@ void SetMemoryLimit(uint64_t bytes) { chosen_limit.store(bytes, std::memory_orde
 
 void CheckMemory(uint64_t bytes, std::string_view what) {
   const uint64_t limit = MemoryLimit();
+  const uint64_t in_use = MemoryInUse();
   if (bytes > limit)
     ThrowUnsupported(fmt::format("{} needs {}, more than the memory limit of {} (--max-memory)", what,
                                  FormatBytes(bytes), FormatBytes(limit)));
+  if (bytes > limit - std::min(in_use, limit))
+    ThrowUnsupported(fmt::format("{} needs {}, more than the memory limit of {} leaves beside the {} already in use "
+                                 "(--max-memory)",
+                                 what, FormatBytes(bytes), FormatBytes(limit), FormatBytes(in_use)));
 }
+
+MemoryCharge::~MemoryCharge() { charged.fetch_sub(bytes_, std::memory_order_relaxed); }
+
+void MemoryCharge::Add(uint64_t bytes) {
+  bytes_ += bytes;
+  charged.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+uint64_t MemoryInUse() { return charged.load(std::memory_order_relaxed); }
 
 std::string FormatBytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"kB", "MB", "GB", "TB", "PB", "EB"};

@@ -86,9 +86,11 @@ struct Interpreter::Impl {
   uint8_t* arena = nullptr;
   size_t arena_size = 0;
   std::unique_ptr<ThreadPool> pool;
+  MemoryCharge charge;  // the owned copies and the arena, while this interpreter lives
 
   uint8_t* Own(size_t bytes) {
     owned.emplace_back(std::max<size_t>(bytes, 1));
+    charge.Add(bytes);
     return owned.back().data();
   }
 
@@ -118,6 +120,7 @@ struct Interpreter::Impl {
         if (options.precision != Precision::kFp32 && src.dtype == tfl::TensorType_FLOAT32 && !src.sparsity &&
             !uniform) {
           // Weights live in half precision on the GPU too.
+          CheckMemory(src.data->size(), fmt::format("a half-precision copy of constant '{}'", src.name));
           uint8_t* copy = Own(src.data->size());
           std::memcpy(copy, src.data->data(), src.data->size());
           tensors[t].data = copy;
@@ -198,7 +201,7 @@ struct Interpreter::Impl {
   void Fold(int index, const ir::Op& op) {
     size_t bytes = 0;
     for (int32_t t : op.outputs) bytes += tensors[t].bytes;
-    CheckMemory(folded_bytes + bytes, fmt::format("folding constants up to op {} ({})", index, op.name()));
+    CheckMemory(bytes, fmt::format("folding constants at op {} ({})", index, op.name()));
     for (int32_t t : op.outputs) {
       tensors[t].data = Own(tensors[t].bytes);
       folded_bytes += tensors[t].bytes;
@@ -285,9 +288,15 @@ struct Interpreter::Impl {
       total = std::max(total, candidate + size);
     }
     arena_size = total;
-    CheckMemory(total + folded_bytes, fmt::format("running the graph ({} of tensors, {} of folded constants)",
-                                                  FormatBytes(total), FormatBytes(folded_bytes)));
+    // The caller holds the input values it feeds (read, decoded or generated)
+    // beside the arena's copies.
+    size_t input_bytes = 0;
+    for (int32_t t : g.inputs) input_bytes += tensors[t].bytes;
+    CheckMemory(total + kArenaAlignment + input_bytes,
+                fmt::format("running the graph ({} of tensors and {} of input values, beside {} of folded constants)",
+                            FormatBytes(total), FormatBytes(input_bytes), FormatBytes(folded_bytes)));
     arena_storage.assign(total + kArenaAlignment, 0);
+    charge.Add(total + kArenaAlignment);
     arena = reinterpret_cast<uint8_t*>(AlignUp(reinterpret_cast<uintptr_t>(arena_storage.data())));
     for (int t : live) tensors[t].data = arena + offset[t];
   }

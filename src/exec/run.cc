@@ -13,6 +13,7 @@
 #include "gpuclean/error.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
+#include "gpuclean/limits.h"
 #include "gpuclean/shapes.h"
 
 namespace gpuclean::exec {
@@ -98,6 +99,32 @@ std::vector<std::pair<int, npy::Array>> LoadImageInputs(const ir::Subgraph& g, c
     out.emplace_back(target[k],
                      image::LoadImageInput(images.images[k].path, g.tensors[g.inputs[target[k]]], images.options));
   return out;
+}
+
+void CheckTensorsFitMemory(const ir::Model& model) {
+  if (model.subgraphs.empty()) return;
+  const ir::Subgraph& g = model.main();
+  // Saturating, and a negative (unresolved) dimension counts as empty: the
+  // interpreter checks those once shapes are known.
+  const auto bytes = [&](int32_t t) {
+    uint64_t n = ir::DTypeSize(g.tensors[t].dtype);
+    for (int32_t d : g.tensors[t].shape) {
+      if (d < 0) return uint64_t{0};
+      if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) return UINT64_MAX;
+    }
+    return n;
+  };
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    const ir::Tensor& t = g.tensors[g.inputs[k]];
+    CheckMemory(bytes(g.inputs[k]), fmt::format("input {} ('{}', {})", k, t.name, ir::FormatShape(t.shape)));
+  }
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    for (size_t k = 0; k < g.ops[i].outputs.size(); ++k) {
+      const int32_t t = g.ops[i].outputs[k];
+      if (t >= 0)
+        CheckMemory(bytes(t), fmt::format("op {} ({}): output {} {}", i, g.ops[i].name(), k,
+                                          ir::FormatShape(g.tensors[t].shape)));
+    }
 }
 
 std::vector<npy::Array> PrepareInputs(const ir::Subgraph& g,

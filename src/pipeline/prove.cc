@@ -1,6 +1,7 @@
 // `pipeline prove`: the chain against the monolithic model it replaces, on
 // the same inputs, judged by task gates output by output.
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -41,8 +42,8 @@ std::vector<int> MatchInputs(const Spec& spec, const std::vector<std::string>& n
   return match;
 }
 
-Reference RunTflite(const Spec& spec, const std::string& path, const std::vector<npy::Array>& inputs, int threads) {
-  auto model = std::make_shared<const ir::Model>(format::ReadModel(path));
+Reference RunTflite(const Spec& spec, std::shared_ptr<const ir::Model> model, const std::vector<npy::Array>& inputs,
+                    int threads) {
   const ir::Subgraph& g = model->main();
   std::vector<std::string> in_names;
   for (int32_t t : g.inputs) in_names.push_back(g.tensors[t].name);
@@ -154,9 +155,13 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
   report.spec = spec.path;
   report.against = against;
   report.runtime = RuntimeName(run.runtime);
-  const std::vector<npy::Array> inputs = PrepareInputs(spec, options.inputs, run.seed);
+  // A .tflite monolith declares the inputs that only host steps read.
+  std::shared_ptr<const ir::Model> monolith;
+  if (!onnx) monolith = std::make_shared<const ir::Model>(format::ReadModel(against));
+  const std::vector<npy::Array> inputs =
+      PrepareInputs(spec, options.inputs, run.seed, monolith ? &monolith->main() : nullptr);
   report.chain = Run(spec, inputs, run);
-  Reference ref = onnx ? RunOnnx(spec, against, inputs, run) : RunTflite(spec, against, inputs, run.threads);
+  Reference ref = onnx ? RunOnnx(spec, against, inputs, run) : RunTflite(spec, monolith, inputs, run.threads);
   report.reference = ref.outputs;
 
   // Pipeline output p <-> monolith output r: by name, else by position.

@@ -72,7 +72,7 @@ probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy:
 }  // namespace
 
 std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given,
-                                      uint32_t seed) {
+                                      uint32_t seed, const ir::Subgraph* monolith) {
   std::map<std::string, npy::Array> arrays;
   for (const auto& [name, file] : given) {
     if (std::find(spec.inputs.begin(), spec.inputs.end(), name) == spec.inputs.end())
@@ -80,10 +80,11 @@ std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::stri
                                                  fmt::join(spec.inputs, ", ")));
     arrays[name] = npy::Read(file);
   }
-  return PrepareInputArrays(spec, std::move(arrays), seed);
+  return PrepareInputArrays(spec, std::move(arrays), seed, monolith);
 }
 
-std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::string, npy::Array> given, uint32_t seed) {
+std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::string, npy::Array> given, uint32_t seed,
+                                           const ir::Subgraph* monolith) {
   for (const auto& [name, value] : given)
     if (std::find(spec.inputs.begin(), spec.inputs.end(), name) == spec.inputs.end())
       throw Error(ErrorKind::kUsage,
@@ -104,6 +105,9 @@ std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::strin
         if (stage.inputs[k] == name) feeds = &spec.models[s]->main().tensors[spec.models[s]->main().inputs[k]];
       if (feeds) break;
     }
+    if (!feeds && monolith)
+      for (int32_t t : monolith->inputs)
+        if (monolith->tensors[t].name == name) feeds = &monolith->tensors[t];
     if (!feeds)
       throw Error(ErrorKind::kUsage, fmt::format("pipeline input '{}' feeds no graph, so it cannot be generated; "
                                                  "give it (--input {}=FILE.npy)",

@@ -14,6 +14,7 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
+#include "gpuclean/limits.h"
 #include "gpuclean/rewrite.h"
 
 namespace gpuclean::rewrite {
@@ -225,6 +226,10 @@ int FixResult::changed_sites() const {
 std::vector<std::vector<npy::Array>> ProofInputs(const ir::Subgraph& graph, uint32_t seed,
                                                  const std::vector<HostInput>& host_inputs) {
   std::vector<std::vector<npy::Array>> sets(2);
+  uint64_t generated_bytes = 0;
+  for (int32_t t : graph.inputs)
+    generated_bytes += 2 * static_cast<uint64_t>(graph.tensors[t].num_elements()) * ir::DTypeSize(graph.tensors[t].dtype);
+  CheckMemory(generated_bytes, "the two sets of proof inputs");
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const ir::Tensor& t = graph.tensors[graph.inputs[i]];
     auto host = std::find_if(host_inputs.begin(), host_inputs.end(), [&](const HostInput& h) { return h.name == t.name; });

@@ -168,9 +168,16 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("gather-to-host: needs a split or a host step"), std::string::npos) << r.out;
+  // What to do instead: the host step, and the command that cuts there.
+  EXPECT_NE(r.out.find("run this lookup as the host step 'gather_nd' (`gpuclean split MODEL --host GATHER_ND`"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("not fixed: 1 lint error(s) remain"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nothing written"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(out));
+  auto split = RunGpuclean("split " + ShellQuote(big) + " --host GATHER_ND -o " + ShellQuote(dir.file("cut")));
+  EXPECT_EQ(split.exit_code, 0) << split.err << split.out;
+  EXPECT_NE(split.out.find("host  gather_nd"), std::string::npos) << split.out;
   // A wider limit is a choice the user can make.
   EXPECT_EQ(RunGpuclean("fix --dry-run --onehot-max-rows 4096 " + ShellQuote(big)).exit_code, 0);
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "gpuclean/builder.h"
 #include "gpuclean/format.h"
 #include "support/hostile_models.h"
 #include "support/test_support.h"
@@ -140,10 +141,11 @@ TEST_F(HostileModels, ModelsNeedingTooMuchMemoryAreRefusedBeforeAllocating) {
     const std::string path = Write(m, &inputs);
     for (const Invocation& inv : Commands()) {
       const std::string what = m.name + ": " + inv.command + " " + inv.flags;
-      // Only the commands that run the graph must refuse; describing it is
-      // fine, and check reports the stage it could not run in its verdict.
+      // The commands that run the graph refuse, and so do lint and fix (the
+      // same check on the declared shapes); describing it is fine, and check
+      // reports the stage it could not run in its verdict.
       const Outcome o = RunOn(dir_, inv, path, "--max-memory 2G", CutAt(m));
-      if (inv.command == "run" || inv.command == "bisect")
+      if (inv.command == "run" || inv.command == "bisect" || inv.command == "lint" || inv.command == "fix")
         ExpectOneLineRefusal(o, m.expect, what);
       else if (inv.command == "check")
         ExpectCheckRefusedOrNotRun(o, m.expect, what);
@@ -178,6 +180,23 @@ TEST_F(HostileModels, OddButValidModelsRun) {
     }
     for (const Invocation& inv : Commands()) ExpectSurvived(RunOn(dir_, inv, path, "", CutAt(m)), m.name + ": " + inv.command);
   }
+}
+
+// Each allocation fits the limit alone, the arena (700 MB in, 700 MB out)
+// and the generated 700 MB input do not fit together: refused before the
+// second is made, not by the machine running out of memory.
+TEST_F(HostileModels, AllocationsThatFitOnlyOneAtATimeAreRefusedBeforeAllocating) {
+  builder::GraphBuilder b;
+  b.Output(b.Relu(b.Input("x", tfl::TensorType_FLOAT32, {1, 175000000})));
+  const std::string path = dir_.file("seven_hundred_mb.tflite");
+  format::WriteModel(b.Finish(), path);
+  for (const Invocation& inv : {Invocation{"run", "--out"}, Invocation{"bisect", ""}}) {
+    const Outcome o = RunOn(dir_, inv, path, "--max-memory 2G");
+    ExpectOneLineRefusal(o, "memory limit of 2.0 GB", "700 MB input: " + inv.command);
+    EXPECT_NE(o.err.find("input values"), std::string::npos) << inv.command << ": " << o.err;
+  }
+  const Outcome lint = RunOn(dir_, {"lint", ""}, path, "--max-memory 2G");
+  EXPECT_EQ(lint.exit_code, 0) << lint.err;
 }
 
 TEST(MaxMemoryFlag, BadSizesAreUsageErrors) {

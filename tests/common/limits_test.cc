@@ -55,5 +55,28 @@ TEST(Limits, CheckMemoryRefusesAboveTheLimitWithOneLine) {
   EXPECT_GT(DefaultMemoryLimit(), uint64_t{1} << 20);
 }
 
+TEST(Limits, LiveChargesCountAsInUseUntilReleased) {
+  SetMemoryLimit(1000);
+  const uint64_t before = MemoryInUse();
+  {
+    MemoryCharge arena;
+    arena.Add(600);
+    EXPECT_EQ(MemoryInUse(), before + 600);
+    EXPECT_NO_THROW(CheckMemory(400, "x"));
+    try {
+      CheckMemory(401, "a generated value for input 0");
+      ADD_FAILURE() << "401 bytes passed beside 600 in use under a 1000-byte limit";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+      EXPECT_EQ(std::string(e.what()),
+                "a generated value for input 0 needs 401 B, more than the memory limit of 1000 B leaves beside the "
+                "600 B already in use (--max-memory)");
+    }
+  }
+  EXPECT_EQ(MemoryInUse(), before);
+  EXPECT_NO_THROW(CheckMemory(1000, "x"));
+  SetMemoryLimit(0);
+}
+
 }  // namespace
 }  // namespace gpuclean

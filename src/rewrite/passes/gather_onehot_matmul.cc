@@ -33,7 +33,7 @@
 namespace gpuclean::rewrite::passes {
 namespace {
 
-int64_t Product(const std::vector<int32_t>& dims, size_t begin, size_t end) {
+int64_t ProductOfDims(const std::vector<int32_t>& dims, size_t begin, size_t end) {
   int64_t n = 1;
   for (size_t i = begin; i < end; ++i) n *= dims[i];
   return n;
@@ -50,7 +50,7 @@ struct Lookup {
 };
 
 // The match at GATHER / GATHER_ND `op`, or why it is left alone.
-std::variant<Lookup, std::string> Match(const ir::Subgraph& g, const ir::Op& op, int64_t max_rows) {
+std::variant<Lookup, std::string> MatchLookup(const ir::Subgraph& g, const ir::Op& op, int64_t max_rows) {
   Lookup l;
   if (op.inputs.size() < 2 || op.outputs.size() != 1) return std::string("it does not have two inputs");
   l.table = op.inputs[0];
@@ -82,8 +82,10 @@ std::variant<Lookup, std::string> Match(const ir::Subgraph& g, const ir::Op& op,
   }
   l.rows = std::accumulate(l.indexed_dims.begin(), l.indexed_dims.end(), int64_t{1}, std::multiplies<>());
   if (l.rows > max_rows)
-    return fmt::format("the table has {} rows, more than --onehot-max-rows {} (a one-hot that wide belongs on the host)",
-                       l.rows, max_rows);
+    return fmt::format("the table has {} rows, more than --onehot-max-rows {}: a one-hot that wide belongs on the "
+                       "host; run this lookup as the host step '{}' (`gpuclean split MODEL --host {}`, "
+                       "docs/pipeline.md)",
+                       l.rows, max_rows, op.code == tfl::BuiltinOperator_GATHER_ND ? "gather_nd" : "gather", op.name());
   if (table.is_const()) {
     l.values = ConstFloats(g, l.table);
     if (l.values.empty()) return fmt::format("the table is {}, not float", ir::DTypeName(table.dtype));
@@ -123,7 +125,7 @@ class GatherOneHotMatMulPass final : public Pass {
       const ir::Op op = edit.graph().ops[i];  // a copy: the edit appends ops
       if (op.code != tfl::BuiltinOperator_GATHER && op.code != tfl::BuiltinOperator_GATHER_ND) continue;
       const int node = static_cast<int>(i);
-      auto matched = Match(edit.graph(), op, options.onehot_max_rows);
+      auto matched = MatchLookup(edit.graph(), op, options.onehot_max_rows);
       if (auto* why = std::get_if<std::string>(&matched)) {
         std::vector<std::string> names;
         for (int t : op.inputs)
@@ -150,7 +152,7 @@ class GatherOneHotMatMulPass final : public Pass {
     const bool nd = op.code == tfl::BuiltinOperator_GATHER_ND;
     const int depth = static_cast<int>(l.indexed_dims.size());
     // m: how many lookups; every index component becomes an [m, 1] column.
-    const int32_t m = static_cast<int32_t>(Product(index_shape, 0, index_shape.size() - (nd ? 1 : 0)));
+    const int32_t m = static_cast<int32_t>(ProductOfDims(index_shape, 0, index_shape.size() - (nd ? 1 : 0)));
     const std::vector<int32_t> columns = {m, nd ? depth : 1};
     const int flat = index_shape == columns ? l.indices : b.Reshape(l.indices, columns);
     int onehot = -1;
@@ -165,8 +167,8 @@ class GatherOneHotMatMulPass final : public Pass {
       width *= d;
     }
     // FULLY_CONNECTED weights [outputs, rows]: weight[(pre, post), n] = table[pre, n, post].
-    const int64_t pre = nd ? 1 : Product(l.table_shape, 0, l.axis);
-    const int64_t post = Product(l.table_shape, nd ? depth : l.axis + 1, l.table_shape.size());
+    const int64_t pre = nd ? 1 : ProductOfDims(l.table_shape, 0, l.axis);
+    const int64_t post = ProductOfDims(l.table_shape, nd ? depth : l.axis + 1, l.table_shape.size());
     std::vector<float> weights(static_cast<size_t>(pre * post * l.rows));
     for (int64_t p = 0; p < pre; ++p)
       for (int64_t n = 0; n < l.rows; ++n)
