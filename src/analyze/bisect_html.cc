@@ -41,7 +41,7 @@ std::string Colour(const TensorDivergence& d, double min_correlation) {
   return "#e53935";
 }
 
-std::string Num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : (std::isnan(x) ? "NaN" : "inf"); }
+std::string NumberText(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : (std::isnan(x) ? "NaN" : "inf"); }
 
 }  // namespace
 
@@ -65,8 +65,8 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
           "<g><title>op {} {} -> {}\ncorrelation {}\nmax|diff| {}\nmax|x| {} / {}\nnon-finite {} / {}</title>"
           "<rect x='{}' y='{}' width='{}' height='{}' rx='4' fill='{}' stroke='{}' stroke-width='{}'/>"
           "<text x='{}' y='{}' font-size='10' text-anchor='middle'>{} {}</text></g>\n",
-          d.op_index, Escape(d.op_name), Escape(d.name), Num(d.metrics.correlation), Num(d.metrics.max_abs_diff),
-          Num(d.metrics.max_abs_ref), Num(d.metrics.max_abs_got), d.metrics.nonfinite_ref, d.metrics.nonfinite_got, x,
+          d.op_index, Escape(d.op_name), Escape(d.name), NumberText(d.metrics.correlation), NumberText(d.metrics.max_abs_diff),
+          NumberText(d.metrics.max_abs_ref), NumberText(d.metrics.max_abs_got), d.metrics.nonfinite_ref, d.metrics.nonfinite_got, x,
           y, kBoxW, kBoxH, Colour(d, r.min_correlation), is_break ? "#000" : "#555", is_break ? 4 : 1, x + kBoxW / 2,
           y + 17, d.op_index, Escape(d.op_name.substr(0, 14)));
     }
@@ -102,7 +102,7 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
     const bool is_break = r.first_break && *r.first_break == i;
     points += fmt::format("<circle cx='{}' cy='{:.1f}' r='{}' fill='{}'><title>op {} {}: {}</title></circle>\n",
                           px(d.depth), py(c), is_break ? 6 : 3, Colour(d, r.min_correlation), d.op_index,
-                          Escape(d.op_name), Num(d.metrics.correlation));
+                          Escape(d.op_name), NumberText(d.metrics.correlation));
   }
   const std::string plot = fmt::format(
       "<svg width='{0}' height='{1}' xmlns='http://www.w3.org/2000/svg'>"
@@ -111,7 +111,7 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
       "<text x='{2}' y='{7}' font-size='11'>correlation {8} (top 1.0) against depth 0..{9}; dashed: threshold {10}</text>"
       "{11}</svg>",
       kPlotW, kPlotH, kPad, kPlotW - 2 * kPad, kPlotH - 2 * kPad, kPlotW - kPad, py(r.min_correlation), kPad - 8,
-      Num(min_corr), max_depth, r.min_correlation, points);
+      NumberText(min_corr), max_depth, r.min_correlation, points);
 
   std::string summary;
   if (r.first_break) {
@@ -121,9 +121,9 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
         "<p>correlation {} &middot; cosine {} &middot; max|diff| {} &middot; relative error {} &middot; max|x| {} ({}) / "
         "{} ({}) &middot; non-finite {} / {}</p><p><b>Cause:</b> {} &mdash; {}</p><p><b>Fix:</b> <code>{}</code> "
         "&mdash; {}</p></div>",
-        d.op_index, Escape(d.op_name), Escape(d.name), Num(d.metrics.correlation), Num(d.metrics.cosine),
-        Num(d.metrics.max_abs_diff), Num(d.metrics.relative_error), Num(d.metrics.max_abs_ref), Escape(r.a),
-        Num(d.metrics.max_abs_got), Escape(r.b), d.metrics.nonfinite_ref, d.metrics.nonfinite_got,
+        d.op_index, Escape(d.op_name), Escape(d.name), NumberText(d.metrics.correlation), NumberText(d.metrics.cosine),
+        NumberText(d.metrics.max_abs_diff), NumberText(d.metrics.relative_error), NumberText(d.metrics.max_abs_ref), Escape(r.a),
+        NumberText(d.metrics.max_abs_got), Escape(r.b), d.metrics.nonfinite_ref, d.metrics.nonfinite_got,
         CauseName(r.cause), Escape(r.why), Escape(r.fix_pass), Escape(r.fix));
   } else {
     summary = "<div class='ok'><h2>No op diverges</h2></div>";
@@ -131,7 +131,7 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
   std::string outputs;
   for (size_t i = 0; i < r.outputs.size(); ++i)
     outputs += fmt::format("<tr><td>output {}</td><td>{}</td><td>{}</td><td>{} / {}</td></tr>", i,
-                           Num(r.outputs[i].correlation), Num(r.outputs[i].max_abs_diff), r.outputs[i].nonfinite_ref,
+                           NumberText(r.outputs[i].correlation), NumberText(r.outputs[i].max_abs_diff), r.outputs[i].nonfinite_ref,
                            r.outputs[i].nonfinite_got);
 
   return fmt::format(

@@ -135,6 +135,23 @@ void GraphEdit::Commit() {
   }
 }
 
+bool HasNoFusedActivation(const ir::Op& op) {
+  tfl::ActivationFunctionType act = tfl::ActivationFunctionType_NONE;
+  if (const auto* o = op.options.AsAddOptions()) act = o->fused_activation_function;
+  if (const auto* o = op.options.AsSubOptions()) act = o->fused_activation_function;
+  if (const auto* o = op.options.AsMulOptions()) act = o->fused_activation_function;
+  if (const auto* o = op.options.AsDivOptions()) act = o->fused_activation_function;
+  return act == tfl::ActivationFunctionType_NONE;
+}
+
+const ir::Op* ProducerWithoutActivation(const ir::Subgraph& graph, int tensor, tfl::BuiltinOperator code) {
+  if (tensor < 0) return nullptr;
+  const int p = graph.Producer(tensor);
+  if (p < 0 || graph.ops[p].code != code || graph.ops[p].outputs.size() != 1 || !HasNoFusedActivation(graph.ops[p]))
+    return nullptr;
+  return &graph.ops[p];
+}
+
 int SoleConsumer(const ir::Subgraph& graph, int tensor) {
   if (graph.IsGraphOutput(tensor)) return -1;
   int found = -1;

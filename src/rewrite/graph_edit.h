@@ -76,6 +76,11 @@ std::optional<float> ConstScalar(const ir::Subgraph& graph, int tensor);
 // Whether every value `tensor` depends on is a constant (it may be computed
 // by ops, e.g. DENSIFY or BROADCAST_TO of a constant).
 bool IsConstantValued(const ir::Subgraph& graph, int tensor);
+// False when an ADD, SUB, MUL or DIV fuses an activation; true for every other op.
+bool HasNoFusedActivation(const ir::Op& op);
+// The single-output op writing `tensor` when it has this code and no fused
+// activation; nullptr otherwise (a graph input, a constant, another op).
+const ir::Op* ProducerWithoutActivation(const ir::Subgraph& graph, int tensor, tfl::BuiltinOperator code);
 // ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW: two operands,
 // per element, with the usual right-aligned broadcasting.
 bool IsBinaryElementwise(tfl::BuiltinOperator code);

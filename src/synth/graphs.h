@@ -6,6 +6,8 @@
 
 namespace gpuclean::synth::internal {
 
+inline constexpr auto F32 = tfl::TensorType_FLOAT32;
+
 // One micro-probe per lint rule, each followed by its near-miss.
 std::vector<SynthGraph> ProbeGraphs();
 // The fp16 failure patterns, each followed by its fixed form.

@@ -13,7 +13,6 @@ namespace gpuclean::synth::internal {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
 
 std::vector<float> Values(size_t n, float lo, float hi, uint32_t seed) {
   npy::Array a = HashUniform({static_cast<int64_t>(n)}, lo, hi, seed);

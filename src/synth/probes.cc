@@ -13,7 +13,6 @@ namespace gpuclean::synth::internal {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
 
 std::vector<float> Filled(size_t n, float value = 0.5f) { return std::vector<float>(n, value); }
 

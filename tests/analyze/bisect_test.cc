@@ -10,12 +10,13 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/format.h"
 #include "support/test_support.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::analyze {
 namespace {
 
 using builder::GraphBuilder;
-constexpr ir::DType kF32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::kF32;
 
 npy::Array Uniform(std::vector<int64_t> shape, float lo, float hi, uint32_t seed) {
   npy::Array a;

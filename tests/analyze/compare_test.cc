@@ -18,9 +18,9 @@ using gpuclean::testing::I32;
 
 using gpuclean::testing::TempDir;
 
-void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+void WriteTextCompare(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-ErrorKind KindOf(const std::function<void()>& f) {
+ErrorKind KindOfCompare(const std::function<void()>& f) {
   try {
     f();
   } catch (const Error& e) {
@@ -48,7 +48,7 @@ TEST(Compare, FoldersPairByNameAndReportOneSidedFiles) {
   // construction: skipped, or they would read as a silent fallback.
   npy::Write(ref + "/in0.npy", F32({1}, {7}));
   npy::Write(got + "/in0.npy", F32({1}, {7}));
-  WriteText(got + "/meta.json", "{}");
+  WriteTextCompare(got + "/meta.json", "{}");
 
   const CompareReport r = CompareOutputs(ref, got, {});
   ASSERT_EQ(r.tensors.size(), 2u);
@@ -86,21 +86,21 @@ TEST(Compare, GatesApplyPerTensorAndDecideTheExitCode) {
   options.gates = {ParseGate("ref:maxabs<=0.5")};
   EXPECT_EQ(CompareOutputs(dir.file("ref.npy"), dir.file("got.npy"), options).exit_code(), 0);
   options.gates = {ParseGate("out7:argmax")};  // names no compared tensor
-  EXPECT_EQ(KindOf([&] { CompareOutputs(dir.file("ref.npy"), dir.file("got.npy"), options); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("ref.npy"), dir.file("got.npy"), options); }), ErrorKind::kUsage);
 }
 
 TEST(Compare, BadPathsAndMixedKinds) {
   TempDir dir;
   npy::Write(dir.file("a.npy"), F32({1}, {1}));
-  EXPECT_EQ(KindOf([&] { CompareOutputs(dir.file("a.npy"), dir.file("missing.npy"), {}); }), ErrorKind::kBadInput);
-  EXPECT_EQ(KindOf([&] { CompareOutputs(dir.file("a.npy"), dir.path().string(), {}); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("missing.npy"), {}); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.path().string(), {}); }), ErrorKind::kUsage);
   CompareOptions bad;
   bad.got_accelerator = "npu";
-  EXPECT_EQ(KindOf([&] { CompareOutputs(dir.file("a.npy"), dir.file("a.npy"), bad); }), ErrorKind::kUsage);
-  WriteText(dir.file("broken.npy"), "not an npy");
-  EXPECT_EQ(KindOf([&] { CompareOutputs(dir.file("a.npy"), dir.file("broken.npy"), {}); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("a.npy"), bad); }), ErrorKind::kUsage);
+  WriteTextCompare(dir.file("broken.npy"), "not an npy");
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("broken.npy"), {}); }), ErrorKind::kBadInput);
   npy::Write(dir.file("b.npy"), F32({2}, {1, 2}));
-  EXPECT_EQ(KindOf([&] { CompareOutputs(dir.file("a.npy"), dir.file("b.npy"), {}); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("b.npy"), {}); }), ErrorKind::kBadInput);
 }
 
 TEST(Compare, BitIdenticalGpuRunIsASilentFallback) {
@@ -158,7 +158,7 @@ TEST(Compare, PartlyIdenticalGpuOutputsGetANote) {
 
 TEST(Compare, ResidencyFromALogFile) {
   TempDir dir;
-  WriteText(dir.file("logcat.txt"),
+  WriteTextCompare(dir.file("logcat.txt"),
             "03-12 10:11:12.345  4242  4290 E tflite  : Following operations are not supported by GPU delegate:\n"
             "03-12 10:11:12.345  4242  4290 E tflite  : GATHER_ND: Operation is not supported.\n"
             "03-12 10:11:12.346  4242  4290 E tflite  : 120 operations will run on the GPU, and the remaining 4 "
@@ -174,7 +174,7 @@ TEST(Compare, ResidencyFromALogFile) {
   EXPECT_NE(text.find("delegate TfLiteGpuDelegateV2: 120/124 nodes, 3 partition(s)"), std::string::npos) << text;
   EXPECT_NE(text.find("    GATHER_ND: Operation is not supported."), std::string::npos) << text;
   EXPECT_NE(text.find("compile / prepare failures:\n    Failed to apply GPU delegate."), std::string::npos) << text;
-  EXPECT_EQ(KindOf([&] { ReadResidencyLog(dir.file("absent.txt")); }), ErrorKind::kIo);
+  EXPECT_EQ(KindOfCompare([&] { ReadResidencyLog(dir.file("absent.txt")); }), ErrorKind::kIo);
 }
 
 }  // namespace

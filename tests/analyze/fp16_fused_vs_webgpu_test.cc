@@ -24,15 +24,16 @@
 #include "gpuclean/probe.h"
 #include "gpuclean/synth.h"
 #include "support/test_support.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean {
 namespace {
 
 using builder::GraphBuilder;
 using exec::Precision;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-int Scalar(GraphBuilder& b, float v) { return b.ConstF32(fmt::format("scalar_{}", v), {}, {v}); }
+int ScalarFp16FusedVsWebgpu(GraphBuilder& b, float v) { return b.ConstF32(fmt::format("scalar_{}", v), {}, {v}); }
 
 std::vector<float> HashValues(int64_t n, float lo, float hi, uint32_t seed) {
   const npy::Array a = synth::HashUniform({n}, lo, hi, seed);
@@ -54,14 +55,14 @@ struct Probe {
 ir::Model SquareThenScale() {  // x^2 fused into its elementwise consumer
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 256});
-  b.Output(b.Mul(b.Square(x), Scalar(b, 1e-3f)));
+  b.Output(b.Mul(b.Square(x), ScalarFp16FusedVsWebgpu(b, 1e-3f)));
   return b.Finish();
 }
 
 ir::Model SquareIntoConcat() {  // x^2 written to memory for a CONCATENATION
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 256});
-  b.Output(b.Mul(b.Concatenation({b.Square(x), x}, 1), Scalar(b, 1e-3f)));
+  b.Output(b.Mul(b.Concatenation({b.Square(x), x}, 1), ScalarFp16FusedVsWebgpu(b, 1e-3f)));
   return b.Finish();
 }
 
@@ -79,7 +80,7 @@ ir::Model ConvChain() {
   int x = b.Input("x", F32, {1, 8, 8, 8});
   int w1 = b.ConstF32("w1", {16, 3, 3, 8}, HashValues(16 * 9 * 8, 0.5f, 1.5f, 31));
   int w2 = b.ConstF32("w2", {8, 3, 3, 16}, HashValues(8 * 9 * 16, -0.5f, 0.5f, 32));
-  int h = b.Mul(b.Conv2D(x, w1, builder::kNoInput, tfl::Padding_SAME, 1, 1), Scalar(b, 0.01f));
+  int h = b.Mul(b.Conv2D(x, w1, builder::kNoInput, tfl::Padding_SAME, 1, 1), ScalarFp16FusedVsWebgpu(b, 0.01f));
   b.Output(b.Conv2D(h, w2, builder::kNoInput, tfl::Padding_SAME, 1, 1));
   return b.Finish();
 }
@@ -89,16 +90,16 @@ ir::Model ConvChain() {
 ir::Model Chain() {  // (1000 x) * 0.001: the 1e5 between the two MULs stays float
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 64});
-  b.Output(b.Mul(b.Mul(x, Scalar(b, 1000.0f)), Scalar(b, 1e-3f)));
+  b.Output(b.Mul(b.Mul(x, ScalarFp16FusedVsWebgpu(b, 1000.0f)), ScalarFp16FusedVsWebgpu(b, 1e-3f)));
   return b.Finish();
 }
 
 ir::Model Fanout() {  // t = 1000 x read by two kernels
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 64});
-  int t = b.Mul(x, Scalar(b, 1000.0f));
-  b.Output(b.Mul(t, Scalar(b, 1e-3f)));
-  b.Output(b.Mul(t, Scalar(b, 2e-3f)));
+  int t = b.Mul(x, ScalarFp16FusedVsWebgpu(b, 1000.0f));
+  b.Output(b.Mul(t, ScalarFp16FusedVsWebgpu(b, 1e-3f)));
+  b.Output(b.Mul(t, ScalarFp16FusedVsWebgpu(b, 2e-3f)));
   return b.Finish();
 }
 
@@ -109,13 +110,13 @@ ir::Model AddOfTwoComputed(bool big_last) {
   int y = b.Input("y", F32, {1, 64});
   int big = -1, small = -1;
   if (big_last) {
-    small = b.Mul(y, Scalar(b, 1.5f));
-    big = b.Mul(x, Scalar(b, 1000.0f));
+    small = b.Mul(y, ScalarFp16FusedVsWebgpu(b, 1.5f));
+    big = b.Mul(x, ScalarFp16FusedVsWebgpu(b, 1000.0f));
   } else {
-    big = b.Mul(x, Scalar(b, 1000.0f));
-    small = b.Mul(y, Scalar(b, 1.5f));
+    big = b.Mul(x, ScalarFp16FusedVsWebgpu(b, 1000.0f));
+    small = b.Mul(y, ScalarFp16FusedVsWebgpu(b, 1.5f));
   }
-  b.Output(b.Mul(b.Add(big, small), Scalar(b, 1e-3f)));
+  b.Output(b.Mul(b.Add(big, small), ScalarFp16FusedVsWebgpu(b, 1e-3f)));
   return b.Finish();
 }
 
@@ -125,9 +126,9 @@ ir::Model BroadcastOperandComputedLast() {
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 8, 256});
   int y = b.Input("y", F32, {1, 8, 256});
-  int t = b.Mul(x, Scalar(b, 1.0f));
-  int m = b.Mul(b.Mean(y, {-1}, true), Scalar(b, 1e6f));
-  b.Output(b.Mul(b.Sub(m, t), Scalar(b, 1e-3f)));
+  int t = b.Mul(x, ScalarFp16FusedVsWebgpu(b, 1.0f));
+  int m = b.Mul(b.Mean(y, {-1}, true), ScalarFp16FusedVsWebgpu(b, 1e6f));
+  b.Output(b.Mul(b.Sub(m, t), ScalarFp16FusedVsWebgpu(b, 1e-3f)));
   return b.Finish();
 }
 
@@ -137,7 +138,7 @@ ir::Model LayerNormWithSquaredDifference() {
   int x = b.Input("x", F32, {1, 8, 256});
   int mean = b.Mean(x, {-1}, true);
   int var = b.Mean(b.SquaredDifference(x, mean), {-1}, true);
-  b.Output(b.Mul(b.Sub(x, mean), b.Rsqrt(b.Add(var, Scalar(b, 1e-5f)))));
+  b.Output(b.Mul(b.Sub(x, mean), b.Rsqrt(b.Add(var, ScalarFp16FusedVsWebgpu(b, 1e-5f)))));
   return b.Finish();
 }
 
@@ -145,21 +146,21 @@ ir::Model RmsNorm() {
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 8, 256});
   int ms = b.Mean(b.Mul(x, x), {-1}, true);
-  b.Output(b.Mul(x, b.Rsqrt(b.Add(ms, Scalar(b, 1e-5f)))));
+  b.Output(b.Mul(x, b.Rsqrt(b.Add(ms, ScalarFp16FusedVsWebgpu(b, 1e-5f)))));
   return b.Finish();
 }
 
 ir::Model SumThenScale() {  // the MUL is linked on the SUM: 112640 stays float
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 8, 256});
-  b.Output(b.Mul(b.Sum(x, {-1}, true), Scalar(b, 1e-3f)));
+  b.Output(b.Mul(b.Sum(x, {-1}, true), ScalarFp16FusedVsWebgpu(b, 1e-3f)));
   return b.Finish();
 }
 
 ir::Model InputScaled() {  // graph inputs are uploaded as half
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 64});
-  b.Output(b.Mul(x, Scalar(b, 1e-3f)));
+  b.Output(b.Mul(x, ScalarFp16FusedVsWebgpu(b, 1e-3f)));
   return b.Finish();
 }
 
@@ -168,8 +169,8 @@ ir::Model InputScaled() {  // graph inputs are uploaded as half
 ir::Model ConstantOperand(bool scalar) {
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 64});
-  int c = scalar ? Scalar(b, 1.0001f) : b.ConstF32("c", {64}, std::vector<float>(64, 1.0001f));
-  b.Output(b.Sub(b.Mul(x, c), Scalar(b, 1.0f)));
+  int c = scalar ? ScalarFp16FusedVsWebgpu(b, 1.0001f) : b.ConstF32("c", {64}, std::vector<float>(64, 1.0001f));
+  b.Output(b.Sub(b.Mul(x, c), ScalarFp16FusedVsWebgpu(b, 1.0f)));
   return b.Finish();
 }
 
@@ -177,7 +178,7 @@ ir::Model ConvWeights() {  // 4 * 0.250025 - 1: weights in half give 0
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 2, 2, 4});
   int w = b.ConstF32("w", {4, 1, 1, 4}, std::vector<float>(16, 0.250025f));
-  b.Output(b.Sub(b.Conv2D(x, w, builder::kNoInput, tfl::Padding_VALID, 1, 1), Scalar(b, 1.0f)));
+  b.Output(b.Sub(b.Conv2D(x, w, builder::kNoInput, tfl::Padding_VALID, 1, 1), ScalarFp16FusedVsWebgpu(b, 1.0f)));
   return b.Finish();
 }
 
@@ -202,7 +203,7 @@ ir::Model PowRuntimeExponent() {
 ir::Model SelectV2ScalarFill() {
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 64});
-  b.Output(b.SelectV2(b.Greater(x, Scalar(b, 0.5f)), x, Scalar(b, -1.0f)));
+  b.Output(b.SelectV2(b.Greater(x, ScalarFp16FusedVsWebgpu(b, 0.5f)), x, ScalarFp16FusedVsWebgpu(b, -1.0f)));
   return b.Finish();
 }
 
@@ -275,7 +276,7 @@ OurRun RunMode(const ir::Model& model, const std::vector<npy::Array>& inputs, Pr
   return run;
 }
 
-int64_t NonFinite(const npy::Array& a) {
+int64_t NonFiniteFp16FusedVsWebgpu(const npy::Array& a) {
   int64_t n = 0;
   for (int64_t i = 0; i < a.num_elements(); ++i) n += !std::isfinite(a.as<float>()[i]);
   return n;
@@ -328,18 +329,18 @@ TEST(Fp16FusedVsWebGpu, PredictsTheDelegatesOverflowAndNumbersAtEveryMagnitude) 
       const npy::Array& gpu = results[i].outputs[o];
       const analyze::Metrics measured = analyze::Compare(fp32.outputs[o], gpu);
       const analyze::Metrics predicted = analyze::Compare(gpu, fused.outputs[o]);
-      gpu_overflowed |= NonFinite(gpu) > 0;
+      gpu_overflowed |= NonFiniteFp16FusedVsWebgpu(gpu) > 0;
       std::printf("%-30s %7g | inf %4lld  max|d| %-10.4g | inf %4lld  max|d| %-10.4g | %s\n", p.name.c_str(),
-                  p.magnitude, static_cast<long long>(NonFinite(gpu)), measured.max_abs_diff,
-                  static_cast<long long>(NonFinite(fused.outputs[o])), predicted.max_abs_diff,
+                  p.magnitude, static_cast<long long>(NonFiniteFp16FusedVsWebgpu(gpu)), measured.max_abs_diff,
+                  static_cast<long long>(NonFiniteFp16FusedVsWebgpu(fused.outputs[o])), predicted.max_abs_diff,
                   storage.overflowed ? "overflows" : "finite");
-      if (NonFinite(gpu) == 0 && !fused.overflowed) {
+      if (NonFiniteFp16FusedVsWebgpu(gpu) == 0 && !fused.overflowed) {
         if (!std::isnan(predicted.correlation) && predicted.count > 8)
           EXPECT_GE(predicted.correlation, 0.9999) << "output " << o;
         EXPECT_LE(predicted.max_abs_diff, TwoHalfSteps(measured.max_abs_ref)) << "output " << o;
-      } else if (NonFinite(fused.outputs[o]) > 0) {
+      } else if (NonFiniteFp16FusedVsWebgpu(fused.outputs[o]) > 0) {
         // Partial overflow (x^2 past 65504 for some elements only): the same elements.
-        EXPECT_EQ(NonFinite(fused.outputs[o]), NonFinite(gpu)) << "output " << o;
+        EXPECT_EQ(NonFiniteFp16FusedVsWebgpu(fused.outputs[o]), NonFiniteFp16FusedVsWebgpu(gpu)) << "output " << o;
       }
     }
     EXPECT_EQ(fused.overflowed, gpu_overflowed) << "overflow predicted vs measured";

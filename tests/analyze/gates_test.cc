@@ -14,7 +14,7 @@ namespace {
 using gpuclean::testing::F32;
 using gpuclean::testing::I32;
 
-ErrorKind KindOf(const std::function<void()>& f) {
+ErrorKind KindOfGates(const std::function<void()>& f) {
   try {
     f();
   } catch (const Error& e) {
@@ -44,9 +44,9 @@ TEST(Gates, ParseForms) {
   EXPECT_EQ(ParseGate("equal").kind, GateKind::kEqual);
   for (const char* bad : {"corr>0.9", "corr>=", "corr>=x", "topk=0", "topk=1.5", "maxabs<=-1", ":argmax", "argmax2",
                           "iou>=nan", ""})
-    EXPECT_EQ(KindOf([&] { ParseGate(bad); }), ErrorKind::kUsage) << bad;
+    EXPECT_EQ(KindOfGates([&] { ParseGate(bad); }), ErrorKind::kUsage) << bad;
   EXPECT_EQ(ParseBoxFormat("cxcywh"), BoxFormat::kCxcywh);
-  EXPECT_EQ(KindOf([] { ParseBoxFormat("xywh"); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfGates([] { ParseBoxFormat("xywh"); }), ErrorKind::kUsage);
 }
 
 TEST(Gates, CorrelationAndMaxAbs) {
@@ -94,7 +94,7 @@ TEST(Gates, ArgmaxPerRowOfTheLastAxis) {
   EXPECT_TRUE(ArgmaxGate(F32({2}, {1, 1}), F32({2}, {1, 1})).passed);
   EXPECT_FALSE(ArgmaxGate(F32({3}, {1, NAN, 3}), F32({3}, {1, 2, 3})).passed);
   // Same element count but other rows: [2,3] vs [3,2].
-  EXPECT_EQ(KindOf([&] { ArgmaxGate(F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({3, 2}, {1, 2, 3, 4, 5, 6})); }),
+  EXPECT_EQ(KindOfGates([&] { ArgmaxGate(F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({3, 2}, {1, 2, 3, 4, 5, 6})); }),
             ErrorKind::kBadInput);
 }
 
@@ -110,7 +110,7 @@ TEST(Gates, TopKSetsIgnoreOrder) {
   EXPECT_TRUE(TopKGate(ref, got, 4).passed);  // K = width: every index
   // Ties go to the lower index on both sides: [3 3 3] top-2 = {0,1}.
   EXPECT_TRUE(TopKGate(F32({3}, {3, 3, 3}), F32({3}, {3, 3, 3}), 2).passed);
-  EXPECT_EQ(KindOf([&] { TopKGate(ref, got, 5); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOfGates([&] { TopKGate(ref, got, 5); }), ErrorKind::kBadInput);
 }
 
 TEST(Gates, BoxIouByHand) {
@@ -138,7 +138,7 @@ TEST(Gates, BoxIouGateUsesTheMinimumBox) {
   EXPECT_DOUBLE_EQ(pass.value, 0.5);
   EXPECT_EQ(pass.detail, "box IoU min 0.5 (at box 1), mean 0.75 over 2 box(s)");
   EXPECT_FALSE(BoxIouGate(ref, got, BoxFormat::kXyxy, 0.6).passed);  // the mean would pass; the min does not
-  EXPECT_EQ(KindOf([] { BoxIouGate(F32({2, 3}, {0, 0, 1, 1, 1, 1}), F32({2, 3}, {0, 0, 1, 1, 1, 1}), BoxFormat::kXyxy, 0.5); }),
+  EXPECT_EQ(KindOfGates([] { BoxIouGate(F32({2, 3}, {0, 0, 1, 1, 1, 1}), F32({2, 3}, {0, 0, 1, 1, 1, 1}), BoxFormat::kXyxy, 0.5); }),
             ErrorKind::kBadInput);
   // A NaN coordinate fails the gate.
   EXPECT_FALSE(BoxIouGate(F32({4}, {0, 0, 1, 1}), F32({4}, {0, 0, NAN, 1}), BoxFormat::kXyxy, 0.0).passed);
@@ -185,16 +185,16 @@ TEST(Gates, ApplyDispatchesAndKeepsTheWrittenText) {
   EXPECT_DOUBLE_EQ(ApplyGate(ParseGate("iou>=0.1"), ref, got, m, masks).value, 0.5);
   GateOptions neither, both = boxes;
   both.mask_threshold = 0.5;
-  EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("iou>=0.5"), ref, got, m, neither); }), ErrorKind::kUsage);
-  EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("iou>=0.5"), ref, got, m, both); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfGates([&] { ApplyGate(ParseGate("iou>=0.5"), ref, got, m, neither); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfGates([&] { ApplyGate(ParseGate("iou>=0.5"), ref, got, m, both); }), ErrorKind::kUsage);
   EXPECT_EQ(ApplyGate(ParseGate("out0:corr>=0.9"), ref, got, m, neither).gate, "corr>=0.9");
   // box_iou and mask_iou name what they read, so both can run with both options set.
   EXPECT_EQ(ParseGate("boxes:box_iou>=0.99").kind, GateKind::kBoxIou);
   EXPECT_EQ(ParseGate("masks:mask_iou>=0.995").tensor, "masks");
   EXPECT_DOUBLE_EQ(ApplyGate(ParseGate("box_iou>=0.1"), ref, got, m, both).value, 1.0 / 7.0);
   EXPECT_DOUBLE_EQ(ApplyGate(ParseGate("mask_iou>=0.1"), ref, got, m, both).value, 0.5);
-  EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("box_iou>=0.5"), ref, got, m, masks); }), ErrorKind::kUsage);
-  EXPECT_EQ(KindOf([&] { ApplyGate(ParseGate("mask_iou>=0.5"), ref, got, m, boxes); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfGates([&] { ApplyGate(ParseGate("box_iou>=0.5"), ref, got, m, masks); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfGates([&] { ApplyGate(ParseGate("mask_iou>=0.5"), ref, got, m, boxes); }), ErrorKind::kUsage);
 }
 
 TEST(Gates, MatchBoxesPairsDetectionsListedInAnotherOrder) {
@@ -226,8 +226,8 @@ TEST(Gates, MatchBoxesPairsDetectionsListedInAnotherOrder) {
   const npy::Array masks = ApplyBoxMatching(F32({2, 3, 2, 2}, pixels), m);
   EXPECT_EQ(masks.as<float>()[0], 1.0f);
   EXPECT_EQ(masks.as<float>()[8], 0.0f);
-  EXPECT_EQ(KindOf([&] { ApplyBoxMatching(F32({2, 2}, {0, 0, 0, 0}), m); }), ErrorKind::kBadInput);
-  EXPECT_EQ(KindOf([&] { MatchBoxes(ref, F32({1, 3, 4}, std::vector<float>(12)), BoxFormat::kXyxy); }),
+  EXPECT_EQ(KindOfGates([&] { ApplyBoxMatching(F32({2, 2}, {0, 0, 0, 0}), m); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOfGates([&] { MatchBoxes(ref, F32({1, 3, 4}, std::vector<float>(12)), BoxFormat::kXyxy); }),
             ErrorKind::kBadInput);
 }
 

@@ -22,7 +22,7 @@ using gpuclean::testing::TempDir;
 constexpr const char* kHeader = "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
 constexpr const char* kRule = "|---|---|---|---|---|---|---|";
 
-void WriteText(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void WriteTextRecord(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -108,11 +108,11 @@ class RecordFiles : public ::testing::Test {
     // Logits of 2 rows; GOT drifts by 0.001 in one element (argmax unchanged).
     npy::Write(ref() + "/out0.npy", F32({2, 3}, {0.1f, 0.9f, 0, 0.5f, 0.2f, 0.3f}));
     npy::Write(got() + "/out0.npy", F32({2, 3}, {0.1f, 0.901f, 0, 0.5f, 0.2f, 0.3f}));
-    WriteText(dir.file("gpu.log"),
+    WriteTextRecord(dir.file("gpu.log"),
               "I tflite  : Created TensorFlow Lite delegate for GPU.\n"
               "I tflite  : Replacing 50 out of 50 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 1 "
               "partitions.\n");
-    WriteText(readme(), "# Classifier\n\nRecipe text.\n");
+    WriteTextRecord(readme(), "# Classifier\n\nRecipe text.\n");
   }
   std::string ref() const { return dir.file("ref"); }
   std::string got() const { return dir.file("got"); }
@@ -176,7 +176,7 @@ TEST_F(RecordFiles, RefusesRowsWithoutDeviceRuntimeOrResidency) {
   q.log_path = "";
   EXPECT_NE(RefusalOf([&] { Record(q); }).find("--log"), std::string::npos);
   q = Request();
-  WriteText(dir.file("quiet.log"), "I app: started\nI app: done\n");
+  WriteTextRecord(dir.file("quiet.log"), "I app: started\nI app: done\n");
   q.log_path = dir.file("quiet.log");
   EXPECT_NE(RefusalOf([&] { Record(q); }).find("no residency line"), std::string::npos);
   EXPECT_EQ(ReadText(readme()), before);
@@ -184,7 +184,7 @@ TEST_F(RecordFiles, RefusesRowsWithoutDeviceRuntimeOrResidency) {
 }
 
 TEST_F(RecordFiles, BadJsonFileLeavesTheReadmeAlone) {
-  WriteText(dir.file("records.json"), R"({"not": "an array"})");
+  WriteTextRecord(dir.file("records.json"), R"({"not": "an array"})");
   const std::string before = ReadText(readme());
   EXPECT_THROW(Record(Request()), Error);
   EXPECT_EQ(ReadText(readme()), before);

@@ -6,13 +6,14 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/error.h"
 #include "gpuclean/format.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean {
 namespace {
 
 using builder::GraphBuilder;
 using builder::Shape;
-constexpr auto kF32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::kF32;
 
 std::vector<uint16_t> HalfBitsOf(const std::vector<float>& values) {
   GraphBuilder b;

@@ -6,14 +6,15 @@
 #include <bit>
 
 #include "builder/litert_case.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::testing {
 namespace {
 
-constexpr auto kSame = tfl::Padding_SAME;
-constexpr auto kValid = tfl::Padding_VALID;
-constexpr auto kRelu = tfl::ActivationFunctionType_RELU;
-constexpr auto kRelu6 = tfl::ActivationFunctionType_RELU6;
+using ::gpuclean::testing::tflite_names::kSame;
+using ::gpuclean::testing::tflite_names::kValid;
+using ::gpuclean::testing::tflite_names::kRelu;
+using ::gpuclean::testing::tflite_names::kRelu6;
 
 struct ConvGeometry {
   Shape input, filter, output;

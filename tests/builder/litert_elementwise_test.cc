@@ -2,12 +2,13 @@
 // activations, comparisons and logic (made observable through CAST/SELECT,
 // since LiteRT.js cannot hand out bool tensors), casts and dequantisation.
 #include "builder/litert_case.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::testing {
 namespace {
 
-constexpr auto kRelu = tfl::ActivationFunctionType_RELU;
-constexpr auto kRelu6 = tfl::ActivationFunctionType_RELU6;
+using ::gpuclean::testing::tflite_names::kRelu;
+using ::gpuclean::testing::tflite_names::kRelu6;
 
 OpCase UnaryCase(std::string name, tfl::BuiltinOperator code, float low = -2.0f, float high = 2.0f,
                  std::function<float(float)> reference = nullptr) {

@@ -3,13 +3,14 @@
 // attention block with layer norm, and an argmax-pool / unpool decoder with
 // per-channel int8 weights.
 #include "builder/litert_case.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::testing {
 namespace {
 
-constexpr auto kSame = tfl::Padding_SAME;
-constexpr auto kValid = tfl::Padding_VALID;
-constexpr auto kRelu = tfl::ActivationFunctionType_RELU;
+using ::gpuclean::testing::tflite_names::kSame;
+using ::gpuclean::testing::tflite_names::kValid;
+using ::gpuclean::testing::tflite_names::kRelu;
 
 ir::Model Classifier() {
   GraphBuilder b;

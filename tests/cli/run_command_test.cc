@@ -22,13 +22,6 @@ using testing::RunGpuclean;
 using testing::ShellQuote;
 using testing::TempDir;
 
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-int Lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
-
 const std::string& SmallModel() {
   static const std::string path = testing::FixtureModel("selfie_segmentation.tflite");
   return path;
@@ -42,7 +35,7 @@ TEST(RunCommand, GeneratedInputsAreWrittenAndReproduceTheOutputs) {
   ASSERT_TRUE(fs::exists(first + "/in0.npy"));
   ASSERT_TRUE(fs::exists(first + "/out0.npy"));
 
-  const nlohmann::json meta = ReadJson(first + "/meta.json");
+  const nlohmann::json meta = testing::ReadJsonFile(first + "/meta.json");
   EXPECT_EQ(meta["precision"], "fp32");
   EXPECT_EQ(meta["runs"], 3);
   ASSERT_EQ(meta["inputs"].size(), 1u);
@@ -68,7 +61,7 @@ TEST(RunCommand, GeneratedInputsAreWrittenAndReproduceTheOutputs) {
                   " --out " + ShellQuote(again) + " --threads 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(again + "/in0.npy")) << "a given input is not written again";
-  EXPECT_EQ(ReadJson(again + "/meta.json")["inputs"][0]["source"], "given");
+  EXPECT_EQ(testing::ReadJsonFile(again + "/meta.json")["inputs"][0]["source"], "given");
   EXPECT_TRUE(npy::Read(again + "/out0.npy").data == npy::Read(first + "/out0.npy").data);
 
   // Another seed, other inputs.
@@ -99,7 +92,7 @@ TEST(RunCommand, PrecisionFp16IsTheTargetsNumericModel) {
     const std::string out = dir.file("out" + std::to_string(i));
     auto r = RunGpuclean(base + cases[i].first + " --out " + ShellQuote(out));
     ASSERT_EQ(r.exit_code, 0) << cases[i].first << ": " << r.err;
-    EXPECT_EQ(ReadJson(out + "/meta.json")["precision"], cases[i].second) << cases[i].first;
+    EXPECT_EQ(testing::ReadJsonFile(out + "/meta.json")["precision"], cases[i].second) << cases[i].first;
     // x^2 is written between kernels only under fp16-compute: inf there, 193.6 otherwise.
     const float y = npy::Read(out + "/out0.npy").as<float>()[0];
     if (cases[i].second == "fp16-compute") EXPECT_TRUE(std::isinf(y)) << y;
@@ -114,7 +107,7 @@ TEST(RunCommand, DumpTensorsWritesEveryOpOutputWithAnIndex) {
   auto r = RunGpuclean("run " + ShellQuote(SmallModel()) + " --out " + ShellQuote(dir.file("out")) +
                        " --dump-tensors " + ShellQuote(taps));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json index = ReadJson(taps + "/index.json");
+  const nlohmann::json index = testing::ReadJsonFile(taps + "/index.json");
   const ir::Model model = format::ReadModel(SmallModel());
   size_t produced = 0;
   for (const ir::Op& op : model.subgraphs[0].ops) produced += op.outputs.size();
@@ -152,7 +145,7 @@ TEST(RunCommand, UnsupportedOpFailsBeforeRunningWithOneLine) {
   const std::string model = Write(dir, b.Finish(), "custom.tflite");
   auto r = RunGpuclean("run " + ShellQuote(model) + " --out " + ShellQuote(dir.file("out")));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(testing::CountLines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("op 1 (MyVendorOp)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no kernel"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("out") + "/out0.npy"));
@@ -169,7 +162,7 @@ TEST(RunCommand, QuantizedActivationsFailNamingOpIndexAndDtype) {
   const std::string path = Write(dir, model, "int8.tflite");
   auto r = RunGpuclean("run " + ShellQuote(path) + " --out " + ShellQuote(dir.file("out")));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(testing::CountLines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("op 0 (ADD)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("int8"), std::string::npos) << r.err;
 }
@@ -194,7 +187,7 @@ TEST(RunCommand, BadInputsFailWithOneLine) {
         "run " + ShellQuote(dir.file("missing.tflite")) + out, "run " + model}) {
     auto r = RunGpuclean(args);
     EXPECT_EQ(r.exit_code, 2) << args;
-    EXPECT_EQ(Lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(testing::CountLines(r.err), 1) << args << ": " << r.err;
   }
 }
 

@@ -25,13 +25,6 @@ using testing::RunGpuclean;
 using testing::ShellQuote;
 using testing::TempDir;
 
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-int Lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
-
 const std::string& Selfie() {
   static const std::string path = testing::FixtureModel("selfie_segmentation.tflite");
   return path;
@@ -59,7 +52,7 @@ TEST(RunImage, PhotographOfAPersonGivesAMaskThatLiteRtAgreesWith) {
                        ShellQuote(photo_out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
-  const nlohmann::json meta = ReadJson(photo_out + "/meta.json");
+  const nlohmann::json meta = testing::ReadJsonFile(photo_out + "/meta.json");
   const nlohmann::json& input = meta["inputs"][0];
   EXPECT_EQ(input["source"], "image");
   EXPECT_EQ(input["image"], Photo());
@@ -126,7 +119,7 @@ TEST(RunImage, NchwInputIsFilledChannelPlaneByPlane) {
   auto r = RunGpuclean("run " + ShellQuote(model) + " --image pixels=" + ShellQuote(Photo()) +
                        " --normalize imagenet --out " + ShellQuote(dir.file("out")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json meta = ReadJson(dir.file("out") + "/meta.json");
+  const nlohmann::json meta = testing::ReadJsonFile(dir.file("out") + "/meta.json");
   EXPECT_EQ(meta["inputs"][0]["layout"], "nchw");
   EXPECT_EQ(meta["inputs"][0]["normalize"], "imagenet");
 
@@ -142,7 +135,7 @@ TEST(RunImage, NchwInputIsFilledChannelPlaneByPlane) {
   r = RunGpuclean("run " + ShellQuote(model) + " --image " + ShellQuote(Photo()) + " --layout nhwc --out " +
                   ShellQuote(dir.file("forced")));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(testing::CountLines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("--layout nhwc"), std::string::npos) << r.err;
 }
 
@@ -179,7 +172,7 @@ TEST(RunImage, BadImagesAndFlagsFailWithOneLine) {
   for (const auto& c : cases) {
     const auto r = RunGpuclean(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args;
-    EXPECT_EQ(Lines(r.err), 1) << c.args << ": " << r.err;
+    EXPECT_EQ(testing::CountLines(r.err), 1) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << ": " << r.err;
   }
 }

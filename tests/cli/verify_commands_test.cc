@@ -28,8 +28,6 @@ std::string ReadText(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
 class VerifyCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -97,7 +95,7 @@ TEST_F(VerifyCli, CompareBadInputIsOneLineExitTwo) {
         "compare " + Pair() + " --gate 'iou>=0.5' --boxes xyxy"}) {
     auto r = RunGpuclean(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
-    EXPECT_EQ(Lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(testing::CountLines(r.err), 1) << args << ": " << r.err;
   }
 }
 
@@ -108,7 +106,7 @@ TEST_F(VerifyCli, RecordAppendsARowAndRefusesIncompleteOnes) {
                            ShellQuote(readme) + " --json " + ShellQuote(records) + " --accelerator gpu";
   auto refused = RunGpuclean(base + " --log " + ShellQuote(dir.file("gpu.log")) + " --device 'Pixel 8a'");
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_EQ(Lines(refused.err), 1) << refused.err;
+  EXPECT_EQ(testing::CountLines(refused.err), 1) << refused.err;
   EXPECT_NE(refused.err.find("record refused: --runtime"), std::string::npos) << refused.err;
   auto no_log = RunGpuclean(base + " --device 'Pixel 8a' --runtime 2.1.6");
   EXPECT_EQ(no_log.exit_code, 2);
@@ -150,7 +148,7 @@ TEST(BenchCli, OursAndLiteRtWasmOnAFixture) {
                                   "bench " + model + " --runtime litert-wasm --threads 2"}) {
     auto bad = RunGpuclean(args);
     EXPECT_EQ(bad.exit_code, 2) << args;
-    EXPECT_EQ(Lines(bad.err), 1) << args << ": " << bad.err;
+    EXPECT_EQ(testing::CountLines(bad.err), 1) << args << ": " << bad.err;
   }
 }
 

@@ -38,7 +38,7 @@ std::string WritePng(const TempDir& dir, const std::string& name, int width, int
   return path;
 }
 
-std::vector<uint8_t> ReadBytes(const std::string& path) {
+std::vector<uint8_t> ReadBytesImage(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -57,7 +57,7 @@ ir::Tensor Input(std::vector<int32_t> shape, ir::DType dtype = tfl::TensorType_F
 
 // The one-line message of the Error `fn` throws; fails when it throws none.
 template <typename Fn>
-std::string ErrorOf(Fn fn) {
+std::string ErrorOfImage(Fn fn) {
   try {
     fn();
   } catch (const Error& e) {
@@ -158,10 +158,10 @@ TEST(ImageNormalization, PresetsAndExplicitMeanStd) {
 
   for (const char* bad : {"", "0-1", "mean=1", "mean=1,2:std=1", "mean=a:std=1", "mean=0:std=0", "mean=0:std=-2",
                           "mean=0:std=1,", "mean=0:std=nan"}) {
-    const std::string message = ErrorOf([&] { image::ParseNormalization(bad); });
+    const std::string message = ErrorOfImage([&] { image::ParseNormalization(bad); });
     EXPECT_NE(message.find("--normalize"), std::string::npos) << bad << ": " << message;
   }
-  EXPECT_NE(ErrorOf([] { image::ParseLayout("hwc"); }).find("--layout"), std::string::npos);
+  EXPECT_NE(ErrorOfImage([] { image::ParseLayout("hwc"); }).find("--layout"), std::string::npos);
 }
 
 TEST(ImageLayout, WhatLooksLikeAnImage) {
@@ -181,7 +181,7 @@ TEST(ImageLayout, WhatLooksLikeAnImage) {
   EXPECT_EQ(image::ResolveLayout(Input({1, 3, 8, 3}), image::Layout::kAuto), image::Layout::kNhwc)
       << "a tie goes to TFLite's own layout";
   EXPECT_EQ(image::ResolveLayout(Input({1, 3, 8, 3}), image::Layout::kNchw), image::Layout::kNchw);
-  const std::string forced = ErrorOf([] { image::ResolveLayout(Input({1, 64, 64, 3}), image::Layout::kNchw); });
+  const std::string forced = ErrorOfImage([] { image::ResolveLayout(Input({1, 64, 64, 3}), image::Layout::kNchw); });
   EXPECT_NE(forced.find("'image'"), std::string::npos) << forced;
   EXPECT_NE(forced.find("[1,64,64,3]"), std::string::npos) << forced;
   EXPECT_NE(forced.find("nchw"), std::string::npos) << forced;
@@ -212,7 +212,7 @@ TEST(ImageLayout, WrongInputsAreRefusedNamingTheInput) {
   const std::string path = WritePng(dir, "p.png", 20, 18, 3, Pattern(20, 18));
   for (const ir::Tensor& input : {Input({1, 32, 32, 3}, tfl::TensorType_INT32), Input({1, 32, 32}),
                                   Input({1, 32, 32, 4}), Input({2, 32, 32, 3}), Input({1, 195})}) {
-    const std::string message = ErrorOf([&] { image::LoadImageInput(path, input); });
+    const std::string message = ErrorOfImage([&] { image::LoadImageInput(path, input); });
     EXPECT_NE(message.find("input 'image'"), std::string::npos) << message;
     EXPECT_NE(message.find("an image needs float32"), std::string::npos) << message;
   }
@@ -248,7 +248,7 @@ TEST(ImageDecode, BadFilesFailWithOneLineNamingTheFile) {
   const std::string png = WritePng(dir, "good.png", 64, 48, 3, Pattern(64, 48));
   const std::string jpg = dir.file("good.jpg");
   ASSERT_NE(stbi_write_jpg(jpg.c_str(), 64, 48, 3, Pattern(64, 48).data(), 90), 0);
-  const std::vector<uint8_t> png_bytes = ReadBytes(png), jpg_bytes = ReadBytes(jpg);
+  const std::vector<uint8_t> png_bytes = ReadBytesImage(png), jpg_bytes = ReadBytesImage(jpg);
 
   const std::string text = dir.file("notes.png");
   WriteBytes(text, {'h', 'e', 'l', 'l', 'o', '\n'});
@@ -279,7 +279,7 @@ TEST(ImageDecode, BadFilesFailWithOneLineNamingTheFile) {
       {huge, "10000x10000, more than the"},
   };
   for (const auto& c : cases) {
-    const std::string message = ErrorOf([&] { image::Decode(c.path); });
+    const std::string message = ErrorOfImage([&] { image::Decode(c.path); });
     EXPECT_EQ(message.rfind(c.path + ": ", 0), 0u) << message;
     EXPECT_NE(message.find(c.says), std::string::npos) << c.path << ": " << message;
   }

@@ -6,20 +6,20 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Abs(x); }
+int OpAbs(GraphBuilder& b, int x) { return b.Abs(x); }
 
 TEST(Abs, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -10.0f, 10.0f, 3300);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN});
-  g.Output(Op(g.b(), g.Input(RandomI32({3, 7}, 3301, -2147483647, 2147483647))));
-  g.Output(Op(g.b(), g.Input(I32({}, {-5}))));
+  g.AddUnary(OpAbs, -10.0f, 10.0f, 3300);
+  g.AddValues(OpAbs, {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN});
+  g.Output(OpAbs(g.b(), g.Input(RandomI32({3, 7}, 3301, -2147483647, 2147483647))));
+  g.Output(OpAbs(g.b(), g.Input(I32({}, {-5}))));
   g.ExpectMatches();
 }
 
 TEST(Abs, Int32MinWraps) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("i", kI32, {3})));
+  b.Output(OpAbs(b, b.Input("i", kI32, {3})));
   const auto out = RunOurs(b.Finish(), {I32({3}, {-2147483647 - 1, -3, 3})});
   EXPECT_EQ(ValuesOf<int32_t>(out[0]), (std::vector<int32_t>{-2147483647 - 1, 3, 3}));
 }
@@ -27,7 +27,7 @@ TEST(Abs, Int32MinWraps) {
 TEST(Abs, RejectsInt16) {
   GraphBuilder b;
   const int x = b.Input("x", kF32, {3});
-  b.Output(b.Cast(Op(b, b.Cast(x, tfl::TensorType_INT16)), kF32));
+  b.Output(b.Cast(OpAbs(b, b.Cast(x, tfl::TensorType_INT16)), kF32));
   ExpectRejected(b.Finish());
 }
 

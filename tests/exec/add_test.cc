@@ -10,13 +10,13 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return b.Add(x, y); }
+int OpAdd(GraphBuilder& b, int x, int y) { return b.Add(x, y); }
 
 TEST(Add, MatchesLiteRt) {
   CaseGraph g;
   GraphBuilder& b = g.b();
-  g.AddBinary(BroadcastPairs(), Op, Uniform(-10, 10), Uniform(-10, 10), 100);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-100000, 100000), Ints(-100000, 100000), 200);
+  g.AddBinary(BroadcastPairs(), OpAdd, Uniform(-10, 10), Uniform(-10, 10), 100);
+  g.AddBinary(BroadcastPairs(), OpAdd, Ints(-100000, 100000), Ints(-100000, 100000), 200);
 
   const int x = g.Input(RandomF32({3, 17}, 11, -4, 4));
   const int y = g.Input(RandomF32({3, 1}, 12, -4, 4));

@@ -13,7 +13,7 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-const std::vector<float> kSpecial = {-2.7f,    -2.5f, -0.5f,    0.5f,      1.5f,     2.5f,      2.7f,    3e9f,
+const std::vector<float> kSpecialCast = {-2.7f,    -2.5f, -0.5f,    0.5f,      1.5f,     2.5f,      2.7f,    3e9f,
                                      -3e9f,    NAN,   INFINITY, -INFINITY, 255.5f,   256.0f,    -1.0f,   65504.0f,
                                      65520.0f, 1e-8f, 1e5f,     -0.0f,     32767.5f, -40000.0f, 4097.0f, 2049.0f};
 const std::vector<int32_t> kSpecialInts = {
@@ -22,9 +22,9 @@ const std::vector<int32_t> kSpecialInts = {
 TEST(Cast, MatchesLiteRt) {
   CaseGraph g;
   GraphBuilder& b = g.b();
-  const int32_t n = static_cast<int32_t>(kSpecial.size());
+  const int32_t n = static_cast<int32_t>(kSpecialCast.size());
   const int32_t m = static_cast<int32_t>(kSpecialInts.size());
-  const int f = g.Input(F32({n}, kSpecial));
+  const int f = g.Input(F32({n}, kSpecialCast));
   const int i = g.Input(I32({m}, kSpecialInts));
   const int u = g.Input(U8({6}, {0, 1, 2, 127, 128, 255}));
   g.Output(b.Cast(f, kI32));

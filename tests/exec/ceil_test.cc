@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Ceil(x); }
+int OpCeil(GraphBuilder& b, int x) { return b.Ceil(x); }
 
 TEST(Ceil, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -5.0f, 5.0f, 2300);
-  g.AddValues(Op, {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpCeil, -5.0f, 5.0f, 2300);
+  g.AddValues(OpCeil, {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Ceil, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpCeil(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

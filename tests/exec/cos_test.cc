@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Cos(x); }
+int OpCos(GraphBuilder& b, int x) { return b.Cos(x); }
 
 TEST(Cos, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -10.0f, 10.0f, 2100);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 3.14159265f, 1e4f, -1e4f, 1e-30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpCos, -10.0f, 10.0f, 2100);
+  g.AddValues(OpCos, {0.0f, -0.0f, 1.0f, -1.0f, 3.14159265f, 1e4f, -1e4f, 1e-30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Cos, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpCos(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

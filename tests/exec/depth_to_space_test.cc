@@ -5,7 +5,7 @@
 namespace gpuclean::testing::convt {
 namespace {
 
-npy::Array Iota(ir::DType dtype, const Shape& shape) {
+npy::Array IotaDepthToSpace(ir::DType dtype, const Shape& shape) {
   npy::Array a;
   a.dtype = dtype;
   a.shape.assign(shape.begin(), shape.end());
@@ -28,7 +28,7 @@ TEST(DepthToSpace, BlockSizesBatchesAndTypes) {
   b.Output(b.DepthToSpace(y, 3));
   b.Output(b.DepthToSpace(z, 2));
   ExpectMatchesLiteRtAllIsas(
-      b.Finish(), {RandomF32({1, 3, 4, 8}, 1), RandomF32({2, 2, 3, 27}, 2), Iota(tfl::TensorType_INT32, {1, 3, 4, 8})});
+      b.Finish(), {RandomF32({1, 3, 4, 8}, 1), RandomF32({2, 2, 3, 27}, 2), IotaDepthToSpace(tfl::TensorType_INT32, {1, 3, 4, 8})});
 }
 
 TEST(DepthToSpace, HandComputedOrder) {
@@ -36,7 +36,7 @@ TEST(DepthToSpace, HandComputedOrder) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 1, 2, 8});
   b.Output(b.DepthToSpace(x, 2));
-  ExpectOursAllIsas(b.Finish(), {Iota(tfl::TensorType_FLOAT32, {1, 1, 2, 8})}, 0,
+  ExpectOursAllIsas(b.Finish(), {IotaDepthToSpace(tfl::TensorType_FLOAT32, {1, 1, 2, 8})}, 0,
                     {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15});
 }
 

@@ -8,10 +8,10 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return b.Div(x, y); }
+int OpDiv(GraphBuilder& b, int x, int y) { return b.Div(x, y); }
 
 // Non-zero int32 values in [lo, hi].
-InputMaker NonZeroInts(int32_t lo, int32_t hi) {
+InputMaker NonZeroIntsDiv(int32_t lo, int32_t hi) {
   return [lo, hi](const Shape& s, uint32_t seed) {
     npy::Array a = RandomI32(s, seed, lo, hi);
     for (int64_t k = 0; k < a.num_elements(); ++k)
@@ -20,19 +20,19 @@ InputMaker NonZeroInts(int32_t lo, int32_t hi) {
   };
 }
 
-const std::vector<int32_t> kNum = {-7, 7, -7, 7, 0, 5, -1, 9};
-const std::vector<int32_t> kDen = {2, 2, -2, -2, 3, 5, 3, -4};
+const std::vector<int32_t> kNumDiv = {-7, 7, -7, 7, 0, 5, -1, 9};
+const std::vector<int32_t> kDenDiv = {2, 2, -2, -2, 3, 5, 3, -4};
 
 TEST(Div, MatchesLiteRt) {
   CaseGraph g;
   GraphBuilder& b = g.b();
-  g.AddBinary(BroadcastPairs(), Op, Uniform(-10, 10), SignedAway(0.25f, 4.0f), 500);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-1000, 1000), NonZeroInts(-9, 9), 600);
+  g.AddBinary(BroadcastPairs(), OpDiv, Uniform(-10, 10), SignedAway(0.25f, 4.0f), 500);
+  g.AddBinary(BroadcastPairs(), OpDiv, Ints(-1000, 1000), NonZeroIntsDiv(-9, 9), 600);
 
   const int x = g.Input(RandomF32({3, 17}, 41, -8, 8));
   const int y = g.Input(RandomSignedF32({17}, 42, 0.5f, 2.0f));
-  const int i = g.Input(I32({8}, kNum));
-  const int j = g.Input(I32({8}, kDen));
+  const int i = g.Input(I32({8}, kNumDiv));
+  const int j = g.Input(I32({8}, kDenDiv));
   for (auto act : {tfl::ActivationFunctionType_RELU, tfl::ActivationFunctionType_RELU6,
                    tfl::ActivationFunctionType_RELU_N1_TO_1, tfl::ActivationFunctionType_TANH}) {
     g.Output(b.Div(x, y, act));
@@ -50,7 +50,7 @@ TEST(Div, Int32TruncatesTowardZero) {
   const int in_i = b.Input("i", kI32, {8});
   const int in_j = b.Input("j", kI32, {8});
   b.Output(b.Div(in_i, in_j));
-  EXPECT_EQ(ValuesOf<int32_t>(RunOurs(b.Finish(), {I32({8}, kNum), I32({8}, kDen)})[0]),
+  EXPECT_EQ(ValuesOf<int32_t>(RunOurs(b.Finish(), {I32({8}, kNumDiv), I32({8}, kDenDiv)})[0]),
             (std::vector<int32_t>{-3, 3, 3, -3, 0, 1, 0, -2}));
 }
 

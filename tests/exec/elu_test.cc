@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Elu(x); }
+int OpElu(GraphBuilder& b, int x) { return b.Elu(x); }
 
 TEST(Elu, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -6.0f, 6.0f, 3000);
-  g.AddValues(Op, {0.0f, -0.0f, 1e-7f, -1e-7f, 1.0f, -1.0f, -20.0f, -100.0f, 1e30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpElu, -6.0f, 6.0f, 3000);
+  g.AddValues(OpElu, {0.0f, -0.0f, 1e-7f, -1e-7f, 1.0f, -1.0f, -20.0f, -100.0f, 1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Elu, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpElu(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Exp(x); }
+int OpExp(GraphBuilder& b, int x) { return b.Exp(x); }
 
 TEST(Exp, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -10.0f, 10.0f, 1600);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 88.0f, 89.0f, -87.0f, -104.0f, -110.0f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpExp, -10.0f, 10.0f, 1600);
+  g.AddValues(OpExp, {0.0f, -0.0f, 1.0f, -1.0f, 88.0f, 89.0f, -87.0f, -104.0f, -110.0f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Exp, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpExp(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

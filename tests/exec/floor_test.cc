@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Floor(x); }
+int OpFloor(GraphBuilder& b, int x) { return b.Floor(x); }
 
 TEST(Floor, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -5.0f, 5.0f, 2200);
-  g.AddValues(Op, {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpFloor, -5.0f, 5.0f, 2200);
+  g.AddValues(OpFloor, {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Floor, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpFloor(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -13,8 +13,10 @@
 #include "exec/kernels/conv_util.h"
 #include "exec/kernels/fp16_compute.h"
 #include "gpuclean/builder.h"
+#include "support/arrays.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean {
 namespace {
@@ -22,7 +24,7 @@ namespace {
 using builder::GraphBuilder;
 using exec::Precision;
 namespace conv = exec::kernels::conv;
-constexpr ir::DType kF32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::kF32;
 
 float ReferenceRound(float x) { return fp16_ieee_to_fp32_value(fp16_ieee_from_fp32_value(x)); }
 
@@ -57,15 +59,6 @@ std::vector<float> Values(const npy::Array& a) {
   return v;
 }
 
-npy::Array F32(std::vector<int32_t> shape, const std::vector<float>& values) {
-  npy::Array a;
-  a.dtype = kF32;
-  a.shape.assign(shape.begin(), shape.end());
-  a.data.resize(values.size() * 4);
-  std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
-}
-
 std::vector<float> RunIn(const ir::Model& model, const npy::Array& input, Precision precision) {
   return Values(testing::RunOurs(model, {input}, {.precision = precision}).at(0));
 }
@@ -80,9 +73,9 @@ TEST(Fp16Compute, DotProductOverflowsMidwayLikeAHalfAccumulator) {
   const ir::Model model = b.Finish();
   std::vector<float> in(512, 300.0f);
   std::fill(in.begin() + 256, in.end(), -300.0f);
-  EXPECT_EQ(RunIn(model, F32({1, 512}, in), Precision::kFp32)[0], 0.0f);
-  EXPECT_EQ(RunIn(model, F32({1, 512}, in), Precision::kFp16Storage)[0], 0.0f);
-  EXPECT_FALSE(std::isfinite(RunIn(model, F32({1, 512}, in), Precision::kFp16Compute)[0]));
+  EXPECT_EQ(RunIn(model, testing::F32({1, 512}, in), Precision::kFp32)[0], 0.0f);
+  EXPECT_EQ(RunIn(model, testing::F32({1, 512}, in), Precision::kFp16Storage)[0], 0.0f);
+  EXPECT_FALSE(std::isfinite(RunIn(model, testing::F32({1, 512}, in), Precision::kFp16Compute)[0]));
 }
 
 TEST(Fp16Compute, LayerNormMeanOverflowsAt256ChannelsOf440) {
@@ -91,7 +84,7 @@ TEST(Fp16Compute, LayerNormMeanOverflowsAt256ChannelsOf440) {
   const int x = b.Input("x", kF32, {1, 1, 256});
   b.Output(b.Mean(x, {-1}, true));
   const ir::Model model = b.Finish();
-  const npy::Array in = F32({1, 1, 256}, std::vector<float>(256, 440.0f));
+  const npy::Array in = testing::F32({1, 1, 256}, std::vector<float>(256, 440.0f));
   EXPECT_EQ(RunIn(model, in, Precision::kFp32)[0], 440.0f);
   EXPECT_EQ(RunIn(model, in, Precision::kFp16Storage)[0], 440.0f);
   EXPECT_TRUE(std::isinf(RunIn(model, in, Precision::kFp16Compute)[0]));
@@ -104,7 +97,7 @@ TEST(Fp16Compute, LongSumsStallInHalfPrecision) {
   const int x = b.Input("x", kF32, {20000});
   b.Output(b.Sum(x, {0}, false));
   const ir::Model model = b.Finish();
-  const npy::Array in = F32({20000}, std::vector<float>(20000, 1.0f));
+  const npy::Array in = testing::F32({20000}, std::vector<float>(20000, 1.0f));
   EXPECT_EQ(RunIn(model, in, Precision::kFp32)[0], 20000.0f);
   EXPECT_EQ(RunIn(model, in, Precision::kFp16Compute)[0], 8192.0f);
 }
@@ -125,7 +118,7 @@ TEST(Fp16Compute, ConvAndSoftmaxStayCloseOnOrdinaryValues) {
   const ir::Model model = b.Finish();
   std::vector<float> in(9 * 9 * 8);
   for (float& v : in) v = u(rng);
-  const npy::Array input = F32({1, 9, 9, 8}, in);
+  const npy::Array input = testing::F32({1, 9, 9, 8}, in);
   const auto ref = testing::RunOurs(model, {input}, {.precision = Precision::kFp32});
   const auto half = testing::RunOurs(model, {input}, {.precision = Precision::kFp16Compute});
   const testing::Agreement a = testing::Compare(ref[0], half[0]);
@@ -146,7 +139,7 @@ TEST(Fp16Compute, SpatialMeanFollowsTheLaneOrder) {
     GraphBuilder b;
     const int in = b.Input("x", kF32, {n, h, w, c});
     b.Output(mean ? b.Mean(in, {1, 2}, true) : b.Sum(in, {1, 2}, false));
-    const std::vector<float> got = RunIn(b.Finish(), F32({n, h, w, c}, x), Precision::kFp16Compute);
+    const std::vector<float> got = RunIn(b.Finish(), testing::F32({n, h, w, c}, x), Precision::kFp16Compute);
     ASSERT_EQ(got.size(), static_cast<size_t>(n * c));
     const float inverse = exec::kernels::fp16::Round(1.0f / (h * w));
     for (int bi = 0; bi < n; ++bi)
@@ -173,7 +166,7 @@ TEST(Fp16Compute, NanSurvivesTheActivationClampOnEveryPath) {
   for (conv::Isa isa : {conv::Isa::kGeneric, conv::Isa::kAvx2, conv::Isa::kAvx512}) {
     if (isa > conv::DetectedIsa()) continue;
     SCOPED_TRACE(conv::IsaName(conv::SetIsaForTesting(isa)));
-    const std::vector<float> out = RunIn(model, F32({1, 3, 3, 4}, in), Precision::kFp16Compute);
+    const std::vector<float> out = RunIn(model, testing::F32({1, 3, 3, 4}, in), Precision::kFp16Compute);
     for (int o = 0; o < 9; ++o) {
       EXPECT_TRUE(std::isnan(out[9 + o])) << "pixel 1, channel " << o;
       EXPECT_EQ(out[o], 2.0f) << "pixel 0, channel " << o;  // 4 x 0.5, within RELU6
@@ -202,7 +195,7 @@ TEST(Fp16Compute, TransposedConvAccumulatesItsTapsInFilterOrder) {
     const int in = b.Input("x", kF32, {1, h, w, ic});
     b.Output(b.TransposeConv(in, b.ConstF32("w", {oc, kernel, kernel, ic}, wt), builder::kNoInput, {1, oh, ow, oc},
                              tfl::Padding_VALID, stride, stride));
-    const std::vector<float> got = RunIn(b.Finish(), F32({1, h, w, ic}, x), Precision::kFp16Compute);
+    const std::vector<float> got = RunIn(b.Finish(), testing::F32({1, h, w, ic}, x), Precision::kFp16Compute);
     ASSERT_EQ(got.size(), static_cast<size_t>(oh * ow * oc));
     for (int oy = 0; oy < oh; ++oy)
       for (int ox = 0; ox < ow; ++ox)
@@ -258,7 +251,7 @@ TEST(Fp16Compute, InstructionSetPathsAgree) {
   b.Output(fc);
   b.Output(dw1);
   const ir::Model model = b.Finish();
-  const npy::Array input = F32({1, 10, 9, 40}, values(10 * 9 * 40, 40));
+  const npy::Array input = testing::F32({1, 10, 9, 40}, values(10 * 9 * 40, 40));
 
   const conv::Isa saved = conv::ActiveIsa();
   auto run = [&](conv::Isa isa) {

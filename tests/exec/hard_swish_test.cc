@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.HardSwish(x); }
+int OpHardSwish(GraphBuilder& b, int x) { return b.HardSwish(x); }
 
 TEST(HardSwish, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -6.0f, 6.0f, 3100);
-  g.AddValues(Op, {0.0f, -0.0f, 3.0f, -3.0f, 2.9f, -2.9f, 6.0f, 100.0f, -100.0f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpHardSwish, -6.0f, 6.0f, 3100);
+  g.AddValues(OpHardSwish, {0.0f, -0.0f, 3.0f, -3.0f, 2.9f, -2.9f, 6.0f, 100.0f, -100.0f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(HardSwish, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpHardSwish(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -6,7 +6,7 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-const std::vector<float> kSpecial = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN};
+const std::vector<float> kSpecialLeakyRelu = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN};
 
 TEST(LeakyRelu, MatchesLiteRt) {
   CaseGraph g;
@@ -14,14 +14,14 @@ TEST(LeakyRelu, MatchesLiteRt) {
   for (float alpha : {0.2f, 0.0f, 1.0f, -0.5f, 3.0f}) {
     auto op = [alpha](GraphBuilder& b, int x) { return b.LeakyRelu(x, alpha); };
     g.AddUnary(op, -5.0f, 5.0f, seed);
-    g.AddValues(op, kSpecial);
+    g.AddValues(op, kSpecialLeakyRelu);
     seed += 10;
   }
   g.ExpectMatches();
 }
 
 TEST(LeakyRelu, HandComputed) {
-  const auto got = RunUnaryOurs([](GraphBuilder& b, int x) { return b.LeakyRelu(x, 0.1f); }, kSpecial);
+  const auto got = RunUnaryOurs([](GraphBuilder& b, int x) { return b.LeakyRelu(x, 0.1f); }, kSpecialLeakyRelu);
   ExpectSameFloats(got, {0.0f, -0.0f, 1.0f, 0.1f * -1.0f, 1e-40f, 0.1f * -1e30f, INFINITY, -INFINITY, NAN});
 }
 

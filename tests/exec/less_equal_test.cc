@@ -7,19 +7,19 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return BoolOut(b, b.LessEqual(x, y)); }
+int OpLessEqual(GraphBuilder& b, int x, int y) { return BoolOut(b, b.LessEqual(x, y)); }
 
 TEST(LessEqual, MatchesLiteRt) {
   CaseGraph g;
   GraphBuilder& b = g.b();
-  g.AddBinary(BroadcastPairs(), Op, Tied(-2, 2), Tied(-2, 2), 4000);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-2, 2), Ints(-2, 2), 4100);
+  g.AddBinary(BroadcastPairs(), OpLessEqual, Tied(-2, 2), Tied(-2, 2), 4000);
+  g.AddBinary(BroadcastPairs(), OpLessEqual, Ints(-2, 2), Ints(-2, 2), 4100);
   const float inf = INFINITY;
-  g.Output(Op(b, g.Input(F32({7}, {NAN, 1.0f, NAN, -0.0f, inf, -inf, 2.0f})),
+  g.Output(OpLessEqual(b, g.Input(F32({7}, {NAN, 1.0f, NAN, -0.0f, inf, -inf, 2.0f})),
               g.Input(F32({7}, {1.0f, NAN, NAN, 0.0f, inf, inf, 2.0f}))));
   const int i = g.Input(RandomI32({3, 4}, 4200, -2, 2));
   const int j = g.Input(RandomI32({4}, 4201, -2, 2));
-  g.Output(Op(b, b.Cast(i, kI64), b.Cast(j, kI64)));
+  g.Output(OpLessEqual(b, b.Cast(i, kI64), b.Cast(j, kI64)));
   g.ExpectMatches();
 }
 

@@ -9,17 +9,17 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Log(x); }
+int OpLog(GraphBuilder& b, int x) { return b.Log(x); }
 
 TEST(Log, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, 0.001f, 100.0f, 3200);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 1e-30f, 1e30f, 2.0f, -INFINITY});
+  g.AddUnary(OpLog, 0.001f, 100.0f, 3200);
+  g.AddValues(OpLog, {0.0f, -0.0f, 1.0f, -1.0f, 1e-30f, 1e30f, 2.0f, -INFINITY});
   g.ExpectMatches();
 }
 
 TEST(Log, IeeeWhereLiteRtJsIsNot) {
-  const std::vector<float> got = RunUnaryOurs(Op, {INFINITY, NAN, 1e-40f, 1.0f});
+  const std::vector<float> got = RunUnaryOurs(OpLog, {INFINITY, NAN, 1e-40f, 1.0f});
   EXPECT_EQ(got[0], INFINITY);
   EXPECT_TRUE(std::isnan(got[1]));
   EXPECT_NEAR(got[2], std::log(1e-40), 1e-4);
@@ -28,7 +28,7 @@ TEST(Log, IeeeWhereLiteRtJsIsNot) {
 
 TEST(Log, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpLog(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -6,11 +6,11 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return BoolOut(b, b.LogicalOr(PositiveMask(b, x), PositiveMask(b, y))); }
+int OpLogicalOr(GraphBuilder& b, int x, int y) { return BoolOut(b, b.LogicalOr(PositiveMask(b, x), PositiveMask(b, y))); }
 
 TEST(LogicalOr, MatchesLiteRt) {
   CaseGraph g;
-  g.AddBinary(BroadcastPairs(), Op, Uniform(-1, 1), Uniform(-1, 1), 4300);
+  g.AddBinary(BroadcastPairs(), OpLogicalOr, Uniform(-1, 1), Uniform(-1, 1), 4300);
   g.ExpectMatches();
 }
 

@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Logistic(x); }
+int OpLogistic(GraphBuilder& b, int x) { return b.Logistic(x); }
 
 TEST(Logistic, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -20.0f, 20.0f, 2500);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 20.0f, -20.0f, 90.0f, -90.0f, -105.0f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpLogistic, -20.0f, 20.0f, 2500);
+  g.AddValues(OpLogistic, {0.0f, -0.0f, 1.0f, -1.0f, 20.0f, -20.0f, 90.0f, -90.0f, -105.0f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Logistic, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpLogistic(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -8,26 +8,26 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return b.Maximum(x, y); }
+int OpMaximum(GraphBuilder& b, int x, int y) { return b.Maximum(x, y); }
 
-const std::vector<float> kA = {NAN, 1.0f, NAN, -0.0f, 3.0f, -3.0f};
-const std::vector<float> kB = {1.0f, NAN, NAN, 0.5f, 2.0f, -2.0f};
+const std::vector<float> kAMaximum = {NAN, 1.0f, NAN, -0.0f, 3.0f, -3.0f};
+const std::vector<float> kBMaximum = {1.0f, NAN, NAN, 0.5f, 2.0f, -2.0f};
 
 TEST(Maximum, MatchesLiteRt) {
   CaseGraph g;
   GraphBuilder& b = g.b();
-  g.AddBinary(BroadcastPairs(), Op, Tied(-3, 3), Uniform(-3, 3), 900);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-5, 5), Ints(-5, 5), 1000);
-  g.Output(Op(b, g.Input(F32({6}, kA)), g.Input(F32({6}, kB))));
+  g.AddBinary(BroadcastPairs(), OpMaximum, Tied(-3, 3), Uniform(-3, 3), 900);
+  g.AddBinary(BroadcastPairs(), OpMaximum, Ints(-5, 5), Ints(-5, 5), 1000);
+  g.Output(OpMaximum(b, g.Input(F32({6}, kAMaximum)), g.Input(F32({6}, kBMaximum))));
 
   std::vector<uint8_t> uv(35), vv(7);
   for (size_t k = 0; k < uv.size(); ++k) uv[k] = static_cast<uint8_t>((k * 37) % 256);
   for (size_t k = 0; k < vv.size(); ++k) vv[k] = static_cast<uint8_t>((k * 71 + 100) % 256);
-  g.Output(Op(b, g.Input(U8({5, 7}, uv)), g.Input(U8({7}, vv))));
+  g.Output(OpMaximum(b, g.Input(U8({5, 7}, uv)), g.Input(U8({7}, vv))));
 
   const int i = g.Input(RandomI32({4, 3}, 1, -9, 9));
   const int j = g.Input(RandomI32({3}, 2, -9, 9));
-  g.Output(b.Cast(Op(b, b.Cast(i, kI64), b.Cast(j, kI64)), kI32));
+  g.Output(b.Cast(OpMaximum(b, b.Cast(i, kI64), b.Cast(j, kI64)), kI32));
   g.ExpectMatches();
 }
 
@@ -35,8 +35,8 @@ TEST(Maximum, NaNOrder) {
   GraphBuilder b;
   const int in_x = b.Input("x", kF32, {6});
   const int in_y = b.Input("y", kF32, {6});
-  b.Output(Op(b, in_x, in_y));
-  ExpectSameFloats(ValuesOf<float>(RunOurs(b.Finish(), {F32({6}, kA), F32({6}, kB)})[0]),
+  b.Output(OpMaximum(b, in_x, in_y));
+  ExpectSameFloats(ValuesOf<float>(RunOurs(b.Finish(), {F32({6}, kAMaximum), F32({6}, kBMaximum)})[0]),
                    {NAN, 1.0f, NAN, 0.5f, 3.0f, -2.0f});
 }
 

@@ -10,13 +10,13 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return b.Mul(x, y); }
+int OpMul(GraphBuilder& b, int x, int y) { return b.Mul(x, y); }
 
 TEST(Mul, MatchesLiteRt) {
   CaseGraph g;
   GraphBuilder& b = g.b();
-  g.AddBinary(BroadcastPairs(), Op, Uniform(-4, 4), Uniform(-4, 4), 100);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-30000, 30000), Ints(-30000, 30000), 200);
+  g.AddBinary(BroadcastPairs(), OpMul, Uniform(-4, 4), Uniform(-4, 4), 100);
+  g.AddBinary(BroadcastPairs(), OpMul, Ints(-30000, 30000), Ints(-30000, 30000), 200);
 
   const int x = g.Input(RandomF32({3, 17}, 11, -4, 4));
   const int y = g.Input(RandomF32({3, 1}, 12, -4, 4));

@@ -6,21 +6,21 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Neg(x); }
+int OpNeg(GraphBuilder& b, int x) { return b.Neg(x); }
 
 TEST(Neg, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -10.0f, 10.0f, 3400);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpNeg, -10.0f, 10.0f, 3400);
+  g.AddValues(OpNeg, {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e30f, INFINITY, -INFINITY, NAN});
   const int i = g.Input(RandomI32({3, 7}, 3401, -2147483647, 2147483647));
-  g.Output(Op(g.b(), i));
-  g.Output(g.b().Cast(Op(g.b(), g.b().Cast(i, kI64)), kI32));
+  g.Output(OpNeg(g.b(), i));
+  g.Output(g.b().Cast(OpNeg(g.b(), g.b().Cast(i, kI64)), kI32));
   g.ExpectMatches();
 }
 
 TEST(Neg, Int32MinWraps) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("i", kI32, {3})));
+  b.Output(OpNeg(b, b.Input("i", kI32, {3})));
   const auto out = RunOurs(b.Finish(), {I32({3}, {-2147483647 - 1, -3, 0})});
   EXPECT_EQ(ValuesOf<int32_t>(out[0]), (std::vector<int32_t>{-2147483647 - 1, 3, 0}));
 }

@@ -7,19 +7,19 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return BoolOut(b, b.NotEqual(x, y)); }
+int OpNotEqual(GraphBuilder& b, int x, int y) { return BoolOut(b, b.NotEqual(x, y)); }
 
 TEST(NotEqual, MatchesLiteRt) {
   CaseGraph g;
   GraphBuilder& b = g.b();
-  g.AddBinary(BroadcastPairs(), Op, Tied(-2, 2), Tied(-2, 2), 4000);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-2, 2), Ints(-2, 2), 4100);
+  g.AddBinary(BroadcastPairs(), OpNotEqual, Tied(-2, 2), Tied(-2, 2), 4000);
+  g.AddBinary(BroadcastPairs(), OpNotEqual, Ints(-2, 2), Ints(-2, 2), 4100);
   const float inf = INFINITY;
-  g.Output(Op(b, g.Input(F32({7}, {NAN, 1.0f, NAN, -0.0f, inf, -inf, 2.0f})),
+  g.Output(OpNotEqual(b, g.Input(F32({7}, {NAN, 1.0f, NAN, -0.0f, inf, -inf, 2.0f})),
               g.Input(F32({7}, {1.0f, NAN, NAN, 0.0f, inf, inf, 2.0f}))));
   const int i = g.Input(RandomI32({3, 4}, 4200, -2, 2));
   const int j = g.Input(RandomI32({4}, 4201, -2, 2));
-  g.Output(Op(b, b.Cast(i, kI64), b.Cast(j, kI64)));
+  g.Output(OpNotEqual(b, b.Cast(i, kI64), b.Cast(j, kI64)));
   const int bx = g.Input(RandomF32({4, 5}, 4202, -1, 1));
   const int by = g.Input(RandomF32({5}, 4203, -1, 1));
   g.Output(BoolOut(b, b.NotEqual(PositiveMask(b, bx), PositiveMask(b, by))));

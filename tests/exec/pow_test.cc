@@ -8,7 +8,7 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return b.Pow(x, y); }
+int OpPow(GraphBuilder& b, int x, int y) { return b.Pow(x, y); }
 
 const float kInf = INFINITY;
 const std::vector<float> kBase = {0.0f, -2.0f, 1.0f, NAN, kInf, -kInf, 0.0f, -8.0f, 2.0f};
@@ -16,10 +16,10 @@ const std::vector<float> kExp = {0.0f, 0.5f, NAN, 0.0f, 2.0f, 3.0f, -1.0f, 1.0f 
 
 TEST(Pow, MatchesLiteRt) {
   CaseGraph g;
-  g.AddBinary(BroadcastPairs(), Op, Uniform(0.05f, 4.0f), Uniform(-3, 3), 1100);
-  g.AddBinary({{{4, 9}, {4, 9}}, {{3, 5}, {5}}}, Op, Uniform(-3, 3), Tied(-3, 4), 1200);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-6, 6), Ints(0, 5), 1300);
-  g.Output(Op(g.b(), g.Input(F32({9}, kBase)), g.Input(F32({9}, kExp))));
+  g.AddBinary(BroadcastPairs(), OpPow, Uniform(0.05f, 4.0f), Uniform(-3, 3), 1100);
+  g.AddBinary({{{4, 9}, {4, 9}}, {{3, 5}, {5}}}, OpPow, Uniform(-3, 3), Tied(-3, 4), 1200);
+  g.AddBinary(BroadcastPairs(), OpPow, Ints(-6, 6), Ints(0, 5), 1300);
+  g.Output(OpPow(g.b(), g.Input(F32({9}, kBase)), g.Input(F32({9}, kExp))));
   g.ExpectMatches();
 }
 
@@ -27,7 +27,7 @@ TEST(Pow, SpecialValuesOnOurs) {
   GraphBuilder b;
   const int in_x = b.Input("x", kF32, {9});
   const int in_y = b.Input("y", kF32, {9});
-  b.Output(Op(b, in_x, in_y));
+  b.Output(OpPow(b, in_x, in_y));
   ExpectSameFloats(ValuesOf<float>(RunOurs(b.Finish(), {F32({9}, kBase), F32({9}, kExp)})[0]),
                    {1.0f, NAN, 1.0f, 1.0f, kInf, -kInf, kInf, NAN, kInf});
 }
@@ -36,7 +36,7 @@ TEST(Pow, Int32NegativeExponentFails) {
   GraphBuilder b;
   const int in_i = b.Input("i", kI32, {2});
   const int in_j = b.Input("j", kI32, {2});
-  b.Output(Op(b, in_i, in_j));
+  b.Output(OpPow(b, in_i, in_j));
   const ir::Model model = b.Finish();
   const std::vector<npy::Array> inputs = {I32({2}, {2, 3}), I32({2}, {1, -1})};
   ExpectInvokeFails(model, inputs, "negative exponent");

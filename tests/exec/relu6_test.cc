@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Relu6(x); }
+int OpRelu6(GraphBuilder& b, int x) { return b.Relu6(x); }
 
 TEST(Relu6, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -8.0f, 8.0f, 2700);
-  g.AddValues(Op, {0.0f, -0.0f, 6.0f, 6.5f, -1.0f, 5.99f, 1e30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpRelu6, -8.0f, 8.0f, 2700);
+  g.AddValues(OpRelu6, {0.0f, -0.0f, 6.0f, 6.5f, -1.0f, 5.99f, 1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Relu6, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpRelu6(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

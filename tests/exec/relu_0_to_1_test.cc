@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Relu0To1(x); }
+int OpRelu0To1(GraphBuilder& b, int x) { return b.Relu0To1(x); }
 
 TEST(Relu0To1, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -3.0f, 3.0f, 2900);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 1.5f, -1.5f, 0.25f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpRelu0To1, -3.0f, 3.0f, 2900);
+  g.AddValues(OpRelu0To1, {0.0f, -0.0f, 1.0f, -1.0f, 1.5f, -1.5f, 0.25f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Relu0To1, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpRelu0To1(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

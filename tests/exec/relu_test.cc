@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Relu(x); }
+int OpRelu(GraphBuilder& b, int x) { return b.Relu(x); }
 
 TEST(Relu, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -8.0f, 8.0f, 2600);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpRelu, -8.0f, 8.0f, 2600);
+  g.AddValues(OpRelu, {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Relu, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpRelu(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

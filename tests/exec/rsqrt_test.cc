@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Rsqrt(x); }
+int OpRsqrt(GraphBuilder& b, int x) { return b.Rsqrt(x); }
 
 TEST(Rsqrt, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, 0.01f, 100.0f, 1800);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, 4.0f, 2.0f, 1e-30f, 1e30f, -1.0f, INFINITY, NAN});
+  g.AddUnary(OpRsqrt, 0.01f, 100.0f, 1800);
+  g.AddValues(OpRsqrt, {0.0f, -0.0f, 1.0f, 4.0f, 2.0f, 1e-30f, 1e30f, -1.0f, INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Rsqrt, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpRsqrt(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -15,6 +15,7 @@
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/npy.h"
+#include "support/arrays.h"
 #include "support/conformance.h"
 
 namespace gpuclean::testing {
@@ -40,19 +41,13 @@ npy::Array MakeArray(ir::DType dtype, const Shape& shape, const std::vector<T>& 
   return a;
 }
 
-inline npy::Array F32(const Shape& shape, const std::vector<float>& values) {
-  return MakeArray(tfl::TensorType_FLOAT32, shape, values);
-}
-inline npy::Array I32(const Shape& shape, const std::vector<int32_t>& values) {
-  return MakeArray(tfl::TensorType_INT32, shape, values);
-}
 
 // Uniform floats in [lo, hi), deterministic per seed.
 inline npy::Array RandomF32(const Shape& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937 rng(seed);
   std::vector<float> v(static_cast<size_t>(CountOf(shape)));
   for (float& x : v) x = lo + (hi - lo) * static_cast<float>(rng() >> 8) / 16777216.0f;
-  return F32(shape, v);
+  return MakeArray(tfl::TensorType_FLOAT32, shape, v);
 }
 
 // Uniform integers in [lo, hi], deterministic per seed.
@@ -60,7 +55,7 @@ inline npy::Array RandomI32(const Shape& shape, uint32_t seed, int32_t lo, int32
   std::mt19937 rng(seed);
   std::vector<int32_t> v(static_cast<size_t>(CountOf(shape)));
   for (int32_t& x : v) x = lo + static_cast<int32_t>(rng() % static_cast<uint32_t>(hi - lo + 1));
-  return I32(shape, v);
+  return MakeArray(tfl::TensorType_INT32, shape, v);
 }
 
 // Small integer-valued floats in [lo, hi]: many exact ties.
@@ -68,7 +63,7 @@ inline npy::Array TiedF32(const Shape& shape, uint32_t seed, int lo, int hi) {
   std::mt19937 rng(seed);
   std::vector<float> v(static_cast<size_t>(CountOf(shape)));
   for (float& x : v) x = static_cast<float>(lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)));
-  return F32(shape, v);
+  return MakeArray(tfl::TensorType_FLOAT32, shape, v);
 }
 
 // A bool tensor built inside the graph (LiteRT.js cannot feed bools): x > 0.

@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Sin(x); }
+int OpSin(GraphBuilder& b, int x) { return b.Sin(x); }
 
 TEST(Sin, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -10.0f, 10.0f, 2000);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 3.14159265f, 1e4f, -1e4f, 1e-30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpSin, -10.0f, 10.0f, 2000);
+  g.AddValues(OpSin, {0.0f, -0.0f, 1.0f, -1.0f, 3.14159265f, 1e4f, -1e4f, 1e-30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Sin, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpSin(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

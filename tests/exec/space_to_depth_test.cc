@@ -5,7 +5,7 @@
 namespace gpuclean::testing::convt {
 namespace {
 
-npy::Array Iota(ir::DType dtype, const Shape& shape) {
+npy::Array IotaSpaceToDepth(ir::DType dtype, const Shape& shape) {
   npy::Array a;
   a.dtype = dtype;
   a.shape.assign(shape.begin(), shape.end());
@@ -28,7 +28,7 @@ TEST(SpaceToDepth, BlockSizesBatchesAndTypes) {
   b.Output(b.SpaceToDepth(y, 3));
   b.Output(b.SpaceToDepth(z, 2));
   ExpectMatchesLiteRtAllIsas(
-      b.Finish(), {RandomF32({1, 6, 8, 2}, 1), RandomF32({2, 6, 9, 3}, 2), Iota(tfl::TensorType_INT32, {1, 6, 8, 2})});
+      b.Finish(), {RandomF32({1, 6, 8, 2}, 1), RandomF32({2, 6, 9, 3}, 2), IotaSpaceToDepth(tfl::TensorType_INT32, {1, 6, 8, 2})});
 }
 
 TEST(SpaceToDepth, HandComputedOrder) {
@@ -37,7 +37,7 @@ TEST(SpaceToDepth, HandComputedOrder) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 2, 4, 1});
   b.Output(b.SpaceToDepth(x, 2));
-  ExpectOursAllIsas(b.Finish(), {Iota(tfl::TensorType_FLOAT32, {1, 2, 4, 1})}, 0, {0, 1, 4, 5, 2, 3, 6, 7});
+  ExpectOursAllIsas(b.Finish(), {IotaSpaceToDepth(tfl::TensorType_FLOAT32, {1, 2, 4, 1})}, 0, {0, 1, 4, 5, 2, 3, 6, 7});
 }
 
 }  // namespace

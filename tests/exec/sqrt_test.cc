@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Sqrt(x); }
+int OpSqrt(GraphBuilder& b, int x) { return b.Sqrt(x); }
 
 TEST(Sqrt, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, 0.0f, 100.0f, 1700);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, 4.0f, 2.0f, 1e-30f, 1e30f, -1.0f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpSqrt, 0.0f, 100.0f, 1700);
+  g.AddValues(OpSqrt, {0.0f, -0.0f, 1.0f, 4.0f, 2.0f, 1e-30f, 1e30f, -1.0f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Sqrt, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpSqrt(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Square(x); }
+int OpSquare(GraphBuilder& b, int x) { return b.Square(x); }
 
 TEST(Square, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -10.0f, 10.0f, 1900);
-  g.AddValues(Op, {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpSquare, -10.0f, 10.0f, 1900);
+  g.AddValues(OpSquare, {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Square, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpSquare(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -6,14 +6,14 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x, int y) { return b.SquaredDifference(x, y); }
+int OpSquaredDifference(GraphBuilder& b, int x, int y) { return b.SquaredDifference(x, y); }
 
 TEST(SquaredDifference, MatchesLiteRt) {
   CaseGraph g;
-  g.AddBinary(BroadcastPairs(), Op, Uniform(-10, 10), Uniform(-10, 10), 700);
-  g.AddBinary(BroadcastPairs(), Op, Ints(-20000, 20000), Ints(-20000, 20000), 800);
+  g.AddBinary(BroadcastPairs(), OpSquaredDifference, Uniform(-10, 10), Uniform(-10, 10), 700);
+  g.AddBinary(BroadcastPairs(), OpSquaredDifference, Ints(-20000, 20000), Ints(-20000, 20000), 800);
   g.Output(
-      Op(g.b(), g.Input(F32({4}, {INFINITY, 1e20f, -0.0f, NAN})), g.Input(F32({4}, {INFINITY, -1e20f, 0.0f, 1.0f}))));
+      OpSquaredDifference(g.b(), g.Input(F32({4}, {INFINITY, 1e20f, -0.0f, NAN})), g.Input(F32({4}, {INFINITY, -1e20f, 0.0f, 1.0f}))));
   g.ExpectMatches();
 }
 
@@ -21,10 +21,10 @@ TEST(SquaredDifference, Int32WrapsAndFloatSpecials) {
   GraphBuilder b;
   const int in_i = b.Input("i", kI32, {3});
   const int in_j = b.Input("j", kI32, {3});
-  b.Output(Op(b, in_i, in_j));
+  b.Output(OpSquaredDifference(b, in_i, in_j));
   const int in_x = b.Input("x", kF32, {3});
   const int in_y = b.Input("y", kF32, {3});
-  b.Output(Op(b, in_x, in_y));
+  b.Output(OpSquaredDifference(b, in_x, in_y));
   const auto out = RunOurs(b.Finish(), {I32({3}, {65536, 3, -4}), I32({3}, {0, 3, 4}),
                                         F32({3}, {INFINITY, 1e20f, -0.0f}), F32({3}, {INFINITY, -1e20f, 0.0f})});
   EXPECT_EQ(ValuesOf<int32_t>(out[0]), (std::vector<int32_t>{0, 0, 64}));

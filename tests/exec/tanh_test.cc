@@ -6,18 +6,18 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int Op(GraphBuilder& b, int x) { return b.Tanh(x); }
+int OpTanh(GraphBuilder& b, int x) { return b.Tanh(x); }
 
 TEST(Tanh, MatchesLiteRt) {
   CaseGraph g;
-  g.AddUnary(Op, -6.0f, 6.0f, 2400);
-  g.AddValues(Op, {0.0f, -0.0f, 1e-8f, 0.5f, -0.5f, 9.0f, -9.0f, 50.0f, -50.0f, INFINITY, -INFINITY, NAN});
+  g.AddUnary(OpTanh, -6.0f, 6.0f, 2400);
+  g.AddValues(OpTanh, {0.0f, -0.0f, 1e-8f, 0.5f, -0.5f, 9.0f, -9.0f, 50.0f, -50.0f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 
 TEST(Tanh, RejectsNonFloat) {
   GraphBuilder b;
-  b.Output(Op(b, b.Input("x", kI32, {3})));
+  b.Output(OpTanh(b, b.Input("x", kI32, {3})));
   ExpectRejected(b.Finish());
 }
 

@@ -245,7 +245,7 @@ void ExpectNoCrash(const std::vector<uint8_t>& bytes, const std::string& source)
   }
 }
 
-std::vector<uint8_t> ReadBytes(const std::string& path) {
+std::vector<uint8_t> ReadBytesBadInput(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -322,7 +322,7 @@ TEST(BadInput, TruncatedAtEveryLength) {
 }
 
 TEST(BadInput, TruncatedFixture) {
-  const std::vector<uint8_t> bytes = ReadBytes(testing::FixtureModel("face_detection_short_range.tflite"));
+  const std::vector<uint8_t> bytes = ReadBytesBadInput(testing::FixtureModel("face_detection_short_range.tflite"));
   ASSERT_GT(bytes.size(), 1000u);
   for (size_t n : {size_t{8}, size_t{100}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 1}) {
     SCOPED_TRACE("truncated to " + std::to_string(n) + " bytes");
@@ -366,7 +366,7 @@ TEST(BadInput, FlippedBytesNeverCrash) {
 }
 
 TEST(BadInput, FlippedBytesInFixtureNeverCrash) {
-  const std::vector<uint8_t> original = ReadBytes(testing::FixtureModel("face_detection_short_range.tflite"));
+  const std::vector<uint8_t> original = ReadBytesBadInput(testing::FixtureModel("face_detection_short_range.tflite"));
   ASSERT_GT(original.size(), 1000u);
   // Flips in the first part hit the graph; the rest is mostly weights.
   const size_t graph_part = std::min<size_t>(original.size(), 64 * 1024);
@@ -857,7 +857,7 @@ TEST(BadInput, WriterRefusesToOverwriteItsInput) {
       EXPECT_NE(std::string(e.what()).find("refusing to overwrite the input"), std::string::npos) << e.what();
     }
   }
-  EXPECT_EQ(ReadBytes(path), original);
+  EXPECT_EQ(ReadBytesBadInput(path), original);
   // Another path is fine.
   format::WriteModel(model, dir.file("out.tflite"));
   EXPECT_EQ(format::ReadModel(dir.file("out.tflite")).main().ops.size(), 1u);

@@ -3,12 +3,13 @@
 #include "gpuclean/format.h"
 #include "lint/residency.h"
 #include "lint_test_util.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::lint {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 // relu -> gather -> relu: the gather splits the graph in two GPU runs.
 ir::Model Sandwich() {

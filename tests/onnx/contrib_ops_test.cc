@@ -44,7 +44,7 @@ void Vectors(OnnxTestModel& m, int64_t d) {
   m.InitF32("b", {d}, RandomValues(d, 21, 0.5f));
 }
 
-std::vector<ContribCase> Cases() {
+std::vector<ContribCase> CasesContribOps() {
   return {
       {"gelu", [](OnnxTestModel& m) {
          m.Input("x", {2, 16});
@@ -152,7 +152,7 @@ std::vector<ContribCase> Cases() {
   };
 }
 
-INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp, ::testing::ValuesIn(Cases()),
+INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp, ::testing::ValuesIn(CasesContribOps()),
                          [](const ::testing::TestParamInfo<ContribCase>& info) { return info.param.name; });
 
 // BiasSplitGelu has a CUDA kernel only: nothing to prove it against here.

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 using testing::OnnxTestModel;
 using testing::RandomValues;
 
-int Count(const convert::Report& r, const std::string& op) {
+int CountConvertTarget(const convert::Report& r, const std::string& op) {
   auto it = r.ops_out.find(op);
   return it == r.ops_out.end() ? 0 : it->second;
 }
@@ -82,7 +82,7 @@ TEST(ConvertTarget, AppliesAndProvesTheRewritesLintSuggests) {
   EXPECT_EQ(r.report.target.errors_after, 0) << text;
   ASSERT_FALSE(r.report.target.passes.empty()) << text;
   EXPECT_NE(r.report.target.passes[0].find("padv2-to-pad0"), std::string::npos) << text;
-  EXPECT_EQ(Count(r.report, "PADV2"), 0) << text;
+  EXPECT_EQ(CountConvertTarget(r.report, "PADV2"), 0) << text;
   EXPECT_NE(text.find("after:  predicted: 6 of 6 nodes on GPU"), std::string::npos) << text;
   EXPECT_EQ(LintErrors(o.output_path, o.target), 0);
 }
@@ -157,7 +157,7 @@ TEST(ConvertTarget, NoneKeepsThePlainLowering) {
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
   EXPECT_EQ(r.exit_code(), 0);
   EXPECT_TRUE(r.report.target.target.empty());
-  EXPECT_EQ(Count(r.report, "PADV2"), 1) << r.report.RenderText();
+  EXPECT_EQ(CountConvertTarget(r.report, "PADV2"), 1) << r.report.RenderText();
   EXPECT_GE(LintErrors(o.output_path, "mldrift-cl@2.1.6"), 1);
 }
 

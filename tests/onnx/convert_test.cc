@@ -18,7 +18,7 @@ namespace {
 using testing::OnnxTestModel;
 using testing::RandomValues;
 
-int Count(const convert::Report& r, const std::string& op) {
+int CountConvert(const convert::Report& r, const std::string& op) {
   auto it = r.ops_out.find(op);
   return it == r.ops_out.end() ? 0 : it->second;
 }
@@ -59,11 +59,11 @@ TEST(Convert, SmallCnnIsProvenAndRunsInLiteRt) {
   const convert::Result r = convert::Convert(o);
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
   ASSERT_TRUE(r.report.written);
-  EXPECT_EQ(Count(r.report, "CONV_2D"), 1);
-  EXPECT_EQ(Count(r.report, "DEPTHWISE_CONV_2D"), 1);
+  EXPECT_EQ(CountConvert(r.report, "CONV_2D"), 1);
+  EXPECT_EQ(CountConvert(r.report, "DEPTHWISE_CONV_2D"), 1);
   // Only the NCHW graph input needs a transpose; the rest stays NHWC until
   // the pooled vector, which is layout-free.
-  EXPECT_EQ(Count(r.report, "TRANSPOSE"), 1) << r.report.RenderText();
+  EXPECT_EQ(CountConvert(r.report, "TRANSPOSE"), 1) << r.report.RenderText();
   // The file runs in LiteRT.js with our interpreter's numbers.
   const auto inputs = testing::MakeInputs(o.output_path, 3);
   const auto litert = testing::RunLiteRt(o.output_path, inputs);
@@ -87,7 +87,7 @@ TEST(Convert, NhwcIoDropsTheInputTranspose) {
   o.nhwc_io = true;
   const convert::Result r = convert::Convert(o);
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
-  EXPECT_EQ(Count(r.report, "TRANSPOSE"), 0) << r.report.RenderText();
+  EXPECT_EQ(CountConvert(r.report, "TRANSPOSE"), 0) << r.report.RenderText();
   EXPECT_EQ(r.model.main().tensors[r.model.main().inputs[0]].shape, (std::vector<int32_t>{1, 16, 16, 3}));
 }
 
@@ -110,7 +110,7 @@ TEST(Convert, Fp16WeightsHalveTheFileAndStayProven) {
   o.output_path = dir.file("fp16.tflite");
   const auto fp16 = convert::Convert(o);
   ASSERT_TRUE(fp16.report.proven) << fp16.report.RenderText();
-  EXPECT_EQ(Count(fp16.report, "DEQUANTIZE"), 1);
+  EXPECT_EQ(CountConvert(fp16.report, "DEQUANTIZE"), 1);
   EXPECT_LT(std::filesystem::file_size(o.output_path), std::filesystem::file_size(dir.file("fp32.tflite")) * 0.6);
   const auto inputs = testing::MakeInputs(o.output_path, 1);
   EXPECT_EQ(testing::RunLiteRt(o.output_path, inputs).size(), 1u);
@@ -136,7 +136,7 @@ TEST(Convert, ShapeArithmeticFoldsAway) {
   const auto r = convert::Convert(o);
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
   EXPECT_EQ(r.report.ops_out.size(), 2u) << r.report.RenderText();  // RESHAPE, RELU
-  EXPECT_EQ(Count(r.report, "RESHAPE"), 1);
+  EXPECT_EQ(CountConvert(r.report, "RESHAPE"), 1);
   EXPECT_GE(r.report.folded.at("Shape"), 1);
 }
 

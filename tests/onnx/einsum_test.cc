@@ -12,13 +12,13 @@ using testing::ConvertModel;
 using testing::OnnxTestModel;
 using testing::RefusalOf;
 
-struct Case {
+struct CaseEinsum {
   std::string eq;
   std::vector<int64_t> a, b;  // b empty: one operand
 };
 
 TEST(Einsum, MatmulLikeEquations) {
-  const std::vector<Case> cases = {
+  const std::vector<CaseEinsum> cases = {
       {"bij,bjk->bik", {2, 3, 4}, {2, 4, 5}},
       {"bhid,bhjd->bhij", {1, 2, 3, 4}, {1, 2, 5, 4}},
       {"bhij,bhjd->bhid", {1, 2, 3, 5}, {1, 2, 5, 4}},

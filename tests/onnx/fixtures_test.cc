@@ -23,7 +23,7 @@ namespace gpuclean {
 namespace {
 namespace fs = std::filesystem;
 
-fs::path OnnxCache() { return fs::path(testing::SourceDir()) / ".cache" / "onnx"; }
+using testing::OnnxCache;
 
 nlohmann::json Summary(const std::string& name) {
   const fs::path path = OnnxCache() / (name + ".json");

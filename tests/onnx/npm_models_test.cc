@@ -21,7 +21,7 @@ namespace gpuclean {
 namespace {
 namespace fs = std::filesystem;
 
-fs::path OnnxCache() { return fs::path(testing::SourceDir()) / ".cache" / "onnx"; }
+using testing::OnnxCache;
 
 struct NpmModel {
   std::string name;

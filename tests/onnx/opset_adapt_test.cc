@@ -17,18 +17,18 @@ namespace {
 using testing::OnnxTestModel;
 using testing::RandomValues;
 
-struct Case {
+struct CaseOpsetAdapt {
   std::string name;
   int opset;
   std::function<void(OnnxTestModel&)> build;
 };
 
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
+std::ostream& operator<<(std::ostream& os, const CaseOpsetAdapt& c) { return os << c.name; }
 
-class OpsetForm : public ::testing::TestWithParam<Case> {};
+class OpsetForm : public ::testing::TestWithParam<CaseOpsetAdapt> {};
 
 TEST_P(OpsetForm, ConvertsAndMatchesOnnxruntime) {
-  const Case& c = GetParam();
+  const CaseOpsetAdapt& c = GetParam();
   testing::TempDir dir;
   OnnxTestModel m(c.opset);
   c.build(m);
@@ -40,7 +40,7 @@ TEST_P(OpsetForm, ConvertsAndMatchesOnnxruntime) {
   EXPECT_TRUE(r.report.proven) << r.report.RenderText();
 }
 
-std::vector<Case> Cases() {
+std::vector<CaseOpsetAdapt> CasesOpsetAdapt() {
   return {
       // PaddleOCR's case: the Softmax input's shape comes from a Reshape to
       // a computed shape that ONNX shape inference does not follow, so
@@ -246,8 +246,8 @@ std::vector<Case> Cases() {
   };
 }
 
-INSTANTIATE_TEST_SUITE_P(Adapt, OpsetForm, ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Adapt, OpsetForm, ::testing::ValuesIn(CasesOpsetAdapt()),
+                         [](const ::testing::TestParamInfo<CaseOpsetAdapt>& info) { return info.param.name; });
 
 // PyTorch 2.0 exports with fp16 Casts wrote node lists out of order;
 // onnxruntime sorts them itself.

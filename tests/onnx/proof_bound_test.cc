@@ -17,7 +17,7 @@ namespace gpuclean {
 namespace {
 namespace fs = std::filesystem;
 
-fs::path OnnxCache() { return fs::path(testing::SourceDir()) / ".cache" / "onnx"; }
+using testing::OnnxCache;
 
 // The first constant float tensor read by an op of `code`, at input `slot`.
 ir::Tensor* ConstInput(ir::Model& m, tfl::BuiltinOperator code, int slot) {

@@ -14,7 +14,7 @@ namespace {
 using testing::OnnxTestModel;
 using testing::RandomValues;
 
-struct Case {
+struct CaseRecurrent {
   std::string op;
   std::string direction;
   bool batch_first = false;
@@ -22,7 +22,7 @@ struct Case {
   int64_t linear_before_reset = 0;
 };
 
-void ProveRecurrent(const Case& c) {
+void ProveRecurrent(const CaseRecurrent& c) {
   SCOPED_TRACE(c.op + " " + c.direction + (c.batch_first ? " layout 1" : "") + (c.initial ? " initial" : "") +
                (c.linear_before_reset ? " lbr" : ""));
   const int64_t seq = 5, batch = 2, in = 3, hs = 4;

@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path OnnxCache() { return fs::path(testing::SourceDir()) / ".cache" / "onnx"; }
+using testing::OnnxCache;
 
 constexpr const char* kGates =
     " --gate 'boxes:box_iou>=0.99' --gate 'masks:mask_iou>=0.995' --gate logits:argmax --boxes cxcywh"

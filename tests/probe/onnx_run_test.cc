@@ -153,7 +153,7 @@ std::string GarbageModel(const std::string& path) { return Write(path, "this is 
 
 size_t Lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 
-std::vector<float> Floats(const npy::Array& a) {
+std::vector<float> FloatsOnnxRun(const npy::Array& a) {
   EXPECT_EQ(a.dtype, tfl::TensorType_FLOAT32);
   return std::vector<float>(a.as<float>(), a.as<float>() + a.num_elements());
 }
@@ -214,7 +214,7 @@ TEST(OnnxRuntimeProbe, OutputsAreTheArithmeticOfTheGeneratedInputs) {
   EXPECT_NE(x.data, y.data);
 
   ASSERT_EQ(r.outputs.size(), 3u);
-  const auto xs = Floats(x), ys = Floats(y), s = Floats(r.outputs[0]), p = Floats(r.outputs[1]), m = Floats(r.outputs[2]);
+  const auto xs = FloatsOnnxRun(x), ys = FloatsOnnxRun(y), s = FloatsOnnxRun(r.outputs[0]), p = FloatsOnnxRun(r.outputs[1]), m = FloatsOnnxRun(r.outputs[2]);
   EXPECT_EQ(r.outputs[0].shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(r.outputs[2].shape, (std::vector<int64_t>{2, 2}));
   for (size_t i = 0; i < 6; ++i) {
@@ -361,8 +361,8 @@ TEST(OnnxRuntimeProbe, BatchRunsEveryJobInOneProcessAndSurvivesAFailingOne) {
   // Each job got its own seed and output selection.
   EXPECT_EQ(r[0].outputs.size(), 3u);
   ASSERT_EQ(r[2].outputs.size(), 1u);
-  const auto x = Floats(npy::Read(dir.file("c/in0.npy"))), y = Floats(npy::Read(dir.file("c/in1.npy")));
-  const auto p = Floats(r[2].outputs[0]);
+  const auto x = FloatsOnnxRun(npy::Read(dir.file("c/in0.npy"))), y = FloatsOnnxRun(npy::Read(dir.file("c/in1.npy")));
+  const auto p = FloatsOnnxRun(r[2].outputs[0]);
   for (size_t i = 0; i < 6; ++i) EXPECT_EQ(p[i], (x[i] + y[i]) * y[i]);
   EXPECT_NE(npy::Read(dir.file("a/in0.npy")).data, npy::Read(dir.file("c/in0.npy")).data);
   EXPECT_EQ(npy::Read(dir.file("a/in0.npy")).data, Generated(tfl::TensorType_FLOAT32, {2, 3}, 1, 0).data);

@@ -24,7 +24,7 @@ namespace gpuclean::probe {
 namespace {
 namespace fs = std::filesystem;
 
-std::vector<float> Floats(const npy::Array& a) {
+std::vector<float> FloatsRuntimeProbe(const npy::Array& a) {
   EXPECT_EQ(a.dtype, tfl::TensorType_FLOAT32);
   return std::vector<float>(a.as<float>(), a.as<float>() + a.num_elements());
 }
@@ -135,7 +135,7 @@ void SelfieSegmentationIsFullyDelegatedAndMatchesWasm() {
   ASSERT_EQ(gpu.outputs.size(), 1u);
   ASSERT_EQ(cpu.outputs.size(), 1u);
   EXPECT_EQ(gpu.outputs[0].shape, cpu.outputs[0].shape);
-  const auto g = Floats(gpu.outputs[0]), c = Floats(cpu.outputs[0]);
+  const auto g = FloatsRuntimeProbe(gpu.outputs[0]), c = FloatsRuntimeProbe(cpu.outputs[0]);
   EXPECT_TRUE(AllFinite(g));
   EXPECT_GE(Correlation(g, c), 0.999);
   EXPECT_LT(MaxAbsDiff(g, c), 1e-3);
@@ -156,7 +156,7 @@ void FaceDetectionShortRangeFp32AndFp16() {
   ASSERT_EQ(half.outputs.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     SCOPED_TRACE(i);
-    const auto g = Floats(gpu.outputs[i]), h = Floats(half.outputs[i]), c = Floats(cpu.outputs[i]);
+    const auto g = FloatsRuntimeProbe(gpu.outputs[i]), h = FloatsRuntimeProbe(half.outputs[i]), c = FloatsRuntimeProbe(cpu.outputs[i]);
     EXPECT_GE(Correlation(g, c), 0.9999);
     EXPECT_LT(MaxAbsDiff(g, c), 1e-3);  // measured ~1e-4
     // fp16 storage: bigger but bounded rounding, still highly correlated.
@@ -188,7 +188,7 @@ void SparseFaceDetectorPartiallyDelegatesAndDiverges() {
   ASSERT_EQ(gpu.outputs.size(), cpu.outputs.size());
   bool diverged = false;
   for (size_t i = 0; i < gpu.outputs.size(); ++i) {
-    const auto g = Floats(gpu.outputs[i]), c = Floats(cpu.outputs[i]);
+    const auto g = FloatsRuntimeProbe(gpu.outputs[i]), c = FloatsRuntimeProbe(cpu.outputs[i]);
     diverged |= !AllFinite(g) || Correlation(g, c) < 0.95 || MaxAbsDiff(g, c) > 1.0;
   }
   EXPECT_TRUE(diverged);
@@ -207,8 +207,8 @@ void RankFiveGraphIsRejectedAlthoughTheFlagSaysAccelerated() {
   // The trap: LiteRT.js's flag reads true, the log says nothing ran on the GPU.
   EXPECT_EQ(gpu.is_fully_accelerated, true);
   // It still ran (on the CPU): relu of the input.
-  const auto in = Floats(npy::Read(batch->requests.at("rank5_webgpu").out_dir + "/in0.npy"));
-  const auto out = Floats(gpu.outputs.at(0));
+  const auto in = FloatsRuntimeProbe(npy::Read(batch->requests.at("rank5_webgpu").out_dir + "/in0.npy"));
+  const auto out = FloatsRuntimeProbe(gpu.outputs.at(0));
   ASSERT_EQ(in.size(), out.size());
   for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], std::max(in[i], 0.0f));
 }

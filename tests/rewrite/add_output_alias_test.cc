@@ -2,14 +2,15 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-std::vector<std::string> OutputNames(const ir::Model& m) {
+std::vector<std::string> OutputNamesAddOutputAlias(const ir::Model& m) {
   std::vector<std::string> names;
   for (int t : m.main().outputs) names.push_back(m.main().tensors[t].name);
   return names;
@@ -47,7 +48,7 @@ TEST(AddOutputAlias, OutputsSumTimesOneAndKeepsTheSumForConsumers) {
   const testing::PassProof proof = testing::ExpectPassProven("add-output-alias", model, AccumulatorInputs());
   const ir::Subgraph& g = proof.rewritten.main();
   // Same outputs, same order, same names.
-  EXPECT_EQ(OutputNames(proof.rewritten), OutputNames(model));
+  EXPECT_EQ(OutputNamesAddOutputAlias(proof.rewritten), OutputNamesAddOutputAlias(model));
   // The output slot is a MUL by the new input; the ADD is no output any more.
   const int out = g.outputs[1];
   const int producer = g.Producer(out);
@@ -71,7 +72,7 @@ TEST(AddOutputAlias, OutputsSumTimesOneAndKeepsTheSumForConsumers) {
 TEST(AddOutputAlias, KeepsTheAddsFusedActivation) {
   const ir::Model model = Accumulator(tfl::ActivationFunctionType_RELU);
   const testing::PassProof proof = testing::ExpectPassProven("add-output-alias", model, AccumulatorInputs());
-  EXPECT_EQ(OutputNames(proof.rewritten), OutputNames(model));
+  EXPECT_EQ(OutputNamesAddOutputAlias(proof.rewritten), OutputNamesAddOutputAlias(model));
   testing::ExpectFindingGone(model, proof.rewritten, "add-output-alias");
 }
 
@@ -91,7 +92,7 @@ TEST(AddOutputAlias, SharesOneInputBetweenSites) {
   EXPECT_EQ(proof.result.sites.size(), 2u);
   EXPECT_EQ(proof.result.host_inputs.size(), 1u);
   EXPECT_EQ(proof.rewritten.main().inputs.size(), 3u);
-  EXPECT_EQ(OutputNames(proof.rewritten), OutputNames(model));
+  EXPECT_EQ(OutputNamesAddOutputAlias(proof.rewritten), OutputNamesAddOutputAlias(model));
   EXPECT_GE(Named(proof.rewritten, "add-output-alias/one"), 0);
   testing::ExpectFindingGone(model, proof.rewritten, "add-output-alias");
 }
@@ -120,7 +121,7 @@ TEST(AddOutputAlias, FixesTheMicroProbe) {
   const testing::PassProof proof = testing::ExpectPassProven(
       "add-output-alias", model,
       {synth::HashUniform({1, 8}, -4, 4, 21), synth::HashUniform({1, 8}, -4, 4, 22)});
-  EXPECT_EQ(OutputNames(proof.rewritten), OutputNames(model));
+  EXPECT_EQ(OutputNamesAddOutputAlias(proof.rewritten), OutputNamesAddOutputAlias(model));
   testing::ExpectFindingGone(model, proof.rewritten, "add-output-alias");
 }
 

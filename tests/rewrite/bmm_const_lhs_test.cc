@@ -4,12 +4,13 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 TEST(BmmConstLhs, MovesTheConstantToTheSecondOperand) {
   GraphBuilder b;

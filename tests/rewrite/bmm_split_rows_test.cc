@@ -5,13 +5,14 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
-constexpr const char* kWebGpu = "mldrift-webgpu@2.5.3";
+using ::gpuclean::testing::tflite_names::F32;
+using ::gpuclean::testing::targets::kWebGpu;
 
 ir::Model Attention(int batch, int m, int k, int n, bool adj_y = false) {
   GraphBuilder b;

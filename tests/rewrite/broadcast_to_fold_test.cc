@@ -2,14 +2,15 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-npy::Array Ramp(std::vector<int64_t> shape, float start, float step) {
+npy::Array RampBroadcastToFold(std::vector<int64_t> shape, float start, float step) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   std::vector<float> v(static_cast<size_t>(n));
@@ -40,7 +41,7 @@ TEST(BroadcastToFold, RaisesTheRankAndRepeatsSeveralAxes) {
   const ir::Model model = b.Finish();
   const testing::PassProof proof = testing::ExpectPassProven(
       "broadcast-to-fold", model,
-      {Ramp({4}, -1.5f, 1.0f), Ramp({1, 1, 5, 1}, 3.0f, -2.0f), Ramp({2, 7, 5, 4}, -10.0f, 0.0625f)}, 2);
+      {RampBroadcastToFold({4}, -1.5f, 1.0f), RampBroadcastToFold({1, 1, 5, 1}, 3.0f, -2.0f), RampBroadcastToFold({2, 7, 5, 4}, -10.0f, 0.0625f)}, 2);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_BROADCAST_TO), 0);
   for (const ir::Tensor& t : proof.rewritten.main().tensors) EXPECT_LE(t.rank(), 4) << t.name;
   testing::ExpectFindingGone(model, proof.rewritten, "broadcast-to-runtime");
@@ -56,7 +57,7 @@ TEST(BroadcastToFold, DropsABroadcastItsReadersMakeThemselves) {
   b.Output(b.Sub(b.Mul(q, expanded), expanded));
   const ir::Model model = b.Finish();
   const testing::PassProof proof = testing::ExpectPassProven(
-      "broadcast-to-fold", model, {Ramp({1, 1, 4}, -1.5f, 1.0f), Ramp({2, 7, 4}, -3.0f, 0.125f)});
+      "broadcast-to-fold", model, {RampBroadcastToFold({1, 1, 4}, -1.5f, 1.0f), RampBroadcastToFold({2, 7, 4}, -3.0f, 0.125f)});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_BROADCAST_TO), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_CONCATENATION), 0);
   EXPECT_EQ(proof.rewritten.main().ops.size(), 2u);

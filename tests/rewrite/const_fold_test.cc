@@ -2,14 +2,15 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-std::vector<float> Ramp(size_t n, float start, float step) {
+std::vector<float> RampConstFold(size_t n, float start, float step) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
   return v;
@@ -30,13 +31,13 @@ TEST(ConstFold, FoldsWeightChainsButLeavesWeightDequantizeToTheDelegate) {
   // the activation shape, and a plain fp16 weight the delegate reads itself.
   GraphBuilder b;
   int x = b.Input("x", F32, {2, 3});
-  int w_t = b.Transpose(b.ConstF32("w_kxo", {3, 4}, Ramp(12, -1.0f, 0.2f)), {1, 0});
-  int scaled = b.Mul(b.Dequantize(b.ConstF16FromF32("w16", {4, 4}, Ramp(16, -2.0f, 0.25f))),
+  int w_t = b.Transpose(b.ConstF32("w_kxo", {3, 4}, RampConstFold(12, -1.0f, 0.2f)), {1, 0});
+  int scaled = b.Mul(b.Dequantize(b.ConstF16FromF32("w16", {4, 4}, RampConstFold(16, -2.0f, 0.25f))),
                      b.ConstF32("scale", {}, {0.5f}));
   int bias = b.BroadcastTo(b.ConstF32("bias", {1, 4}, {0.5f, -0.5f, 1.0f, 0.0f}), {2, 4});
   int h = b.Add(b.FullyConnected(x, w_t, builder::kNoInput), bias);
   int y = b.FullyConnected(h, scaled, builder::kNoInput);
-  int plain = b.Dequantize(b.ConstF16FromF32("v16", {4, 4}, Ramp(16, 1.0f, -0.125f)));
+  int plain = b.Dequantize(b.ConstF16FromF32("v16", {4, 4}, RampConstFold(16, 1.0f, -0.125f)));
   b.Output(b.FullyConnected(y, plain, builder::kNoInput));
   const ir::Model model = b.Finish();
   const testing::PassProof proof = testing::ExpectPassProven(
@@ -63,7 +64,7 @@ TEST(ConstFold, LeavesDensifyAndWeightDequantizeAlone) {
   std::vector<float> dense(16, 0.0f);
   dense[2] = 1.0f, dense[7] = -3.0f;
   int sparse = b.FullyConnected(x, b.Densify(b.ConstSparseF32("w", {4, 4}, dense)), builder::kNoInput);
-  int w16 = b.Dequantize(b.ConstF16FromF32("w16", {4, 4}, Ramp(16, 0.0f, 0.5f)));
+  int w16 = b.Dequantize(b.ConstF16FromF32("w16", {4, 4}, RampConstFold(16, 0.0f, 0.5f)));
   b.Output(b.FullyConnected(sparse, w16, builder::kNoInput));
   ir::Model model = b.Finish();
   const size_t ops = model.main().ops.size(), tensors = model.main().tensors.size();

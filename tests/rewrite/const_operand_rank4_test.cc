@@ -5,12 +5,13 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 std::vector<float> Values(const std::vector<int64_t>& shape, uint32_t seed) {
   const npy::Array a = synth::HashUniform(shape, 0.5f, 1.5f, seed);

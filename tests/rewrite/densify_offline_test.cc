@@ -1,12 +1,13 @@
 #include "gpuclean/builder.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 ir::Model SparseFullyConnected() {
   GraphBuilder b;

@@ -16,12 +16,13 @@
 #include "rewrite/graph_edit.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 ir::Model ReluModel() {
   GraphBuilder b;

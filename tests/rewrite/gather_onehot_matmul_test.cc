@@ -5,13 +5,14 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
-constexpr auto I32 = tfl::TensorType_INT32;
+using ::gpuclean::testing::tflite_names::F32;
+using ::gpuclean::testing::tflite_names::I32;
 
 // Distinct, non-round values so a wrong row or column cannot pass.
 std::vector<float> TableValues(int64_t n) {
@@ -105,7 +106,7 @@ TEST(GatherOneHotMatMul, OutOfRangeIndexGivesAZeroRowWhereTheOriginalFails) {
   EXPECT_ANY_THROW(testing::RunLiteRt(dir.file("gather.tflite"), inputs)) << "LiteRT should refuse index 4";
 }
 
-size_t Sites(ir::Model model, const PassOptions& options = {}) {
+size_t SitesGatherOnehotMatmul(ir::Model model, const PassOptions& options = {}) {
   return FindPass("gather-onehot-matmul")->Apply(model, options).sites.size();
 }
 
@@ -122,23 +123,23 @@ ir::Model TableLookup(int32_t rows) {
 }
 
 TEST(GatherOneHotMatMul, LeavesTablesAboveTheRowLimitAlone) {
-  EXPECT_EQ(Sites(TableLookup(1024)), 1u);
+  EXPECT_EQ(SitesGatherOnehotMatmul(TableLookup(1024)), 1u);
   const ir::Model big = TableLookup(1025);
-  EXPECT_EQ(Sites(big), 0u);
+  EXPECT_EQ(SitesGatherOnehotMatmul(big), 0u);
   EXPECT_NE(SkipReason(big).find("1025 rows, more than --onehot-max-rows 1024"), std::string::npos)
       << SkipReason(big);
-  EXPECT_EQ(Sites(big, PassOptions{.onehot_max_rows = 2048}), 1u);
+  EXPECT_EQ(SitesGatherOnehotMatmul(big, PassOptions{.onehot_max_rows = 2048}), 1u);
 }
 
 TEST(GatherOneHotMatMul, LeavesConstantIndicesRuntimeTablesAndNonFiniteTablesAlone) {
   // The gather-rows micro-probe: constant indices into a runtime tensor.
-  EXPECT_EQ(Sites(synth::Build("gather-rows")), 0u);
-  EXPECT_EQ(Sites(synth::Build("gather-nd-rows")), 0u);
+  EXPECT_EQ(SitesGatherOnehotMatmul(synth::Build("gather-rows")), 0u);
+  EXPECT_EQ(SitesGatherOnehotMatmul(synth::Build("gather-nd-rows")), 0u);
   {
     GraphBuilder b;  // runtime table, runtime indices
     const int x = b.Input("x", F32, {4, 3});
     b.Output(b.Gather(x, b.Input("ids", I32, {2}), 0));
-    EXPECT_EQ(Sites(b.Finish()), 0u);
+    EXPECT_EQ(SitesGatherOnehotMatmul(b.Finish()), 0u);
   }
   {
     GraphBuilder b;  // an infinite entry: 0 x inf would poison every other row
@@ -146,7 +147,7 @@ TEST(GatherOneHotMatMul, LeavesConstantIndicesRuntimeTablesAndNonFiniteTablesAlo
     values[5] = std::numeric_limits<float>::infinity();
     b.Output(b.Gather(b.ConstF32("table", {4, 3}, values), b.Input("ids", I32, {2}), 0));
     const ir::Model model = b.Finish();
-    EXPECT_EQ(Sites(model), 0u);
+    EXPECT_EQ(SitesGatherOnehotMatmul(model), 0u);
     EXPECT_NE(SkipReason(model).find("non-finite"), std::string::npos) << SkipReason(model);
   }
 }

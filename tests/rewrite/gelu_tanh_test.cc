@@ -1,12 +1,13 @@
 #include "gpuclean/builder.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 constexpr double kTanhBound = 5e-4;  // measured worst case 4.73e-4 at x = -2.70
 
 // x from -6 to 6 through the worst points of both forms (-2.70, -2.27).

@@ -4,12 +4,13 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 std::vector<float> Table(size_t n) {
   const npy::Array a = synth::HashUniform({static_cast<int64_t>(n)}, -3, 3, 31);

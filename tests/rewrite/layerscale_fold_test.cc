@@ -2,14 +2,15 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-std::vector<float> Ramp(size_t n, float lo, float step) {
+std::vector<float> RampLayerscaleFold(size_t n, float lo, float step) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = lo + step * static_cast<float>(i % 11) - 0.01f * static_cast<float>(i % 7);
   return v;
@@ -20,7 +21,7 @@ ir::Model LayerScale(const builder::Shape& gamma_shape, const std::vector<float>
                      builder::Activation fc_act = builder::kNoActivation) {
   GraphBuilder b;
   int x = b.Input("x", F32, {3, 6});
-  int w = b.ConstF32("w", {4, 6}, Ramp(24, -0.5f, 0.1f));
+  int w = b.ConstF32("w", {4, 6}, RampLayerscaleFold(24, -0.5f, 0.1f));
   int bias = with_bias ? b.ConstF32("b", {4}, {0.25f, -0.5f, 1.0f, -2.0f}) : builder::kNoInput;
   int y = b.FullyConnected(x, w, bias, fc_act);
   b.Output(b.Mul(y, b.ConstF32("gamma", gamma_shape, gamma)));
@@ -80,7 +81,7 @@ TEST(LayerScaleFold, LeavesAFusedReluWithANegativeGammaAlone) {
 TEST(LayerScaleFold, LeavesAnFcWithAnotherConsumerAlone) {
   GraphBuilder b;
   int x = b.Input("x", F32, {3, 6});
-  int y = b.FullyConnected(x, b.ConstF32("w", {4, 6}, Ramp(24, -0.5f, 0.1f)), builder::kNoInput);
+  int y = b.FullyConnected(x, b.ConstF32("w", {4, 6}, RampLayerscaleFold(24, -0.5f, 0.1f)), builder::kNoInput);
   b.Output(b.Mul(y, b.ConstF32("gamma", {4}, {0.1f, 0.2f, 0.3f, 0.4f})));
   b.Output(b.Relu(y));
   ir::Model model = b.Finish();
@@ -93,7 +94,7 @@ TEST(LayerScaleFold, LeavesARuntimeGammaAlone) {
   GraphBuilder b;
   int x = b.Input("x", F32, {3, 6});
   int gamma = b.Input("gamma", F32, {4});
-  b.Output(b.Mul(b.FullyConnected(x, b.ConstF32("w", {4, 6}, Ramp(24, -0.5f, 0.1f)), builder::kNoInput), gamma));
+  b.Output(b.Mul(b.FullyConnected(x, b.ConstF32("w", {4, 6}, RampLayerscaleFold(24, -0.5f, 0.1f)), builder::kNoInput), gamma));
   ir::Model model = b.Finish();
   EXPECT_TRUE(FindPass("layerscale-fold")->Apply(model, {}).sites.empty());
 }

@@ -3,12 +3,13 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 ir::Model Reduction(tfl::BuiltinOperator code, const builder::Shape& shape, const std::vector<int32_t>& axes,
                     bool keep_dims) {

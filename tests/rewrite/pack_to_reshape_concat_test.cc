@@ -2,12 +2,13 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 // Three different inputs stacked, so an axis or order mix-up changes values.
 ir::Model PackThree(const builder::Shape& shape, int32_t axis) {

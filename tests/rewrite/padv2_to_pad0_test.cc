@@ -4,6 +4,7 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 using builder::Activation;
 using builder::GraphBuilder;
 using builder::kNoActivation;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 const builder::Paddings kPadHW1 = {{0, 0}, {1, 1}, {1, 1}, {0, 0}};
 
 // The ResNet stem as converters emit it: conv + fused ReLU, -inf padding,
@@ -29,7 +30,7 @@ ir::Model Stem(Activation act, float value, const builder::Paddings& pads, tfl::
 
 npy::Array StemInput(uint32_t seed) { return synth::HashUniform({1, 7, 6, 3}, -4, 4, seed); }
 
-size_t Sites(ir::Model model) { return FindPass("padv2-to-pad0")->Apply(model, {}).sites.size(); }
+size_t SitesPadv2ToPad0(ir::Model model) { return FindPass("padv2-to-pad0")->Apply(model, {}).sites.size(); }
 
 TEST(Padv2ToPad0, FixesThePadv2MaxpoolProbe) {
   const ir::Model model = synth::Build("padv2-maxpool");
@@ -69,12 +70,12 @@ TEST(Padv2ToPad0, ZeroValuedPadv2NeedsNoPrecondition) {
 
 TEST(Padv2ToPad0, LeavesInputsThatMayBeNegativeAlone) {
   // No activation, and RELU_N1_TO_1 (whose range reaches -1).
-  EXPECT_EQ(Sites(Stem(kNoActivation, -1e9f, kPadHW1, tfl::Padding_VALID, 3, 2)), 0u);
-  EXPECT_EQ(Sites(Stem(tfl::ActivationFunctionType_RELU_N1_TO_1, -1e9f, kPadHW1, tfl::Padding_VALID, 3, 2)), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(Stem(kNoActivation, -1e9f, kPadHW1, tfl::Padding_VALID, 3, 2)), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(Stem(tfl::ActivationFunctionType_RELU_N1_TO_1, -1e9f, kPadHW1, tfl::Padding_VALID, 3, 2)), 0u);
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 4, 4, 3});
   b.Output(b.MaxPool2D(b.PadV2(b.ReluN1To1(x), kPadHW1, -1e9f), tfl::Padding_VALID, 2, 2, 3, 3));
-  EXPECT_EQ(Sites(b.Finish()), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(b.Finish()), 0u);
 }
 
 TEST(Padv2ToPad0, LeavesAWindowOfOnlyPaddingAlone) {
@@ -82,20 +83,20 @@ TEST(Padv2ToPad0, LeavesAWindowOfOnlyPaddingAlone) {
   // padding and yields -1e9 in the original, 0 after a zero pad.
   const builder::Paddings pads = {{0, 0}, {2, 2}, {0, 0}, {0, 0}};
   const ir::Model model = Stem(tfl::ActivationFunctionType_RELU, -1e9f, pads, tfl::Padding_VALID, 2, 2);
-  EXPECT_EQ(Sites(model), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(model), 0u);
   const npy::Array out = testing::RunOurs(model, {StemInput(5)})[0];
   EXPECT_EQ(out.as<float>()[0], -1e9f) << "the near-miss should really depend on the pad value";
 }
 
 TEST(Padv2ToPad0, LeavesPaddedChannelsAndOtherConsumersAlone) {
   const builder::Paddings channels = {{0, 0}, {1, 1}, {1, 1}, {0, 1}};
-  EXPECT_EQ(Sites(Stem(tfl::ActivationFunctionType_RELU, -1e9f, channels, tfl::Padding_VALID, 3, 2)), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(Stem(tfl::ActivationFunctionType_RELU, -1e9f, channels, tfl::Padding_VALID, 3, 2)), 0u);
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 4, 4, 3});
   int padded = b.PadV2(b.Relu(x), kPadHW1, -1e9f);
   b.Output(b.MaxPool2D(padded, tfl::Padding_VALID, 2, 2, 3, 3));
   b.Output(padded);
-  EXPECT_EQ(Sites(b.Finish()), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(b.Finish()), 0u);
 }
 
 // Without a ReLU the -inf padding cannot become zeros, but when it is
@@ -135,16 +136,16 @@ TEST(Padv2ToPad0, UnreadTrailingPaddingAndAFusedActivation) {
 TEST(Padv2ToPad0, LeavesFinitePadValuesAndNonSamePaddingWithoutAReluAlone) {
   // -1e9 is not -inf: a window of inputs all below it would differ.
   const ir::Model finite = Stem(kNoActivation, -1e9f, kSame7x6, tfl::Padding_VALID, 3, 2);
-  EXPECT_EQ(Sites(finite), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(finite), 0u);
   ir::Model copy = finite;
   const PassResult r = FindPass("padv2-to-pad0")->Apply(copy, {});
   ASSERT_EQ(r.skipped.size(), 1u);
   EXPECT_NE(r.skipped[0].why.find("-1e+09 is finite"), std::string::npos) << r.skipped[0].why;
   // SAME would put no padding before W (6 columns, 3x3 stride 2).
   const ir::Model shifted = Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kPadHW1, tfl::Padding_VALID, 3, 2);
-  EXPECT_EQ(Sites(shifted), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(shifted), 0u);
   // Already SAME on top of the padding: the pool would pad again.
-  EXPECT_EQ(Sites(Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kSame7x6, tfl::Padding_SAME, 3, 2)), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kSame7x6, tfl::Padding_SAME, 3, 2)), 0u);
 }
 
 }  // namespace

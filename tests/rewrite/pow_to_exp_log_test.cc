@@ -3,12 +3,13 @@
 #include "gpuclean/builder.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 int Scalar(GraphBuilder& b, const std::string& name, float v) { return b.ConstF32(name, {}, {v}); }
 
@@ -26,12 +27,12 @@ ir::Model FractionalPowers() {
   return b.Finish();
 }
 
-const npy::Array kX = testing::F32(
+const npy::Array kXPowToExpLog = testing::F32(
     {1, 12}, {0.0f, 1e-6f, -1e-3f, 0.05f, -0.5f, 0.999f, 1.0f, -2.0f, 3.7f, -10.0f, 55.0f, -300.0f});
 
 TEST(PowToExpLog, FractionalExponentsBecomeExpLog) {
   const ir::Model model = FractionalPowers();
-  const testing::PassProof proof = testing::ExpectPassProven("pow-to-exp-log", model, {kX}, 3);
+  const testing::PassProof proof = testing::ExpectPassProven("pow-to-exp-log", model, {kXPowToExpLog}, 3);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_POW), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_EXP), 3);
   testing::ExpectFindingGone(model, proof.rewritten, "pow");
@@ -49,13 +50,13 @@ TEST(PowToExpLog, SmallIntegerAndHalfExponentsAreExactForAnySign) {
   b.Output(b.Pow(positive, Scalar(b, "half", 0.5f)));
   b.Output(b.Pow(positive, Scalar(b, "minus_half", -0.5f)));
   const ir::Model model = b.Finish();
-  const testing::PassProof proof = testing::ExpectPassProven("pow-to-exp-log", model, {kX}, 7);
+  const testing::PassProof proof = testing::ExpectPassProven("pow-to-exp-log", model, {kXPowToExpLog}, 7);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_POW), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_EXP), 0);  // no exp/log for these
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_SQRT), 1);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_RSQRT), 1);
   // The integer powers are bit-exact, so they hold to the exact tolerance too.
-  const std::vector<npy::Array> ref = testing::RunOurs(model, {kX}), got = testing::RunOurs(proof.rewritten, {kX});
+  const std::vector<npy::Array> ref = testing::RunOurs(model, {kXPowToExpLog}), got = testing::RunOurs(proof.rewritten, {kXPowToExpLog});
   for (size_t k = 0; k < 4; ++k) testing::ExpectWithinBound({ref[k]}, {got[k]}, 1e-6, "integer power");
   testing::ExpectFindingGone(model, proof.rewritten, "pow");
 }
@@ -66,7 +67,7 @@ TEST(PowToExpLog, ConstantBaseBecomesExp) {
   int x = b.Input("x", F32, {1, 12});
   b.Output(b.Pow(Scalar(b, "ten", 10.0f), b.Mul(x, Scalar(b, "twentieth", 0.05f))));
   const ir::Model model = b.Finish();
-  const testing::PassProof proof = testing::ExpectPassProven("pow-to-exp-log", model, {kX});
+  const testing::PassProof proof = testing::ExpectPassProven("pow-to-exp-log", model, {kXPowToExpLog});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_POW), 0);
   testing::ExpectFindingGone(model, proof.rewritten, "pow");
 }

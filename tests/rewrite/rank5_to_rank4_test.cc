@@ -9,12 +9,13 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 // The highest tensor rank; each tensor above 4 is named with its producer
 // in the test's log.

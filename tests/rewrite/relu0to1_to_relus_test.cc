@@ -2,12 +2,13 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 constexpr const char* kTarget = "mldrift-cl@2.1.5";
 
 // Hard-sigmoid as converters emit it: x * 1/6 + 0.5 clamped by RELU_0_TO_1,

@@ -5,14 +5,15 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-void ExpectFixesFp16(const ir::Model& model, const std::vector<npy::Array>& inputs) {
+void ExpectFixesFp16RmsnormScaleFirst(const ir::Model& model, const std::vector<npy::Array>& inputs) {
   EXPECT_LT(testing::Fp16Correlation(model, model, inputs), 0.999) << "the pattern should break in fp16";
   const testing::PassProof proof = testing::ExpectPassProven("rmsnorm-scale-first", model, inputs);
   EXPECT_EQ(proof.result.sites.size(), 1u);
@@ -23,7 +24,7 @@ void ExpectFixesFp16(const ir::Model& model, const std::vector<npy::Array>& inpu
 
 TEST(RmsNormScaleFirst, FixesTheRmsNorm274Pattern) {
   const synth::SynthGraph& g = *synth::Find("rmsnorm-274");
-  ExpectFixesFp16(g.build(), g.inputs());
+  ExpectFixesFp16RmsnormScaleFirst(g.build(), g.inputs());
 }
 
 enum class Spelling { kSquare, kPow, kSqrtDiv };
@@ -45,7 +46,7 @@ ir::Model Rms(Spelling spelling) {
 TEST(RmsNormScaleFirst, MatchesTheConverterSpellings) {
   for (Spelling s : {Spelling::kSquare, Spelling::kPow, Spelling::kSqrtDiv}) {
     SCOPED_TRACE(static_cast<int>(s));
-    ExpectFixesFp16(Rms(s), {synth::HashUniform({1, 8, 64}, -600, 600, 61)});
+    ExpectFixesFp16RmsnormScaleFirst(Rms(s), {synth::HashUniform({1, 8, 64}, -600, 600, 61)});
   }
 }
 

@@ -5,15 +5,16 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 // The pass fixes what fp16 breaks and proves exact in fp32.
-void ExpectFixesFp16(const ir::Model& model, const std::vector<npy::Array>& inputs, size_t sites = 1) {
+void ExpectFixesFp16SafeLayernormV2(const ir::Model& model, const std::vector<npy::Array>& inputs, size_t sites = 1) {
   EXPECT_LT(testing::Fp16Correlation(model, model, inputs), 0.999) << "the pattern should break in fp16";
   const testing::PassProof proof = testing::ExpectPassProven("safe-layernorm-v2", model, inputs, sites);
   EXPECT_EQ(proof.result.sites.size(), sites);
@@ -25,12 +26,12 @@ void ExpectFixesFp16(const ir::Model& model, const std::vector<npy::Array>& inpu
 
 TEST(SafeLayerNormV2, FixesTheLayerNorm256Pattern) {
   const synth::SynthGraph& g = *synth::Find("layernorm-256");
-  ExpectFixesFp16(g.build(), g.inputs());
+  ExpectFixesFp16SafeLayernormV2(g.build(), g.inputs());
 }
 
 TEST(SafeLayerNormV2, FixesTheNafnetLayerNorm512Pattern) {
   const synth::SynthGraph& g = *synth::Find("nafnet-layernorm-512");
-  ExpectFixesFp16(g.build(), g.inputs());
+  ExpectFixesFp16SafeLayernormV2(g.build(), g.inputs());
 }
 
 // The v1 form rebuilds var * S^2; the pass keeps it in the scaled domain.
@@ -92,17 +93,17 @@ npy::Array Large(std::vector<int64_t> shape, uint32_t seed) {
 TEST(SafeLayerNormV2, MatchesTheSquareSpellings) {
   for (Square square : {Square::kSquare, Square::kPow, Square::kSquaredDifference}) {
     SCOPED_TRACE(static_cast<int>(square));
-    ExpectFixesFp16(Norm({1, 6, 384}, {-1}, square, false), {Large({1, 6, 384}, 51)});
+    ExpectFixesFp16SafeLayernormV2(Norm({1, 6, 384}, {-1}, square, false), {Large({1, 6, 384}, 51)});
   }
 }
 
 TEST(SafeLayerNormV2, MatchesSqrtThenDiv) {
-  ExpectFixesFp16(Norm({1, 6, 384}, {2}, Square::kMul, true), {Large({1, 6, 384}, 52)});
+  ExpectFixesFp16SafeLayernormV2(Norm({1, 6, 384}, {2}, Square::kMul, true), {Large({1, 6, 384}, 52)});
 }
 
 // InstanceNorm: the statistics run over H and W per channel.
 TEST(SafeLayerNormV2, MatchesInstanceNormOverHeightAndWidth) {
-  ExpectFixesFp16(Norm({1, 16, 16, 4}, {1, 2}, Square::kMul, false), {Large({1, 16, 16, 4}, 53)});
+  ExpectFixesFp16SafeLayernormV2(Norm({1, 16, 16, 4}, {1, 2}, Square::kMul, false), {Large({1, 16, 16, 4}, 53)});
 }
 
 // Small inputs: S = 1, the graph is the same function and the pass must not

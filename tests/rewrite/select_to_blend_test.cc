@@ -4,14 +4,15 @@
 #include "rewrite/graph_edit.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-const npy::Array kX = testing::F32({1, 2, 2, 2}, {-3.0f, -0.5f, 0.0f, 0.25f, 2.0f, -7.5f, 1e4f, -1e-3f});
+const npy::Array kXSelectToBlend = testing::F32({1, 2, 2, 2}, {-3.0f, -0.5f, 0.0f, 0.25f, 2.0f, -7.5f, 1e4f, -1e-3f});
 
 TEST(SelectToBlend, PreluAndEluFormsOfRuntimeOperandsAreExact) {
   // where(x > 0, x, alpha * x) and where(x > 0, x, exp(x) - 1) as converters
@@ -22,7 +23,7 @@ TEST(SelectToBlend, PreluAndEluFormsOfRuntimeOperandsAreExact) {
   b.Output(b.SelectV2(positive, x, b.Mul(x, b.ConstF32("alpha", {1, 1, 1, 2}, {0.25f, 0.1f}))));
   b.Output(b.Select(positive, x, b.Sub(b.Exp(x), b.ConstF32("one", {}, {1.0f}))));
   const ir::Model model = b.Finish();
-  const testing::PassProof proof = testing::ExpectPassProven("select-to-blend", model, {kX}, 2);
+  const testing::PassProof proof = testing::ExpectPassProven("select-to-blend", model, {kXSelectToBlend}, 2);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_SELECT), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_SELECT_V2), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_CAST), 1);  // the mask is shared

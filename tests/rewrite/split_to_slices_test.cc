@@ -2,13 +2,14 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
-constexpr auto I32 = tfl::TensorType_INT32;
+using ::gpuclean::testing::tflite_names::F32;
+using ::gpuclean::testing::tflite_names::I32;
 
 // Each output goes through a different op so a swapped piece shows up.
 ir::Model SplitChannels(int32_t axis) {

@@ -2,14 +2,15 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-npy::Array Input(const builder::Shape& shape, uint32_t seed) {
+npy::Array InputStridedSliceToAvgpool(const builder::Shape& shape, uint32_t seed) {
   return synth::HashUniform(std::vector<int64_t>(shape.begin(), shape.end()), -4, 4, seed);
 }
 
@@ -21,12 +22,12 @@ ir::Model Subsample(const builder::Shape& shape, const std::vector<int32_t>& beg
   return b.Finish();
 }
 
-size_t Sites(ir::Model model) { return FindPass("strided-slice-to-avgpool")->Apply(model, {}).sites.size(); }
+size_t SitesStridedSliceToAvgpool(ir::Model model) { return FindPass("strided-slice-to-avgpool")->Apply(model, {}).sites.size(); }
 
 TEST(StridedSliceToAvgPool, Stride2OfHeightAndWidthIsAOneByOnePool) {
   const ir::Model model = Subsample({1, 8, 6, 3}, {0, 0, 0, 0}, {1, 8, 6, 3}, {1, 2, 2, 1});
   const testing::PassProof proof =
-      testing::ExpectPassProven("strided-slice-to-avgpool", model, {Input({1, 8, 6, 3}, 1)});
+      testing::ExpectPassProven("strided-slice-to-avgpool", model, {InputStridedSliceToAvgpool({1, 8, 6, 3}, 1)});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_STRIDED_SLICE), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_AVERAGE_POOL_2D), 1);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_SLICE), 0);
@@ -52,7 +53,7 @@ TEST(StridedSliceToAvgPool, OffsetsOddSizesAndMasks) {
     SCOPED_TRACE(c.name);
     const ir::Model model = Subsample(c.shape, c.begin, c.end, c.strides, c.masks);
     const testing::PassProof proof =
-        testing::ExpectPassProven("strided-slice-to-avgpool", model, {Input(c.shape, seed++)});
+        testing::ExpectPassProven("strided-slice-to-avgpool", model, {InputStridedSliceToAvgpool(c.shape, seed++)});
     EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_STRIDED_SLICE), 0);
     EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_AVERAGE_POOL_2D), 1);
   }
@@ -68,7 +69,7 @@ TEST(StridedSliceToAvgPool, RegularGatherNdOfHeightAndWidthIsAPool) {
   b.Output(b.GatherNd(x, b.ConstI32("i", {1, 3, 2, 3}, idx)));
   const ir::Model model = b.Finish();
   const testing::PassProof proof =
-      testing::ExpectPassProven("strided-slice-to-avgpool", model, {Input({1, 6, 4, 5}, 20)});
+      testing::ExpectPassProven("strided-slice-to-avgpool", model, {InputStridedSliceToAvgpool({1, 6, 4, 5}, 20)});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_GATHER_ND), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_AVERAGE_POOL_2D), 1);
   testing::ExpectFindingGone(model, proof.rewritten, "gather-nd");
@@ -77,7 +78,7 @@ TEST(StridedSliceToAvgPool, RegularGatherNdOfHeightAndWidthIsAPool) {
 TEST(StridedSliceToAvgPool, FixesTheGatherNdRowsProbe) {
   // Rows 0 and 2 of a 2-D tensor: no pool applies, a STRIDED_SLICE does.
   const ir::Model model = synth::Build("gather-nd-rows");
-  const testing::PassProof proof = testing::ExpectPassProven("strided-slice-to-avgpool", model, {Input({4, 8}, 21)});
+  const testing::PassProof proof = testing::ExpectPassProven("strided-slice-to-avgpool", model, {InputStridedSliceToAvgpool({4, 8}, 21)});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_GATHER_ND), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_STRIDED_SLICE), 1);
   testing::ExpectFindingGone(model, proof.rewritten, "gather-nd");
@@ -85,22 +86,22 @@ TEST(StridedSliceToAvgPool, FixesTheGatherNdRowsProbe) {
 
 TEST(StridedSliceToAvgPool, LeavesOtherSlicesAndIrregularGathersAlone) {
   // Stride on channels, a shrunk axis, stride 1 everywhere.
-  EXPECT_EQ(Sites(Subsample({1, 4, 4, 4}, {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 2})), 0u);
-  EXPECT_EQ(Sites(Subsample({1, 4, 4, 4}, {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 2, 2, 1}, {.shrink_axis = 1})), 0u);
-  EXPECT_EQ(Sites(Subsample({1, 4, 4, 4}, {0, 1, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 1})), 0u);
+  EXPECT_EQ(SitesStridedSliceToAvgpool(Subsample({1, 4, 4, 4}, {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 2})), 0u);
+  EXPECT_EQ(SitesStridedSliceToAvgpool(Subsample({1, 4, 4, 4}, {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 2, 2, 1}, {.shrink_axis = 1})), 0u);
+  EXPECT_EQ(SitesStridedSliceToAvgpool(Subsample({1, 4, 4, 4}, {0, 1, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 1})), 0u);
   // A subsample of an int32 tensor: no pool takes it.
   {
     GraphBuilder b;
     int x = b.Input("x", tfl::TensorType_INT32, {1, 4, 4, 2});
     b.Output(b.StridedSlice(x, {0, 0, 0, 0}, {1, 4, 4, 2}, {1, 2, 2, 1}));
-    EXPECT_EQ(Sites(b.Finish()), 0u);
+    EXPECT_EQ(SitesStridedSliceToAvgpool(b.Finish()), 0u);
   }
   // Rows 0, 1, 3: not one stride.
   GraphBuilder b;
   int x = b.Input("x", F32, {4, 8});
   b.Output(b.GatherNd(x, b.ConstI32("i", {3, 1}, {0, 1, 3})));
   ir::Model model = b.Finish();
-  EXPECT_EQ(Sites(model), 0u);
+  EXPECT_EQ(SitesStridedSliceToAvgpool(model), 0u);
   EXPECT_EQ(testing::CountOps(model, tfl::BuiltinOperator_GATHER_ND), 1);
 }
 

@@ -2,14 +2,15 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
-std::vector<std::string> OutputNames(const ir::Model& m) {
+std::vector<std::string> OutputNamesTokenOutputLeaf(const ir::Model& m) {
   std::vector<std::string> names;
   for (int t : m.main().outputs) names.push_back(m.main().tensors[t].name);
   return names;
@@ -20,7 +21,7 @@ TEST(TokenOutputLeaf, MakesTheProbesTokenOutputASoleLeaf) {
   const testing::PassProof proof =
       testing::ExpectPassProven("token-output-leaf", model, {synth::HashUniform({1, 16, 8}, -4, 4, 41)});
   const ir::Subgraph& g = proof.rewritten.main();
-  EXPECT_EQ(OutputNames(proof.rewritten), OutputNames(model));
+  EXPECT_EQ(OutputNamesTokenOutputLeaf(proof.rewritten), OutputNamesTokenOutputLeaf(model));
   const int out = g.outputs[0];
   EXPECT_TRUE(g.Consumers()[out].empty());
   ASSERT_GE(g.Producer(out), 0);
@@ -54,7 +55,7 @@ TEST(TokenOutputLeaf, HandlesEveryTokenOutputAndKeepsTheOrder) {
       testing::ExpectPassProven("token-output-leaf", model, {synth::HashUniform({1, 6, 4}, -4, 4, 42)}, 2);
   EXPECT_EQ(proof.result.sites.size(), 2u);
   EXPECT_EQ(proof.result.host_inputs.size(), 1u);
-  EXPECT_EQ(OutputNames(proof.rewritten), OutputNames(model));
+  EXPECT_EQ(OutputNamesTokenOutputLeaf(proof.rewritten), OutputNamesTokenOutputLeaf(model));
   for (int out : proof.rewritten.main().outputs) EXPECT_TRUE(proof.rewritten.main().Consumers()[out].empty());
   testing::ExpectFindingGone(model, proof.rewritten, "token-output-fanout");
 }

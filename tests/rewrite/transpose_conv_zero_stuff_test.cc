@@ -2,12 +2,13 @@
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 struct Case {
   const char* name;
@@ -20,7 +21,7 @@ struct Case {
 };
 
 // Weights without symmetry, so an unflipped or transposed kernel shows.
-std::vector<float> Ramp(size_t n, float step, float offset) {
+std::vector<float> RampTransposeConvZeroStuff(size_t n, float step, float offset) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = offset + step * static_cast<float>((i * 7) % 23);
   return v;
@@ -30,14 +31,14 @@ ir::Model Upsampler(const Case& c, int32_t out_c = 3) {
   GraphBuilder b;
   int x = b.Input("x", F32, c.input);
   const int32_t in_c = c.input[3];
-  int w = b.ConstF32("w", {out_c, c.kh, c.kw, in_c}, Ramp(static_cast<size_t>(out_c) * c.kh * c.kw * in_c, 0.05f, -0.5f));
-  int bias = c.bias ? b.ConstF32("b", {out_c}, Ramp(out_c, 0.3f, -0.4f)) : builder::kNoInput;
+  int w = b.ConstF32("w", {out_c, c.kh, c.kw, in_c}, RampTransposeConvZeroStuff(static_cast<size_t>(out_c) * c.kh * c.kw * in_c, 0.05f, -0.5f));
+  int bias = c.bias ? b.ConstF32("b", {out_c}, RampTransposeConvZeroStuff(out_c, 0.3f, -0.4f)) : builder::kNoInput;
   b.Output(b.TransposeConv(x, w, bias, {c.input[0], c.out_h, c.out_w, out_c}, c.padding, c.stride_w, c.stride_h,
                            c.act));
   return b.Finish();
 }
 
-npy::Array Input(const builder::Shape& shape, uint32_t seed) {
+npy::Array InputTransposeConvZeroStuff(const builder::Shape& shape, uint32_t seed) {
   return synth::HashUniform(std::vector<int64_t>(shape.begin(), shape.end()), -4, 4, seed);
 }
 
@@ -59,7 +60,7 @@ TEST(TransposeConvZeroStuff, EveryPaddingKernelAndOutputShapeVariant) {
     SCOPED_TRACE(c.name);
     const ir::Model model = Upsampler(c);
     const testing::PassProof proof =
-        testing::ExpectPassProven("transpose-conv-zero-stuff", model, {Input(c.input, seed++)});
+        testing::ExpectPassProven("transpose-conv-zero-stuff", model, {InputTransposeConvZeroStuff(c.input, seed++)});
     EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_TRANSPOSE_CONV), 0);
     EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_CONV_2D), 1);
     for (const ir::Tensor& t : proof.rewritten.main().tensors) EXPECT_LE(t.rank(), 4) << t.name;
@@ -70,7 +71,7 @@ TEST(TransposeConvZeroStuff, EveryPaddingKernelAndOutputShapeVariant) {
 TEST(TransposeConvZeroStuff, FixesTheTransposeConvProbe) {
   const ir::Model model = synth::Build("transpose-conv");
   const testing::PassProof proof =
-      testing::ExpectPassProven("transpose-conv-zero-stuff", model, {Input({1, 4, 4, 3}, 20)});
+      testing::ExpectPassProven("transpose-conv-zero-stuff", model, {InputTransposeConvZeroStuff({1, 4, 4, 3}, 20)});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_TRANSPOSE_CONV), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR), 1);
   testing::ExpectFindingGone(model, proof.rewritten, "transpose-conv");
@@ -92,7 +93,7 @@ TEST(TransposeConvZeroStuff, LeavesTheMediaPipeCustomOpAlone) {
   // only cost a larger convolution.
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 4, 4, 2});
-  int w = b.ConstF32("w", {3, 2, 2, 2}, Ramp(24, 0.1f, -1.0f));
+  int w = b.ConstF32("w", {3, 2, 2, 2}, RampTransposeConvZeroStuff(24, 0.1f, -1.0f));
   int bias = b.ConstF32("b", {3}, {0.1f, 0.2f, 0.3f});
   b.Output(b.Convolution2DTransposeBias(x, w, bias, tfl::Padding_SAME, 2, 2));
   ir::Model model = b.Finish();

@@ -10,12 +10,13 @@
 #include "gpuclean/format.h"
 #include "gpuclean/split.h"
 #include "support/test_support.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::split {
 namespace {
 
 using builder::GraphBuilder;
-constexpr auto F32 = tfl::TensorType_FLOAT32;
+using ::gpuclean::testing::tflite_names::F32;
 
 // x -> relu -> a; a * 2 -> b; b + a (skip) -> c; tanh(c) -> out, plus a
 // second output computed from a.

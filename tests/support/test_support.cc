@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -19,6 +20,15 @@ namespace gpuclean::testing {
 namespace fs = std::filesystem;
 
 std::string SourceDir() { return GPUCLEAN_SOURCE_DIR; }
+
+nlohmann::json ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+int CountLines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+fs::path OnnxCache() { return fs::path(SourceDir()) / ".cache" / "onnx"; }
 
 std::vector<std::string> FixtureModels() {
   std::vector<std::string> models;
@@ -140,6 +150,11 @@ std::vector<npy::Array> MakeInputs(const std::string& model_path, uint32_t seed)
 namespace {
 template <typename T>
 npy::Array ArrayOf(ir::DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  if (count != static_cast<int64_t>(values.size()))
+    throw std::invalid_argument("test data does not fit its shape: " + std::to_string(values.size()) + " values for " +
+                                std::to_string(count) + " elements");
   npy::Array a;
   a.dtype = dtype;
   a.shape = std::move(shape);

@@ -5,11 +5,20 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuclean/npy.h"
 
 namespace gpuclean::testing {
 
 std::string SourceDir();
+// The JSON document in a file (meta.json, a report); throws on bad JSON.
+nlohmann::json ReadJsonFile(const std::string& path);
+// How many '\n' the text holds: a one-line error message has one.
+int CountLines(const std::string& text);
+// .cache/onnx/: the exported ONNX fixtures and the real models from npm
+// (tools/fetch_onnx_fixtures.sh, tools/fetch_npm_onnx.sh).
+std::filesystem::path OnnxCache();
 // The fixture models fetched by tools/fetch_models.sh. Fails the calling test
 // (never skips) when the cache is empty.
 std::vector<std::string> FixtureModels();

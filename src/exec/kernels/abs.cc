@@ -4,9 +4,9 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 1, {ew::kF32, ew::kI32}); }
+void CheckAbs(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 1, {ew::kF32, ew::kI32}); }
 
-void Eval(KernelContext& ctx) {
+void EvalAbs(KernelContext& ctx) {
   ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_integral_v<T>) {
@@ -19,6 +19,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel AbsKernel() { return {Check, Eval}; }
+Kernel AbsKernel() { return {CheckAbs, EvalAbs}; }
 
 }  // namespace gpuclean::exec::kernels

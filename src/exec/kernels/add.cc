@@ -5,11 +5,11 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckAdd(const ir::Subgraph& graph, const ir::Op& op) {
   ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32, ew::kI64});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalAdd(KernelContext& ctx) {
   const auto act = ew::FusedActivation<tfl::AddOptionsT>(ctx.op);
   ew::Dispatch<float, int32_t, int64_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -19,6 +19,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel AddKernel() { return {Check, Eval}; }
+Kernel AddKernel() { return {CheckAdd, EvalAdd}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -13,7 +13,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckBatchMatmul(const ir::Subgraph& graph, const ir::Op& op) {
   conv::RequireFloat32(graph, op);
   for (int i = 0; i < 2; ++i) {
     const int r = conv::InputRank(graph, op, i);
@@ -39,7 +39,7 @@ int64_t BatchOffset(const std::vector<int32_t>& shape, const std::vector<int32_t
   return offset;
 }
 
-void Eval(KernelContext& ctx) {
+void EvalBatchMatmul(KernelContext& ctx) {
   const auto* o = ctx.op.options.AsBatchMatMulOptions();
   const bool adj_x = o && o->adj_x, adj_y = o && o->adj_y;
   const Tensor& x = ctx.input(0);
@@ -95,6 +95,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel BatchMatMulKernel() { return {Check, Eval}; }
+Kernel BatchMatMulKernel() { return {CheckBatchMatmul, EvalBatchMatmul}; }
 
 }  // namespace gpuclean::exec::kernels

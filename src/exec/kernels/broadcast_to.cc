@@ -6,13 +6,13 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckBroadcastTo(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "shape");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalBroadcastTo(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const int rank = output.rank(), in_rank = input.rank();
@@ -35,6 +35,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel BroadcastToKernel() { return {Check, Eval}; }
+Kernel BroadcastToKernel() { return {CheckBroadcastTo, EvalBroadcastTo}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -121,7 +121,7 @@ bool IsCastType(ir::DType d) {
   }
 }
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckCast(const ir::Subgraph& graph, const ir::Op& op) {
   ew::RequireCounts(graph, op, 1, 1);
   for (ir::DType d : {ew::InputDType(graph, op, 0), ew::OutputDType(graph, op, 0)})
     if (!IsCastType(d)) ThrowUnsupportedDtype(graph, op, d);
@@ -129,7 +129,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
     ThrowUnsupportedDtype(graph, op, o->out_data_type);
 }
 
-void Eval(KernelContext& ctx) {
+void EvalCast(KernelContext& ctx) {
   DispatchCastType(ctx, ctx.input(0).dtype, [&](auto from_tag) {
     using From = decltype(from_tag);
     DispatchCastType(ctx, ctx.output(0).dtype, [&](auto to_tag) {
@@ -148,6 +148,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel CastKernel() { return {Check, Eval}; }
+Kernel CastKernel() { return {CheckCast, EvalCast}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalCeil(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::ceil(x); });
 }
 
 }  // namespace
 
-Kernel CeilKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel CeilKernel() { return {ew::CheckFloatUnary, EvalCeil}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -8,7 +8,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckConcatenation(const ir::Subgraph& graph, const ir::Op& op) {
   if (op.inputs.empty()) ThrowOpUnsupported(graph, op, "needs at least one input");
   RequireMovable(graph, op, {-1});
   const auto options = OptionsOr<tfl::ConcatenationOptionsT>(op);
@@ -21,7 +21,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
   }
 }
 
-void Eval(KernelContext& ctx) {
+void EvalConcatenation(KernelContext& ctx) {
   Tensor& output = ctx.output(0);
   const auto options = OptionsOr<tfl::ConcatenationOptionsT>(ctx.op);
   const int rank = output.rank();
@@ -52,6 +52,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel ConcatenationKernel() { return {Check, Eval}; }
+Kernel ConcatenationKernel() { return {CheckConcatenation, EvalConcatenation}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -14,7 +14,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckConv2d(const ir::Subgraph& graph, const ir::Op& op) {
   conv::RequireFloat32(graph, op);
   const auto* o = op.options.AsConv2DOptions();
   if (!o) conv::ThrowBadInput(graph, op, "missing Conv2DOptions");
@@ -32,7 +32,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
                                     in[3], w[3], w[0]));
 }
 
-void Eval(KernelContext& ctx) {
+void EvalConv2d(KernelContext& ctx) {
   const auto& o = *ctx.op.options.AsConv2DOptions();
   const Tensor& in = ctx.input(0);
   const Tensor& w = ctx.input(1);
@@ -87,6 +87,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel Conv2DKernel() { return {Check, Eval}; }
+Kernel Conv2DKernel() { return {CheckConv2d, EvalConv2d}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -15,7 +15,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckConvolution2dTransposeBias(const ir::Subgraph& graph, const ir::Op& op) {
   conv::RequireFloat32(graph, op);
   if (op.inputs.size() != 3) conv::ThrowBadInput(graph, op, "needs input, weights and bias");
   if (conv::InputRank(graph, op, 0) != 4 || conv::InputRank(graph, op, 1) != 4)
@@ -24,7 +24,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
   if (o.stride_w <= 0 || o.stride_h <= 0) conv::ThrowBadInput(graph, op, "strides must be positive");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalConvolution2dTransposeBias(KernelContext& ctx) {
   const auto o = ir::DecodeMediaPipeTransposeConvOptions(ctx.op.custom_options);
   const Tensor& in = ctx.input(0);
   const Tensor& w = ctx.input(1);
@@ -54,6 +54,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel Convolution2DTransposeBiasKernel() { return {Check, Eval}; }
+Kernel Convolution2DTransposeBiasKernel() { return {CheckConvolution2dTransposeBias, EvalConvolution2dTransposeBias}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalCos(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::cos(x); });
 }
 
 }  // namespace
 
-Kernel CosKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel CosKernel() { return {ew::CheckFloatUnary, EvalCos}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -6,7 +6,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckCumsum(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireInputDtype(graph, op, 0, {tfl::TensorType_FLOAT32, tfl::TensorType_INT32, tfl::TensorType_INT64});
   const ir::Tensor* in = IrInput(graph, op, 0);
@@ -68,7 +68,7 @@ void Run(KernelContext& ctx, int axis, bool exclusive, bool reverse) {
   });
 }
 
-void Eval(KernelContext& ctx) {
+void EvalCumsum(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const int axis = NormalizeAxisOrThrow(ctx, ReadScalarInt(ctx, 1), input.rank());
   const auto options = OptionsOr<tfl::CumsumOptionsT>(ctx.op);
@@ -88,6 +88,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel CumsumKernel() { return {Check, Eval}; }
+Kernel CumsumKernel() { return {CheckCumsum, EvalCumsum}; }
 
 }  // namespace gpuclean::exec::kernels

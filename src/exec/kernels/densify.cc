@@ -13,7 +13,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckDensify(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 1, 1);
   const ir::Tensor* in = IrInput(graph, op, 0);
   if (!in) ThrowOpUnsupported(graph, op, "input 0 is missing");
@@ -103,7 +103,7 @@ struct Densifier {
   }
 };
 
-void Eval(KernelContext& ctx) {
+void EvalDensify(KernelContext& ctx) {
   const ir::Tensor& ir_in = *IrInput(ctx.graph, ctx.op, 0);
   const tfl::SparsityParametersT& sp = *ir_in.sparsity;
   const Tensor& input = ctx.input(0);
@@ -162,6 +162,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel DensifyKernel() { return {Check, Eval}; }
+Kernel DensifyKernel() { return {CheckDensify, EvalDensify}; }
 
 }  // namespace gpuclean::exec::kernels

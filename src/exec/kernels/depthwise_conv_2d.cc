@@ -159,7 +159,7 @@ GPUCLEAN_CONV_HOT void ExpandMultiplier(const float* in, int64_t pixels, int c, 
       for (int j = 0; j < m; ++j) out[(p * c + i) * m + j] = in[p * c + i];
 }
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckDepthwiseConv2d(const ir::Subgraph& graph, const ir::Op& op) {
   conv::RequireFloat32(graph, op);
   const auto* o = op.options.AsDepthwiseConv2DOptions();
   if (!o) conv::ThrowBadInput(graph, op, "missing DepthwiseConv2DOptions");
@@ -239,7 +239,7 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
   fp16::FinishRows(a.out + r0 * a.ow * a.c, (r1 - r0) * a.ow, a.c, a.c, a.bias, clamp);
 }
 
-void Eval(KernelContext& ctx) {
+void EvalDepthwiseConv2d(KernelContext& ctx) {
   const auto& o = *ctx.op.options.AsDepthwiseConv2DOptions();
   const Tensor& in = ctx.input(0);
   const Tensor& w = ctx.input(1);
@@ -299,6 +299,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel DepthwiseConv2DKernel() { return {Check, Eval}; }
+Kernel DepthwiseConv2DKernel() { return {CheckDepthwiseConv2d, EvalDepthwiseConv2d}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -7,7 +7,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckDequantize(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 1, 1);
   const ir::Tensor* in = IrInput(graph, op, 0);
   if (!in) ThrowOpUnsupported(graph, op, "input 0 is missing");
@@ -68,7 +68,7 @@ void Affine(KernelContext& ctx, const ir::Quantization& q) {
     }
 }
 
-void Eval(KernelContext& ctx) {
+void EvalDequantize(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   float* out = ctx.output(0).as<float>();
   const int64_t n = input.num_elements();
@@ -91,6 +91,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel DequantizeKernel() { return {Check, Eval}; }
+Kernel DequantizeKernel() { return {CheckDequantize, EvalDequantize}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -7,9 +7,9 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
+void CheckDiv(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
 
-void Eval(KernelContext& ctx) {
+void EvalDiv(KernelContext& ctx) {
   const auto act = ew::FusedActivation<tfl::DivOptionsT>(ctx.op);
   ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -27,6 +27,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel DivKernel() { return {Check, Eval}; }
+Kernel DivKernel() { return {CheckDiv, EvalDiv}; }
 
 }  // namespace gpuclean::exec::kernels

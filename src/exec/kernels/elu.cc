@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalElu(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return x < 0.0f ? std::expm1(x) : x; });
 }
 
 }  // namespace
 
-Kernel EluKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel EluKernel() { return {ew::CheckFloatUnary, EvalElu}; }
 
 }  // namespace gpuclean::exec::kernels

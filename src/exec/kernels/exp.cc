@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalExp(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::exp(x); });
 }
 
 }  // namespace
 
-Kernel ExpKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel ExpKernel() { return {ew::CheckFloatUnary, EvalExp}; }
 
 }  // namespace gpuclean::exec::kernels

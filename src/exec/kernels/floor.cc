@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalFloor(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::floor(x); });
 }
 
 }  // namespace
 
-Kernel FloorKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel FloorKernel() { return {ew::CheckFloatUnary, EvalFloor}; }
 
 }  // namespace gpuclean::exec::kernels

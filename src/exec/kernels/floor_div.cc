@@ -8,9 +8,9 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
+void CheckFloorDiv(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
 
-void Eval(KernelContext& ctx) {
+void EvalFloorDiv(KernelContext& ctx) {
   ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     ew::RequireNonZeroDivisor<T>(ctx, ctx.input(1));
@@ -27,6 +27,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel FloorDivKernel() { return {Check, Eval}; }
+Kernel FloorDivKernel() { return {CheckFloorDiv, EvalFloorDiv}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -8,7 +8,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckFullyConnected(const ir::Subgraph& graph, const ir::Op& op) {
   conv::RequireFloat32(graph, op);
   const auto* o = op.options.AsFullyConnectedOptions();
   if (o && o->weights_format != tfl::FullyConnectedOptionsWeightsFormat_DEFAULT)
@@ -17,7 +17,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
   if (conv::InputRank(graph, op, 2) > 1) conv::ThrowBadInput(graph, op, "bias must have rank 1");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalFullyConnected(KernelContext& ctx) {
   const auto* o = ctx.op.options.AsFullyConnectedOptions();
   const Tensor& in = ctx.input(0);
   const Tensor& w = ctx.input(1);
@@ -32,6 +32,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel FullyConnectedKernel() { return {Check, Eval}; }
+Kernel FullyConnectedKernel() { return {CheckFullyConnected, EvalFullyConnected}; }
 
 }  // namespace gpuclean::exec::kernels

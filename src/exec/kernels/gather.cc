@@ -8,13 +8,13 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckGather(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireMovable(graph, op, {0});
   RequireInputDtype(graph, op, 1, {tfl::TensorType_INT32, tfl::TensorType_INT64, tfl::TensorType_INT16});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalGather(KernelContext& ctx) {
   const Tensor& params = ctx.input(0);
   const Tensor& indices_tensor = ctx.input(1);
   Tensor& output = ctx.output(0);
@@ -56,6 +56,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel GatherKernel() { return {Check, Eval}; }
+Kernel GatherKernel() { return {CheckGather, EvalGather}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -6,13 +6,13 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckGatherNd(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireMovable(graph, op, {0});
   RequireInputDtype(graph, op, 1, {tfl::TensorType_INT32, tfl::TensorType_INT64, tfl::TensorType_INT16});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalGatherNd(KernelContext& ctx) {
   const Tensor& params = ctx.input(0);
   const Tensor& indices_tensor = ctx.input(1);
   Tensor& output = ctx.output(0);
@@ -45,6 +45,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel GatherNdKernel() { return {Check, Eval}; }
+Kernel GatherNdKernel() { return {CheckGatherNd, EvalGatherNd}; }
 
 }  // namespace gpuclean::exec::kernels

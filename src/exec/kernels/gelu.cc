@@ -7,7 +7,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalGelu(KernelContext& ctx) {
   const auto* options = ctx.op.options.AsGeluOptions();
   if (options && options->approximate) {
     constexpr float kSqrt2OverPi = 0.7978845608028654f;
@@ -21,6 +21,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel GeluKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel GeluKernel() { return {ew::CheckFloatUnary, EvalGelu}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalHardSwish(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f); });
 }
 
 }  // namespace
 
-Kernel HardSwishKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel HardSwishKernel() { return {ew::CheckFloatUnary, EvalHardSwish}; }
 
 }  // namespace gpuclean::exec::kernels

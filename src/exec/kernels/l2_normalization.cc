@@ -10,7 +10,7 @@ namespace {
 
 constexpr float kEpsilon = 1e-6f;
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckL2Normalization(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 1, 1);
   RequireDtypes(graph, op, {tfl::TensorType_FLOAT32});
   const ir::Tensor* in = IrInput(graph, op, 0);
@@ -21,7 +21,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
                        tfl::EnumNameActivationFunctionType(act));
 }
 
-void Eval(KernelContext& ctx) {
+void EvalL2Normalization(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const int64_t depth = input.dim(-1);
@@ -50,6 +50,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel L2NormalizationKernel() { return {Check, Eval}; }
+Kernel L2NormalizationKernel() { return {CheckL2Normalization, EvalL2Normalization}; }
 
 }  // namespace gpuclean::exec::kernels

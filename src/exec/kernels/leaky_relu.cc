@@ -5,7 +5,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalLeakyRelu(KernelContext& ctx) {
   const auto* options = ctx.op.options.AsLeakyReluOptions();
   const float alpha = options ? options->alpha : 0.0f;
   ew::FloatUnary(ctx, [alpha](float x) { return x > 0.0f ? x : alpha * x; });
@@ -13,6 +13,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel LeakyReluKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel LeakyReluKernel() { return {ew::CheckFloatUnary, EvalLeakyRelu}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,11 +5,11 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckLess(const ir::Subgraph& graph, const ir::Op& op) {
   ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32, ew::kI64}, ew::kBool);
 }
 
-void Eval(KernelContext& ctx) {
+void EvalLess(KernelContext& ctx) {
   ew::Dispatch<float, int32_t, int64_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     ew::Binary<T, T, bool>(ctx, [](T a, T b) { return a < b; });
@@ -18,6 +18,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel LessKernel() { return {Check, Eval}; }
+Kernel LessKernel() { return {CheckLess, EvalLess}; }
 
 }  // namespace gpuclean::exec::kernels

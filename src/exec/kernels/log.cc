@@ -6,12 +6,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalLog(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::log(x); });
 }
 
 }  // namespace
 
-Kernel LogKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel LogKernel() { return {ew::CheckFloatUnary, EvalLog}; }
 
 }  // namespace gpuclean::exec::kernels

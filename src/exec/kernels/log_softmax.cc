@@ -8,14 +8,14 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckLogSoftmax(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 1, 1);
   RequireDtypes(graph, op, {tfl::TensorType_FLOAT32});
   const ir::Tensor* in = IrInput(graph, op, 0);
   if (in && in->rank() < 1) ThrowOpUnsupported(graph, op, "input must have rank >= 1, got a scalar");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalLogSoftmax(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const int64_t depth = input.rank() == 0 ? 1 : input.dim(-1);
@@ -46,6 +46,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel LogSoftmaxKernel() { return {Check, Eval}; }
+Kernel LogSoftmaxKernel() { return {CheckLogSoftmax, EvalLogSoftmax}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,14 +4,14 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 1, {ew::kBool}); }
+void CheckLogicalNot(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 1, {ew::kBool}); }
 
-void Eval(KernelContext& ctx) {
+void EvalLogicalNot(KernelContext& ctx) {
   ew::Unary<uint8_t, bool>(ctx, [](uint8_t x) { return x == 0; });
 }
 
 }  // namespace
 
-Kernel LogicalNotKernel() { return {Check, Eval}; }
+Kernel LogicalNotKernel() { return {CheckLogicalNot, EvalLogicalNot}; }
 
 }  // namespace gpuclean::exec::kernels

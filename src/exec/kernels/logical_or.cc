@@ -5,14 +5,14 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kBool}); }
+void CheckLogicalOr(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kBool}); }
 
-void Eval(KernelContext& ctx) {
+void EvalLogicalOr(KernelContext& ctx) {
   ew::Binary<uint8_t, uint8_t, bool>(ctx, [](uint8_t a, uint8_t b) { return (a != 0) || (b != 0); });
 }
 
 }  // namespace
 
-Kernel LogicalOrKernel() { return {Check, Eval}; }
+Kernel LogicalOrKernel() { return {CheckLogicalOr, EvalLogicalOr}; }
 
 }  // namespace gpuclean::exec::kernels

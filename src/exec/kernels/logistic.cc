@@ -64,7 +64,7 @@ GPUCLEAN_LOGISTIC_CLONES void SigmoidRun(const float* x, float* z, int64_t n) {
   for (; i < n; ++i) z[i] = Sigmoid(x[i]);
 }
 
-void Eval(KernelContext& ctx) {
+void EvalLogistic(KernelContext& ctx) {
   const float* in = ctx.input(0).as<float>();
   float* out = ctx.output(0).as<float>();
   const int64_t n = ctx.output(0).num_elements();
@@ -75,6 +75,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel LogisticKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel LogisticKernel() { return {ew::CheckFloatUnary, EvalLogistic}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -14,7 +14,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckMaxPoolingWithArgmax2d(const ir::Subgraph& graph, const ir::Op& op) {
   conv::RequireFloat32(graph, op);
   if (op.inputs.size() != 1 || op.outputs.size() != 2) conv::ThrowBadInput(graph, op, "needs 1 input and 2 outputs");
   if (conv::InputRank(graph, op, 0) != 4) conv::ThrowBadInput(graph, op, "input must have rank 4");
@@ -23,7 +23,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
     conv::ThrowBadInput(graph, op, "strides and filter sizes must be positive");
 }
 
-GPUCLEAN_CONV_HOT void Rows(const float* in, float* values, float* indices, int in_h, int in_w, int c, int out_h,
+GPUCLEAN_CONV_HOT void RowsMaxPoolingWithArgmax2d(const float* in, float* values, float* indices, int in_h, int in_w, int c, int out_h,
                             int out_w, const ir::MediaPipePoolOptions& o, int pad_top, int pad_left, conv::Clamp clamp,
                             int64_t r0, int64_t r1) {
   for (int64_t r = r0; r < r1; ++r) {
@@ -55,7 +55,7 @@ GPUCLEAN_CONV_HOT void Rows(const float* in, float* values, float* indices, int 
   }
 }
 
-void Eval(KernelContext& ctx) {
+void EvalMaxPoolingWithArgmax2d(KernelContext& ctx) {
   const auto o = ir::DecodeMediaPipePoolOptions(ctx.op.custom_options);
   const Tensor& in = ctx.input(0);
   Tensor& values = ctx.output(0);
@@ -68,13 +68,13 @@ void Eval(KernelContext& ctx) {
   const int64_t rows = static_cast<int64_t>(in.dim(0)) * out_h;
   ctx.pool.ParallelFor(rows, conv::GrainFor(rows, static_cast<int64_t>(out_w) * c * o.filter_h * o.filter_w),
                        [&](int64_t r0, int64_t r1) {
-                         Rows(in.as<float>(), values.as<float>(), indices.as<float>(), in_h, in_w, c, out_h, out_w, o,
+                         RowsMaxPoolingWithArgmax2d(in.as<float>(), values.as<float>(), indices.as<float>(), in_h, in_w, c, out_h, out_w, o,
                               pad_top, pad_left, clamp, r0, r1);
                        });
 }
 
 }  // namespace
 
-Kernel MaxPoolingWithArgmax2DKernel() { return {Check, Eval}; }
+Kernel MaxPoolingWithArgmax2DKernel() { return {CheckMaxPoolingWithArgmax2d, EvalMaxPoolingWithArgmax2d}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -15,7 +15,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckMaxUnpooling2d(const ir::Subgraph& graph, const ir::Op& op) {
   conv::RequireFloat32(graph, op);
   if (op.inputs.size() != 2 || op.outputs.size() != 1) conv::ThrowBadInput(graph, op, "needs 2 inputs and 1 output");
   if (conv::InputRank(graph, op, 0) != 4 || conv::InputRank(graph, op, 1) != 4)
@@ -25,7 +25,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
     conv::ThrowBadInput(graph, op, "strides and filter sizes must be positive");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalMaxUnpooling2d(KernelContext& ctx) {
   const auto o = ir::DecodeMediaPipePoolOptions(ctx.op.custom_options);
   const Tensor& in = ctx.input(0);
   const Tensor& indices = ctx.input(1);
@@ -59,6 +59,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel MaxUnpooling2DKernel() { return {Check, Eval}; }
+Kernel MaxUnpooling2DKernel() { return {CheckMaxUnpooling2d, EvalMaxUnpooling2d}; }
 
 }  // namespace gpuclean::exec::kernels

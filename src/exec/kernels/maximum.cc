@@ -8,12 +8,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckMaximum(const ir::Subgraph& graph, const ir::Op& op) {
   ew::CheckSameDType(
       graph, op, 2, {ew::kF32, ew::kI64, ew::kI32, tfl::TensorType_INT16, tfl::TensorType_INT8, tfl::TensorType_UINT8});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalMaximum(KernelContext& ctx) {
   ew::Dispatch<float, int64_t, int32_t, int16_t, int8_t, uint8_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     ew::Binary<T, T, T>(ctx, [](T a, T b) { return std::max(a, b); });
@@ -22,6 +22,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel MaximumKernel() { return {Check, Eval}; }
+Kernel MaximumKernel() { return {CheckMaximum, EvalMaximum}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -3,10 +3,10 @@
 
 namespace gpuclean::exec::kernels {
 namespace {
-void Check(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kMean); }
-void Eval(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kMean); }
+void CheckMean(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kMean); }
+void EvalMean(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kMean); }
 }  // namespace
 
-Kernel MeanKernel() { return {Check, Eval}; }
+Kernel MeanKernel() { return {CheckMean, EvalMean}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -7,7 +7,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckMirrorPad(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "paddings");
@@ -54,7 +54,7 @@ void Gather(ThreadPool& pool, const std::vector<std::vector<int64_t>>& tables, s
   });
 }
 
-void Eval(KernelContext& ctx) {
+void EvalMirrorPad(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const int rank = input.rank();
@@ -93,6 +93,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel MirrorPadKernel() { return {Check, Eval}; }
+Kernel MirrorPadKernel() { return {CheckMirrorPad, EvalMirrorPad}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,11 +5,11 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckMul(const ir::Subgraph& graph, const ir::Op& op) {
   ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32, ew::kI64});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalMul(KernelContext& ctx) {
   const auto act = ew::FusedActivation<tfl::MulOptionsT>(ctx.op);
   ew::Dispatch<float, int32_t, int64_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -19,6 +19,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel MulKernel() { return {Check, Eval}; }
+Kernel MulKernel() { return {CheckMul, EvalMul}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,11 +4,11 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckNeg(const ir::Subgraph& graph, const ir::Op& op) {
   ew::CheckSameDType(graph, op, 1, {ew::kF32, ew::kI32, ew::kI64});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalNeg(KernelContext& ctx) {
   ew::Dispatch<float, int32_t, int64_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_integral_v<T>) {
@@ -21,6 +21,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel NegKernel() { return {Check, Eval}; }
+Kernel NegKernel() { return {CheckNeg, EvalNeg}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,11 +5,11 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckNotEqual(const ir::Subgraph& graph, const ir::Op& op) {
   ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32, ew::kI64, ew::kBool}, ew::kBool);
 }
 
-void Eval(KernelContext& ctx) {
+void EvalNotEqual(KernelContext& ctx) {
   ew::Dispatch<float, int32_t, int64_t, bool>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
@@ -23,6 +23,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel NotEqualKernel() { return {Check, Eval}; }
+Kernel NotEqualKernel() { return {CheckNotEqual, EvalNotEqual}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,12 +5,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckPack(const ir::Subgraph& graph, const ir::Op& op) {
   if (op.inputs.empty()) ThrowOpUnsupported(graph, op, "needs at least one input");
   RequireMovable(graph, op, {-1});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalPack(KernelContext& ctx) {
   Tensor& output = ctx.output(0);
   const int rank = output.rank();
   const int axis = NormalizeAxisOrThrow(ctx, OptionsOr<tfl::PackOptionsT>(ctx.op).axis, rank);
@@ -32,6 +32,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel PackKernel() { return {Check, Eval}; }
+Kernel PackKernel() { return {CheckPack, EvalPack}; }
 
 }  // namespace gpuclean::exec::kernels

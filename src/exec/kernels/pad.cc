@@ -5,19 +5,19 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckPad(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "paddings");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalPad(KernelContext& ctx) {
   const uint64_t zero = 0;
   EvalConstantPad(ctx, reinterpret_cast<const uint8_t*>(&zero));
 }
 
 }  // namespace
 
-Kernel PadKernel() { return {Check, Eval}; }
+Kernel PadKernel() { return {CheckPad, EvalPad}; }
 
 }  // namespace gpuclean::exec::kernels

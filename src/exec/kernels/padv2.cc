@@ -5,13 +5,13 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckPadv2(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 3);
   RequireMovable(graph, op, {0, 2});
   RequireIndexInput(graph, op, 1, "paddings");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalPadv2(KernelContext& ctx) {
   uint64_t zero = 0;
   const uint8_t* value = reinterpret_cast<const uint8_t*>(&zero);
   if (ctx.has_input(2)) {
@@ -24,6 +24,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel Padv2Kernel() { return {Check, Eval}; }
+Kernel Padv2Kernel() { return {CheckPadv2, EvalPadv2}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -7,9 +7,9 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
+void CheckPow(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
 
-void Eval(KernelContext& ctx) {
+void EvalPow(KernelContext& ctx) {
   ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_integral_v<T>) {
@@ -29,6 +29,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel PowKernel() { return {Check, Eval}; }
+Kernel PowKernel() { return {CheckPow, EvalPow}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,14 +5,14 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32}); }
+void CheckPrelu(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32}); }
 
-void Eval(KernelContext& ctx) {
+void EvalPrelu(KernelContext& ctx) {
   ew::Binary<float, float, float>(ctx, [](float x, float alpha) { return x >= 0.0f ? x : x * alpha; });
 }
 
 }  // namespace
 
-Kernel PreluKernel() { return {Check, Eval}; }
+Kernel PreluKernel() { return {CheckPrelu, EvalPrelu}; }
 
 }  // namespace gpuclean::exec::kernels

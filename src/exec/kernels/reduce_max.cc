@@ -3,10 +3,10 @@
 
 namespace gpuclean::exec::kernels {
 namespace {
-void Check(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kMax); }
-void Eval(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kMax); }
+void CheckReduceMax(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kMax); }
+void EvalReduceMax(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kMax); }
 }  // namespace
 
-Kernel ReduceMaxKernel() { return {Check, Eval}; }
+Kernel ReduceMaxKernel() { return {CheckReduceMax, EvalReduceMax}; }
 
 }  // namespace gpuclean::exec::kernels

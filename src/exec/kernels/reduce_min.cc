@@ -3,10 +3,10 @@
 
 namespace gpuclean::exec::kernels {
 namespace {
-void Check(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kMin); }
-void Eval(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kMin); }
+void CheckReduceMin(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kMin); }
+void EvalReduceMin(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kMin); }
 }  // namespace
 
-Kernel ReduceMinKernel() { return {Check, Eval}; }
+Kernel ReduceMinKernel() { return {CheckReduceMin, EvalReduceMin}; }
 
 }  // namespace gpuclean::exec::kernels

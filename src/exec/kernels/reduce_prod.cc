@@ -3,10 +3,10 @@
 
 namespace gpuclean::exec::kernels {
 namespace {
-void Check(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kProd); }
-void Eval(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kProd); }
+void CheckReduceProd(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kProd); }
+void EvalReduceProd(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kProd); }
 }  // namespace
 
-Kernel ReduceProdKernel() { return {Check, Eval}; }
+Kernel ReduceProdKernel() { return {CheckReduceProd, EvalReduceProd}; }
 
 }  // namespace gpuclean::exec::kernels

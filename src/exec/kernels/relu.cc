@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalRelu(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::max(x, 0.0f); });
 }
 
 }  // namespace
 
-Kernel ReluKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel ReluKernel() { return {ew::CheckFloatUnary, EvalRelu}; }
 
 }  // namespace gpuclean::exec::kernels

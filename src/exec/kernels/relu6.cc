@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalRelu6(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
 }
 
 }  // namespace
 
-Kernel Relu6Kernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel Relu6Kernel() { return {ew::CheckFloatUnary, EvalRelu6}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalRelu0To1(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::min(std::max(x, 0.0f), 1.0f); });
 }
 
 }  // namespace
 
-Kernel Relu0To1Kernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel Relu0To1Kernel() { return {ew::CheckFloatUnary, EvalRelu0To1}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalReluN1To1(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::min(std::max(x, -1.0f), 1.0f); });
 }
 
 }  // namespace
 
-Kernel ReluN1To1Kernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel ReluN1To1Kernel() { return {ew::CheckFloatUnary, EvalReluN1To1}; }
 
 }  // namespace gpuclean::exec::kernels

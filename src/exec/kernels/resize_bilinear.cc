@@ -44,7 +44,7 @@ struct Args {
   const Axis* ax;
 };
 
-GPUCLEAN_CONV_INLINE void Rows(const Args& a, int64_t r0, int64_t r1) {
+GPUCLEAN_CONV_INLINE void RowsResizeBilinear(const Args& a, int64_t r0, int64_t r1) {
   const int c = a.c;
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / a.out_h;
@@ -65,19 +65,19 @@ GPUCLEAN_CONV_INLINE void Rows(const Args& a, int64_t r0, int64_t r1) {
   }
 }
 
-GPUCLEAN_CONV_HOT void RowsGeneric(const Args& a, int64_t r0, int64_t r1) { Rows(a, r0, r1); }
+GPUCLEAN_CONV_HOT void RowsGeneric(const Args& a, int64_t r0, int64_t r1) { RowsResizeBilinear(a, r0, r1); }
 #if GPUCLEAN_CONV_X86
-GPUCLEAN_TARGET_AVX2 void RowsAvx2(const Args& a, int64_t r0, int64_t r1) { Rows(a, r0, r1); }
-GPUCLEAN_TARGET_AVX512 void RowsAvx512(const Args& a, int64_t r0, int64_t r1) { Rows(a, r0, r1); }
+GPUCLEAN_TARGET_AVX2 void RowsAvx2(const Args& a, int64_t r0, int64_t r1) { RowsResizeBilinear(a, r0, r1); }
+GPUCLEAN_TARGET_AVX512 void RowsAvx512(const Args& a, int64_t r0, int64_t r1) { RowsResizeBilinear(a, r0, r1); }
 #endif
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckResizeBilinear(const ir::Subgraph& graph, const ir::Op& op) {
   for (int32_t t : {op.inputs.at(0), op.outputs.at(0)})
     if (graph.tensors[t].dtype != tfl::TensorType_FLOAT32) ThrowUnsupportedDtype(graph, op, graph.tensors[t].dtype);
   if (conv::InputRank(graph, op, 0) != 4) conv::ThrowBadInput(graph, op, "input must have rank 4");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalResizeBilinear(KernelContext& ctx) {
   const auto* o = ctx.op.options.AsResizeBilinearOptions();
   const bool align = o && o->align_corners, half = o && o->half_pixel_centers;
   const Tensor& in = ctx.input(0);
@@ -98,6 +98,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel ResizeBilinearKernel() { return {Check, Eval}; }
+Kernel ResizeBilinearKernel() { return {CheckResizeBilinear, EvalResizeBilinear}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -30,14 +30,14 @@ std::vector<int32_t> Nearest(int in, int out, bool align_corners, bool half_pixe
   return src;
 }
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckResizeNearestNeighbor(const ir::Subgraph& graph, const ir::Op& op) {
   const ir::DType d = graph.tensors[op.inputs.at(0)].dtype;
   if (ir::DTypeSize(d) == 0 || d == tfl::TensorType_BOOL) ThrowUnsupportedDtype(graph, op, d);
   if (graph.tensors[op.outputs.at(0)].dtype != d) conv::ThrowBadInput(graph, op, "output dtype differs from input");
   if (conv::InputRank(graph, op, 0) != 4) conv::ThrowBadInput(graph, op, "input must have rank 4");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalResizeNearestNeighbor(KernelContext& ctx) {
   const auto* o = ctx.op.options.AsResizeNearestNeighborOptions();
   const bool align = o && o->align_corners, half = o && o->half_pixel_centers;
   const Tensor& in = ctx.input(0);
@@ -63,6 +63,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel ResizeNearestNeighborKernel() { return {Check, Eval}; }
+Kernel ResizeNearestNeighborKernel() { return {CheckResizeNearestNeighbor, EvalResizeNearestNeighbor}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalRsqrt(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return 1.0f / std::sqrt(x); });
 }
 
 }  // namespace
 
-Kernel RsqrtKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel RsqrtKernel() { return {ew::CheckFloatUnary, EvalRsqrt}; }
 
 }  // namespace gpuclean::exec::kernels

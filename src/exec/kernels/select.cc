@@ -8,7 +8,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalSelect(KernelContext& ctx) {
   const Tensor& x = ctx.input(1);
   Tensor cond = ctx.input(0);
   if (cond.rank() == 1 && x.rank() > 1 && cond.shape != x.shape) {
@@ -24,6 +24,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel SelectKernel() { return {ew::CheckSelect, Eval}; }
+Kernel SelectKernel() { return {ew::CheckSelect, EvalSelect}; }
 
 }  // namespace gpuclean::exec::kernels

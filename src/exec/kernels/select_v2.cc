@@ -5,7 +5,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalSelectV2(KernelContext& ctx) {
   ew::DispatchBySize(ctx, ctx.input(1).dtype, [&](auto tag) {
     using U = decltype(tag);
     ew::Ternary<uint8_t, U, U, U>(ctx, [](uint8_t c, U a, U b) { return c ? a : b; });
@@ -14,6 +14,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel SelectV2Kernel() { return {ew::CheckSelect, Eval}; }
+Kernel SelectV2Kernel() { return {ew::CheckSelect, EvalSelectV2}; }
 
 }  // namespace gpuclean::exec::kernels

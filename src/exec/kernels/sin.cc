@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalSin(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::sin(x); });
 }
 
 }  // namespace
 
-Kernel SinKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel SinKernel() { return {ew::CheckFloatUnary, EvalSin}; }
 
 }  // namespace gpuclean::exec::kernels

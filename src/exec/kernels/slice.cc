@@ -5,14 +5,14 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckSlice(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 3, 3);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "begin");
   RequireIndexInput(graph, op, 2, "size");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalSlice(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const int rank = input.rank();
@@ -34,6 +34,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel SliceKernel() { return {Check, Eval}; }
+Kernel SliceKernel() { return {CheckSlice, EvalSlice}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,13 +5,13 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckSplit(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireIndexInput(graph, op, 0, "axis");
   RequireMovable(graph, op, {1});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalSplit(KernelContext& ctx) {
   const Tensor& input = ctx.input(1);
   const int axis = NormalizeAxisOrThrow(ctx, ReadScalarInt(ctx, 0), input.rank());
   SplitAlongAxis(ctx, input, axis);
@@ -19,6 +19,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel SplitKernel() { return {Check, Eval}; }
+Kernel SplitKernel() { return {CheckSplit, EvalSplit}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,14 +5,14 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckSplitV(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 3, 3);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "size_splits");
   RequireIndexInput(graph, op, 2, "axis");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalSplitV(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const int axis = NormalizeAxisOrThrow(ctx, ReadScalarInt(ctx, 2), input.rank());
   SplitAlongAxis(ctx, input, axis);
@@ -20,6 +20,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel SplitVKernel() { return {Check, Eval}; }
+Kernel SplitVKernel() { return {CheckSplitV, EvalSplitV}; }
 
 }  // namespace gpuclean::exec::kernels

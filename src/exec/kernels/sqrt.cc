@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalSqrt(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::sqrt(x); });
 }
 
 }  // namespace
 
-Kernel SqrtKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel SqrtKernel() { return {ew::CheckFloatUnary, EvalSqrt}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalSquare(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return x * x; });
 }
 
 }  // namespace
 
-Kernel SquareKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel SquareKernel() { return {ew::CheckFloatUnary, EvalSquare}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,9 +5,9 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
+void CheckSquaredDifference(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
 
-void Eval(KernelContext& ctx) {
+void EvalSquaredDifference(KernelContext& ctx) {
   ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     ew::Binary<T, T, T>(ctx, [](T a, T b) {
@@ -19,6 +19,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel SquaredDifferenceKernel() { return {Check, Eval}; }
+Kernel SquaredDifferenceKernel() { return {CheckSquaredDifference, EvalSquaredDifference}; }
 
 }  // namespace gpuclean::exec::kernels

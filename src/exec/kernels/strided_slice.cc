@@ -7,7 +7,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckStridedSlice(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 4, 4);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "begin");
@@ -15,7 +15,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
   RequireIndexInput(graph, op, 3, "strides");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalStridedSlice(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const std::vector<int64_t> begin = ReadInts(ctx, 1);
@@ -57,6 +57,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel StridedSliceKernel() { return {Check, Eval}; }
+Kernel StridedSliceKernel() { return {CheckStridedSlice, EvalStridedSlice}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -3,10 +3,10 @@
 
 namespace gpuclean::exec::kernels {
 namespace {
-void Check(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kSum); }
-void Eval(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kSum); }
+void CheckSum(const ir::Subgraph& graph, const ir::Op& op) { CheckReduce(graph, op, ReduceKind::kSum); }
+void EvalSum(KernelContext& ctx) { EvalReduce(ctx, ReduceKind::kSum); }
 }  // namespace
 
-Kernel SumKernel() { return {Check, Eval}; }
+Kernel SumKernel() { return {CheckSum, EvalSum}; }
 
 }  // namespace gpuclean::exec::kernels

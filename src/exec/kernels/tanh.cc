@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Eval(KernelContext& ctx) {
+void EvalTanh(KernelContext& ctx) {
   ew::FloatUnary(ctx, [](float x) { return std::tanh(x); });
 }
 
 }  // namespace
 
-Kernel TanhKernel() { return {ew::CheckFloatUnary, Eval}; }
+Kernel TanhKernel() { return {ew::CheckFloatUnary, EvalTanh}; }
 
 }  // namespace gpuclean::exec::kernels

@@ -5,13 +5,13 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckTile(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "multiples");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalTile(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const int rank = input.rank();
@@ -35,6 +35,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel TileKernel() { return {Check, Eval}; }
+Kernel TileKernel() { return {CheckTile, EvalTile}; }
 
 }  // namespace gpuclean::exec::kernels

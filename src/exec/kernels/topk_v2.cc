@@ -8,7 +8,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckTopkV2(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireInputDtype(graph, op, 0, {tfl::TensorType_FLOAT32, tfl::TensorType_INT32, tfl::TensorType_INT64});
   const ir::Tensor* in = IrInput(graph, op, 0);
@@ -50,7 +50,7 @@ void TopKIndexType(KernelContext& ctx, int64_t k) {
   }
 }
 
-void Eval(KernelContext& ctx) {
+void EvalTopkV2(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   if (input.rank() < 1) ThrowOpBadInput(ctx, "input must have rank >= 1");
   const int64_t k = ReadScalarInt(ctx, 1);
@@ -66,6 +66,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel TopkV2Kernel() { return {Check, Eval}; }
+Kernel TopkV2Kernel() { return {CheckTopkV2, EvalTopkV2}; }
 
 }  // namespace gpuclean::exec::kernels

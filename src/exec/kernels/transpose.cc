@@ -6,13 +6,13 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckTranspose(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 2, 2);
   RequireMovable(graph, op, {0});
   RequireIndexInput(graph, op, 1, "perm");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalTranspose(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   Tensor& output = ctx.output(0);
   const int rank = input.rank();
@@ -36,6 +36,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel TransposeKernel() { return {Check, Eval}; }
+Kernel TransposeKernel() { return {CheckTranspose, EvalTranspose}; }
 
 }  // namespace gpuclean::exec::kernels

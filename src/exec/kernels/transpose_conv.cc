@@ -11,7 +11,7 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckTransposeConv(const ir::Subgraph& graph, const ir::Op& op) {
   const auto* o = op.options.AsTransposeConvOptions();
   if (!o) conv::ThrowBadInput(graph, op, "missing TransposeConvOptions");
   if (op.inputs.size() < 3) conv::ThrowBadInput(graph, op, "needs output_shape, weights and input");
@@ -27,7 +27,7 @@ void Check(const ir::Subgraph& graph, const ir::Op& op) {
   if (o->stride_w <= 0 || o->stride_h <= 0) conv::ThrowBadInput(graph, op, "strides must be positive");
 }
 
-void Eval(KernelContext& ctx) {
+void EvalTransposeConv(KernelContext& ctx) {
   const auto& o = *ctx.op.options.AsTransposeConvOptions();
   const Tensor& w = ctx.input(1);
   const Tensor& in = ctx.input(2);
@@ -54,6 +54,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel TransposeConvKernel() { return {Check, Eval}; }
+Kernel TransposeConvKernel() { return {CheckTransposeConv, EvalTransposeConv}; }
 
 }  // namespace gpuclean::exec::kernels

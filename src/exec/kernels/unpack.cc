@@ -4,12 +4,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void Check(const ir::Subgraph& graph, const ir::Op& op) {
+void CheckUnpack(const ir::Subgraph& graph, const ir::Op& op) {
   RequireInputCount(graph, op, 1, 1);
   RequireMovable(graph, op, {0});
 }
 
-void Eval(KernelContext& ctx) {
+void EvalUnpack(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const int rank = input.rank();
   const int axis = NormalizeAxisOrThrow(ctx, OptionsOr<tfl::UnpackOptionsT>(ctx.op).axis, rank);
@@ -31,6 +31,6 @@ void Eval(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel UnpackKernel() { return {Check, Eval}; }
+Kernel UnpackKernel() { return {CheckUnpack, EvalUnpack}; }
 
 }  // namespace gpuclean::exec::kernels

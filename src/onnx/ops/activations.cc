@@ -8,11 +8,6 @@
 namespace gpuclean::onnx::ops {
 namespace {
 
-void Unary(NodeContext& ctx, tfl::BuiltinOperator code) {
-  const Perm perm = ctx.PermOf(0);
-  ctx.Out(0, ctx.b().Unary(code, ctx.TensorIn(0, perm)), perm);
-}
-
 // clamp(x, lo, hi) with the fused TFLite activation when the bounds are one.
 int Clamp(NodeContext& ctx, int x, float lo, float hi) {
   auto& b = ctx.b();
@@ -184,10 +179,10 @@ void Identity(NodeContext& ctx) {
 }  // namespace
 
 void RegisterActivations(Registry& r) {
-  r.Add("Relu", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_RELU); });
-  r.Add("Sigmoid", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_LOGISTIC); });
-  r.Add("Tanh", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_TANH); });
-  r.Add("HardSwish", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_HARD_SWISH); });
+  r.Add("Relu", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_RELU); });
+  r.Add("Sigmoid", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_LOGISTIC); });
+  r.Add("Tanh", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_TANH); });
+  r.Add("HardSwish", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_HARD_SWISH); });
   r.Add("Clip", Clip);
   r.Add("LeakyRelu", LeakyRelu);
   r.Add("Elu", Elu);

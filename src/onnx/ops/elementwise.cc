@@ -65,11 +65,6 @@ void Variadic(NodeContext& ctx, tfl::BuiltinOperator code, bool mean) {
   ctx.Out(0, acc, perm);
 }
 
-void Unary(NodeContext& ctx, tfl::BuiltinOperator code) {
-  const Perm perm = ctx.PermOf(0);
-  ctx.Out(0, ctx.b().Unary(code, ctx.TensorIn(0, perm)), perm);
-}
-
 // erf(x) = sign(x) (1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^{-x^2}),
 // t = 1 / (1 + p |x|) (Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7): TFLite
 // has no ERF, and this uses only ops every GPU delegate runs.
@@ -236,16 +231,16 @@ void RegisterElementwise(Registry& r) {
   r.Add("Sum", [](NodeContext& c) { Variadic(c, tfl::BuiltinOperator_ADD, false); });
   r.Add("Mean", [](NodeContext& c) { Variadic(c, tfl::BuiltinOperator_ADD, true); });
   r.Add("Where", Where);
-  r.Add("Not", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_LOGICAL_NOT); });
-  r.Add("Abs", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_ABS); });
-  r.Add("Neg", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_NEG); });
-  r.Add("Exp", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_EXP); });
-  r.Add("Log", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_LOG); });
-  r.Add("Sqrt", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_SQRT); });
-  r.Add("Floor", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_FLOOR); });
-  r.Add("Ceil", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_CEIL); });
-  r.Add("Sin", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_SIN); });
-  r.Add("Cos", [](NodeContext& c) { Unary(c, tfl::BuiltinOperator_COS); });
+  r.Add("Not", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_LOGICAL_NOT); });
+  r.Add("Abs", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_ABS); });
+  r.Add("Neg", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_NEG); });
+  r.Add("Exp", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_EXP); });
+  r.Add("Log", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_LOG); });
+  r.Add("Sqrt", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_SQRT); });
+  r.Add("Floor", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_FLOOR); });
+  r.Add("Ceil", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_CEIL); });
+  r.Add("Sin", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_SIN); });
+  r.Add("Cos", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_COS); });
   r.Add("Reciprocal", Reciprocal);
   r.Add("Erf", Erf);
   r.Add("Sign", Sign);
@@ -260,6 +255,11 @@ void RegisterElementwise(Registry& r) {
   r.Add("Atan", [](NodeContext& c) { Elementwise(c, Atan); });
   r.Add("Asin", [](NodeContext& c) { Elementwise(c, Asin); });
   r.Add("Acos", [](NodeContext& c) { Elementwise(c, Acos); });
+}
+
+void LowerUnary(NodeContext& ctx, tfl::BuiltinOperator code) {
+  const Perm perm = ctx.PermOf(0);
+  ctx.Out(0, ctx.b().Unary(code, ctx.TensorIn(0, perm)), perm);
 }
 
 }  // namespace gpuclean::onnx::ops

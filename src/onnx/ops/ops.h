@@ -16,6 +16,9 @@ Shape32 ToShape32(const Dims& dims);
 int64_t NumElements(const Dims& dims);
 
 // Each op family's registration (registry.cc calls them all).
+// A one-input TFLite op in the input's layout (elementwise.cc).
+void LowerUnary(NodeContext& ctx, tfl::BuiltinOperator code);
+
 void RegisterElementwise(Registry& r);
 void RegisterActivations(Registry& r);
 void RegisterConv(Registry& r);

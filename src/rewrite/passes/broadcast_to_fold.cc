@@ -22,7 +22,7 @@
 namespace gpuclean::rewrite::passes {
 namespace {
 
-constexpr int64_t kMaxStoredElements = int64_t{16} << 20;
+constexpr int64_t kMaxFoldedElements = int64_t{16} << 20;
 
 // `t` repeated `n` times along `axis` (its extent there is 1).
 int Repeat(builder::GraphBuilder& b, int t, int32_t n, int32_t axis) {
@@ -110,7 +110,7 @@ class BroadcastToFoldPass final : public Pass {
       if (!broadcastable) continue;
 
       if (IsConstantValued(edit.graph(), x)) {
-        if (edit.graph().IsGraphOutput(out) || ot.num_elements() > kMaxStoredElements) continue;
+        if (edit.graph().IsGraphOutput(out) || ot.num_elements() > kMaxFoldedElements) continue;
         npy::Array value;
         try {
           value = EvaluateConstant(edit.graph(), out);

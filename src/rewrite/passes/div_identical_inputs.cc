@@ -19,7 +19,7 @@ namespace gpuclean::rewrite::passes {
 namespace {
 
 // Beyond this a stored constant costs more file size than two cheap ops.
-constexpr int64_t kMaxStoredElements = 16384;
+constexpr int64_t kMaxOnesElements = 16384;
 
 class DivIdenticalInputsPass final : public Pass {
  public:
@@ -67,7 +67,7 @@ class DivIdenticalInputsPass final : public Pass {
 
  private:
   static bool StoredConstantIsSafe(const ir::Subgraph& g, int tensor) {
-    if (g.IsGraphOutput(tensor) || g.tensors.at(tensor).num_elements() > kMaxStoredElements) return false;
+    if (g.IsGraphOutput(tensor) || g.tensors.at(tensor).num_elements() > kMaxOnesElements) return false;
     bool consumed = false;
     for (const ir::Op& op : g.ops) {
       if (std::find(op.inputs.begin(), op.inputs.end(), tensor) == op.inputs.end()) continue;

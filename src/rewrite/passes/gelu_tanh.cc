@@ -44,17 +44,10 @@ int OtherInput(const ir::Op& op, int tensor) {
   return -1;
 }
 
-bool NoActivation(const ir::Op& op) {
-  if (const auto* o = op.options.AsMulOptions()) return o->fused_activation_function == tfl::ActivationFunctionType_NONE;
-  if (const auto* o = op.options.AsAddOptions()) return o->fused_activation_function == tfl::ActivationFunctionType_NONE;
-  if (const auto* o = op.options.AsDivOptions()) return o->fused_activation_function == tfl::ActivationFunctionType_NONE;
-  return true;
-}
-
 // The sole consumer of `tensor` if it is a `code` op without activation.
 int SoleConsumerOf(const ir::Subgraph& g, int tensor, tfl::BuiltinOperator code) {
   const int c = SoleConsumer(g, tensor);
-  return c >= 0 && g.ops[c].code == code && NoActivation(g.ops[c]) ? c : -1;
+  return c >= 0 && g.ops[c].code == code && HasNoFusedActivation(g.ops[c]) ? c : -1;
 }
 
 struct ErfMatch {
@@ -67,7 +60,7 @@ std::optional<ErfMatch> MatchErfGelu(const ir::Subgraph& g, int erf) {
   const ir::Op& e = g.ops[erf];
   if (e.inputs.size() != 1 || e.outputs.size() != 1) return std::nullopt;
   const int scale_op = g.Producer(e.inputs[0]);
-  if (scale_op < 0 || !NoActivation(g.ops[scale_op])) return std::nullopt;
+  if (scale_op < 0 || !HasNoFusedActivation(g.ops[scale_op])) return std::nullopt;
   const ir::Op& s = g.ops[scale_op];
   int x = -1;
   if (s.code == tfl::BuiltinOperator_MUL && s.inputs.size() == 2) {
@@ -87,7 +80,7 @@ std::optional<ErfMatch> MatchErfGelu(const ir::Subgraph& g, int erf) {
   const int m1_out = g.ops[m1].outputs[0];
   // (0.5 x) * p
   const int half_op = g.Producer(other);
-  if (half_op >= 0 && g.ops[half_op].code == tfl::BuiltinOperator_MUL && NoActivation(g.ops[half_op]) &&
+  if (half_op >= 0 && g.ops[half_op].code == tfl::BuiltinOperator_MUL && HasNoFusedActivation(g.ops[half_op]) &&
       Near(ConstScalar(g, OtherInput(g.ops[half_op], x)), 0.5))
     return ErfMatch{x, m1};
   // (x * p) * 0.5 or (0.5 p) * x

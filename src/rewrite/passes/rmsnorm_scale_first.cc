@@ -20,30 +20,15 @@
 namespace gpuclean::rewrite::passes {
 namespace {
 
-bool NoActivation(const ir::Op& op) {
-  tfl::ActivationFunctionType act = tfl::ActivationFunctionType_NONE;
-  if (const auto* o = op.options.AsAddOptions()) act = o->fused_activation_function;
-  if (const auto* o = op.options.AsMulOptions()) act = o->fused_activation_function;
-  if (const auto* o = op.options.AsDivOptions()) act = o->fused_activation_function;
-  return act == tfl::ActivationFunctionType_NONE;
-}
-
-const ir::Op* Made(const ir::Subgraph& g, int t, tfl::BuiltinOperator code) {
-  if (t < 0) return nullptr;
-  const int p = g.Producer(t);
-  if (p < 0 || g.ops[p].code != code || g.ops[p].outputs.size() != 1 || !NoActivation(g.ops[p])) return nullptr;
-  return &g.ops[p];
-}
-
 bool IsSquareOf(const ir::Subgraph& g, int sq, int x) {
-  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_MUL)) return op->inputs[0] == x && op->inputs[1] == x;
-  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_SQUARE)) return op->inputs[0] == x;
-  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_POW))
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_MUL)) return op->inputs[0] == x && op->inputs[1] == x;
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_SQUARE)) return op->inputs[0] == x;
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_POW))
     return op->inputs[0] == x && ConstScalar(g, op->inputs[1]) == 2.0f;
   return false;
 }
 
-struct Match {
+struct RmsMatch {
   int x;
   std::vector<int32_t> axes;
   float eps;
@@ -51,23 +36,23 @@ struct Match {
 };
 
 // y = x * RSQRT(MEAN(x^2, A) + eps) or x / SQRT(MEAN(x^2, A) + eps).
-std::optional<Match> MatchRms(const ir::Subgraph& g, const ir::Op& y) {
-  if (y.inputs.size() != 2 || !NoActivation(y)) return std::nullopt;
+std::optional<RmsMatch> MatchRms(const ir::Subgraph& g, const ir::Op& y) {
+  if (y.inputs.size() != 2 || !HasNoFusedActivation(y)) return std::nullopt;
   std::vector<std::pair<int, int>> candidates;  // {x, ve}
   if (y.code == tfl::BuiltinOperator_MUL) {
     for (int side = 0; side < 2; ++side)
-      if (const ir::Op* r = Made(g, y.inputs[side], tfl::BuiltinOperator_RSQRT))
+      if (const ir::Op* r = ProducerWithoutActivation(g, y.inputs[side], tfl::BuiltinOperator_RSQRT))
         candidates.emplace_back(y.inputs[1 - side], r->inputs[0]);
   } else if (y.code == tfl::BuiltinOperator_DIV) {
-    if (const ir::Op* s = Made(g, y.inputs[1], tfl::BuiltinOperator_SQRT)) candidates.emplace_back(y.inputs[0], s->inputs[0]);
+    if (const ir::Op* s = ProducerWithoutActivation(g, y.inputs[1], tfl::BuiltinOperator_SQRT)) candidates.emplace_back(y.inputs[0], s->inputs[0]);
   }
   for (const auto& [x, ve] : candidates) {
-    const ir::Op* add = Made(g, ve, tfl::BuiltinOperator_ADD);
+    const ir::Op* add = ProducerWithoutActivation(g, ve, tfl::BuiltinOperator_ADD);
     if (!add || add->inputs.size() != 2 || g.tensors[x].dtype != tfl::TensorType_FLOAT32) continue;
     for (int side = 0; side < 2; ++side) {
       const std::optional<float> eps = ConstScalar(g, add->inputs[1 - side]);
       if (!eps || !(*eps >= 0) || !std::isfinite(*eps)) continue;
-      const ir::Op* mean = Made(g, add->inputs[side], tfl::BuiltinOperator_MEAN);
+      const ir::Op* mean = ProducerWithoutActivation(g, add->inputs[side], tfl::BuiltinOperator_MEAN);
       if (!mean || mean->inputs.size() != 2 || !IsSquareOf(g, mean->inputs[0], x)) continue;
       const auto* o = mean->options.AsReducerOptions();
       const std::vector<int64_t> raw = ConstInts(g, mean->inputs[1]);
@@ -82,7 +67,7 @@ std::optional<Match> MatchRms(const ir::Subgraph& g, const ir::Op& y) {
       if (!ok) continue;
       std::sort(axes.begin(), axes.end());
       axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-      return Match{x, axes, *eps, y.code == tfl::BuiltinOperator_DIV};
+      return RmsMatch{x, axes, *eps, y.code == tfl::BuiltinOperator_DIV};
     }
   }
   return std::nullopt;
@@ -104,7 +89,7 @@ class RmsNormScaleFirstPass final : public Pass {
     for (size_t i = 0; i < count; ++i) {
       const ir::Op& y = edit.graph().ops[i];
       if (y.code != tfl::BuiltinOperator_MUL && y.code != tfl::BuiltinOperator_DIV) continue;
-      const std::optional<Match> m = MatchRms(edit.graph(), y);
+      const std::optional<RmsMatch> m = MatchRms(edit.graph(), y);
       if (!m) continue;
       const std::string tag = std::to_string(i);
       builder::GraphBuilder& b = edit.b();

@@ -25,20 +25,6 @@
 namespace gpuclean::rewrite::passes {
 namespace {
 
-// The op writing `t` when it has this code and no fused activation.
-const ir::Op* Made(const ir::Subgraph& g, int t, tfl::BuiltinOperator code) {
-  if (t < 0) return nullptr;
-  const int p = g.Producer(t);
-  if (p < 0 || g.ops[p].code != code || g.ops[p].outputs.size() != 1) return nullptr;
-  const ir::Op& op = g.ops[p];
-  tfl::ActivationFunctionType act = tfl::ActivationFunctionType_NONE;
-  if (const auto* o = op.options.AsAddOptions()) act = o->fused_activation_function;
-  if (const auto* o = op.options.AsSubOptions()) act = o->fused_activation_function;
-  if (const auto* o = op.options.AsMulOptions()) act = o->fused_activation_function;
-  if (const auto* o = op.options.AsDivOptions()) act = o->fused_activation_function;
-  return act == tfl::ActivationFunctionType_NONE ? &op : nullptr;
-}
-
 // Sorted non-negative axes of a keep_dims MEAN over `x`.
 std::optional<std::vector<int32_t>> MeanAxes(const ir::Subgraph& g, const ir::Op& mean) {
   if (mean.inputs.size() != 2) return std::nullopt;
@@ -59,7 +45,7 @@ std::optional<std::vector<int32_t>> MeanAxes(const ir::Subgraph& g, const ir::Op
 
 // MEAN(x, A, keep_dims) writing `t`: {x, A}.
 std::optional<std::pair<int, std::vector<int32_t>>> MeanOf(const ir::Subgraph& g, int t) {
-  const ir::Op* mean = Made(g, t, tfl::BuiltinOperator_MEAN);
+  const ir::Op* mean = ProducerWithoutActivation(g, t, tfl::BuiltinOperator_MEAN);
   if (!mean) return std::nullopt;
   auto axes = MeanAxes(g, *mean);
   if (!axes) return std::nullopt;
@@ -68,11 +54,11 @@ std::optional<std::pair<int, std::vector<int32_t>>> MeanOf(const ir::Subgraph& g
 
 // Whether `sq` is d^2 for d = x - m, in any of the spellings converters use.
 bool IsSquareOf(const ir::Subgraph& g, int sq, int d, int x, int m) {
-  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_MUL)) return op->inputs[0] == d && op->inputs[1] == d;
-  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_SQUARE)) return op->inputs[0] == d;
-  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_POW))
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_MUL)) return op->inputs[0] == d && op->inputs[1] == d;
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_SQUARE)) return op->inputs[0] == d;
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_POW))
     return op->inputs[0] == d && ConstScalar(g, op->inputs[1]) == 2.0f;
-  if (const ir::Op* op = Made(g, sq, tfl::BuiltinOperator_SQUARED_DIFFERENCE))
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_SQUARED_DIFFERENCE))
     return (op->inputs[0] == x && op->inputs[1] == m) || (op->inputs[0] == m && op->inputs[1] == x);
   return false;
 }
@@ -84,19 +70,19 @@ std::optional<std::pair<int, int>> NormalizedBy(const ir::Subgraph& g, const ir:
     const auto* o = y.options.AsMulOptions();
     if (o && o->fused_activation_function != tfl::ActivationFunctionType_NONE) return std::nullopt;
     for (int side = 0; side < 2; ++side)
-      if (const ir::Op* r = Made(g, y.inputs[side], tfl::BuiltinOperator_RSQRT))
+      if (const ir::Op* r = ProducerWithoutActivation(g, y.inputs[side], tfl::BuiltinOperator_RSQRT))
         return std::make_pair(y.inputs[1 - side], r->inputs[0]);
   } else if (y.code == tfl::BuiltinOperator_DIV) {
     const auto* o = y.options.AsDivOptions();
     if (o && o->fused_activation_function != tfl::ActivationFunctionType_NONE) return std::nullopt;
-    if (const ir::Op* s = Made(g, y.inputs[1], tfl::BuiltinOperator_SQRT)) return std::make_pair(y.inputs[0], s->inputs[0]);
+    if (const ir::Op* s = ProducerWithoutActivation(g, y.inputs[1], tfl::BuiltinOperator_SQRT)) return std::make_pair(y.inputs[0], s->inputs[0]);
   }
   return std::nullopt;
 }
 
 // ve = v + eps with eps a constant scalar: {v, eps}.
 std::optional<std::pair<int, float>> PlusEps(const ir::Subgraph& g, int ve) {
-  const ir::Op* add = Made(g, ve, tfl::BuiltinOperator_ADD);
+  const ir::Op* add = ProducerWithoutActivation(g, ve, tfl::BuiltinOperator_ADD);
   if (!add || add->inputs.size() != 2) return std::nullopt;
   for (int side = 0; side < 2; ++side) {
     const std::optional<float> eps = ConstScalar(g, add->inputs[1 - side]);
@@ -119,7 +105,7 @@ std::optional<Plain> MatchPlain(const ir::Subgraph& g, const ir::Op& y) {
   const auto [d, ve] = *norm;
   const auto plus = PlusEps(g, ve);
   if (!plus) return std::nullopt;
-  const ir::Op* sub = Made(g, d, tfl::BuiltinOperator_SUB);
+  const ir::Op* sub = ProducerWithoutActivation(g, d, tfl::BuiltinOperator_SUB);
   if (!sub || sub->inputs.size() != 2) return std::nullopt;
   const int x = sub->inputs[0], m = sub->inputs[1];
   const auto mean = MeanOf(g, m);
@@ -132,7 +118,7 @@ std::optional<Plain> MatchPlain(const ir::Subgraph& g, const ir::Op& y) {
 
 // a * b in either order, or nullopt.
 std::optional<std::pair<int, int>> Product(const ir::Subgraph& g, int t) {
-  const ir::Op* mul = Made(g, t, tfl::BuiltinOperator_MUL);
+  const ir::Op* mul = ProducerWithoutActivation(g, t, tfl::BuiltinOperator_MUL);
   if (!mul || mul->inputs.size() != 2) return std::nullopt;
   return std::make_pair(mul->inputs[0], mul->inputs[1]);
 }
@@ -165,7 +151,7 @@ std::optional<Rebuilt> MatchRebuilt(const ir::Subgraph& g, const ir::Op& y) {
   if (!vs_s) return std::nullopt;
   const auto [vs, s] = *vs_s;
   // dx = x - ms * s with ms = MEAN(xs), xs = x / s.
-  const ir::Op* sub = Made(g, dx, tfl::BuiltinOperator_SUB);
+  const ir::Op* sub = ProducerWithoutActivation(g, dx, tfl::BuiltinOperator_SUB);
   if (!sub || sub->inputs.size() != 2) return std::nullopt;
   const int x = sub->inputs[0];
   const auto mu = Product(g, sub->inputs[1]);
@@ -175,7 +161,7 @@ std::optional<Rebuilt> MatchRebuilt(const ir::Subgraph& g, const ir::Op& y) {
   const auto var = MeanOf(g, vs);
   if (!mean || !var || mean->second != var->second) return std::nullopt;
   const int xs = mean->first;
-  const ir::Op* div = Made(g, xs, tfl::BuiltinOperator_DIV);
+  const ir::Op* div = ProducerWithoutActivation(g, xs, tfl::BuiltinOperator_DIV);
   if (!div || div->inputs[0] != x || div->inputs[1] != s) return std::nullopt;
   // vs = MEAN(d^2) with d = xs - ms; SQUARED_DIFFERENCE(xs, ms) leaves no d
   // tensor to reuse (-1: the rewrite builds it).
@@ -183,7 +169,7 @@ std::optional<Rebuilt> MatchRebuilt(const ir::Subgraph& g, const ir::Op& y) {
     const int p = g.Producer(var->first);
     if (p < 0 || g.ops[p].inputs.empty()) return std::nullopt;
     const int d = g.ops[p].inputs[0];
-    const ir::Op* dsub = Made(g, d, tfl::BuiltinOperator_SUB);
+    const ir::Op* dsub = ProducerWithoutActivation(g, d, tfl::BuiltinOperator_SUB);
     if (!dsub || dsub->inputs[0] != xs || dsub->inputs[1] != ms || !IsSquareOf(g, var->first, d, xs, ms))
       return std::nullopt;
     if (g.tensors[x].dtype != tfl::TensorType_FLOAT32) return std::nullopt;
