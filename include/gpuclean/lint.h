@@ -36,7 +36,7 @@ enum class Severity { kInfo, kWarning, kError };
 std::string_view SeverityName(Severity severity);
 
 // Where a fact came from. Only `measured` may claim a run on a real runtime here.
-inline constexpr const char* kProvenances[] = {"measured", "reference-doc", "upstream-issue", "inferred"};
+inline constexpr const char* kProvenances[] = {"measured", "source", "reference-doc", "upstream-issue", "inferred"};
 
 struct Evidence {
   std::string date;

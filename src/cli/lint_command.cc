@@ -1,5 +1,9 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.h"
 #include "gpuclean/error.h"
@@ -89,12 +93,44 @@ void AddMatrix(CLI::App& app, Handler& handler) {
       return bad > 0 ? 1 : 0;
     };
   });
-  auto* list = cmd->add_subcommand("list", "List target ids");
+  auto* list = cmd->add_subcommand("list", "List target ids and where their entries' facts come from");
   list->add_option("--matrix-dir", args->matrix_dir, "folder of <target>.json files");
   list->callback([args, &handler] {
     handler = [args] {
-      for (const auto& target : lint::ListTargets(CompatDir(args->matrix_dir)))
-        std::cout << target << (target == lint::kDefaultTarget ? "  (default)" : "") << "\n";
+      const std::string dir = CompatDir(args->matrix_dir);
+      for (const auto& target : lint::ListTargets(dir)) {
+        const lint::Matrix matrix = lint::LoadMatrix(dir, target);
+        std::map<std::string, int> kinds;
+        for (const auto& e : matrix.entries) ++kinds[e.provenance];
+        for (const auto& e : matrix.rules) ++kinds[e.provenance];
+        std::vector<std::string> counts;
+        for (const char* kind : lint::kProvenances)
+          if (kinds.count(kind)) counts.push_back(fmt::format("{} {}", kinds[kind], kind));
+        std::cout << fmt::format("{:<22} {:>4} entries: {}{}\n", target, matrix.entries.size() + matrix.rules.size(),
+                                 fmt::join(counts, ", "), target == lint::kDefaultTarget ? "  (default)" : "");
+      }
+      return 0;
+    };
+  });
+  struct ShowArgs {
+    std::string target;
+    std::string matrix_dir;
+  };
+  auto show_args = std::make_shared<ShowArgs>();
+  auto* show = cmd->add_subcommand("show", "List one target's entries with each one's provenance and source");
+  show->add_option("TARGET", show_args->target, "target id (gpuclean matrix list)")->required();
+  show->add_option("--matrix-dir", show_args->matrix_dir, "folder of <target>.json files");
+  show->callback([show_args, &handler] {
+    handler = [show_args] {
+      const lint::Matrix matrix = lint::LoadMatrix(CompatDir(show_args->matrix_dir), show_args->target);
+      std::cout << matrix.target << ": " << matrix.runtime << " (" << fmt::format("{}", fmt::join(matrix.chain, " <- "))
+                << ")\n";
+      const auto print = [](const lint::Entry& e) {
+        std::cout << fmt::format("{:<34} {:<24} {:<10} {:<14} {}\n", e.id, e.op.empty() ? "(rule)" : e.op,
+                                 lint::StatusName(e.status), e.provenance, e.evidence.source);
+      };
+      for (const auto& e : matrix.entries) print(e);
+      for (const auto& e : matrix.rules) print(e);
       return 0;
     };
   });

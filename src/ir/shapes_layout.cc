@@ -307,6 +307,16 @@ std::vector<TensorSpec> Tile(const OpView& v) {
   return {{v.dtype(0), out}};
 }
 
+// The operand's shape: the update is written into a copy of it.
+std::vector<TensorSpec> DynamicUpdateSlice(const OpView& v) {
+  v.ExpectInputCount(3);
+  v.ExpectSameDType(0, 1);
+  if (v.rank(1) != v.rank(0)) v.Fail("update (input 1) has rank {}, the operand rank {}", v.rank(1), v.rank(0));
+  v.ExpectRank(2, 1, "start indices");
+  v.ExpectDType(2, {kInt32, kInt64}, "start indices");
+  return {{v.dtype(0), v.shape(0)}};
+}
+
 std::vector<TensorSpec> BroadcastTo(const OpView& v) {
   v.ExpectInputCount(2);
   v.ExpectDType(1, {kInt32, kInt64}, "shape");
@@ -386,6 +396,7 @@ void AddLayoutRules(RuleTable& t) {
   t.builtin[tfl::BuiltinOperator_PADV2] = Pad;
   t.builtin[tfl::BuiltinOperator_MIRROR_PAD] = MirrorPad;
   t.builtin[tfl::BuiltinOperator_TILE] = Tile;
+  t.builtin[tfl::BuiltinOperator_DYNAMIC_UPDATE_SLICE] = DynamicUpdateSlice;
   t.builtin[tfl::BuiltinOperator_BROADCAST_TO] = BroadcastTo;
   t.builtin[tfl::BuiltinOperator_GATHER] = Gather;
   t.builtin[tfl::BuiltinOperator_GATHER_ND] = GatherNd;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "gpuclean/error.h"
 
@@ -102,8 +103,45 @@ const std::vector<std::string>& ConstraintKeys() {
       "rank_at_least",  "dtype_any",         "input_dtype",       "output_dtype",    "runtime_inputs",
       "runtime_input_at", "const_input_at",  "identical_inputs",  "dynamic_shape",   "attrs",
       "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops",
-      "winograd_4x4", "elementwise_const_batched", "rows_above"};
+      "winograd_4x4", "elementwise_const_batched", "rows_above", "version_above", "attrs_not",
+      "input_rank", "dtype_at", "runtime_dtype_any", "builtin_op"};
   return keys;
+}
+
+std::string ConstraintValueError(const std::string& key, const nlohmann::json& value) {
+  const auto list_of = [&](auto is) {
+    if (!value.is_array()) return false;
+    for (const auto& item : value)
+      if (!is(item)) return false;
+    return true;
+  };
+  const auto is_int = [](const nlohmann::json& v) { return v.is_number_integer(); };
+  const auto is_string = [](const nlohmann::json& v) { return v.is_string(); };
+  static const std::set<std::string> kInts = {"rank_at_least", "runtime_inputs", "const_nonzero_at",
+                                              "last_dim_not_multiple_of", "version_above"};
+  static const std::set<std::string> kBools = {"identical_inputs", "dynamic_shape", "broadcast",
+                                               "elementwise_const_batched", "builtin_op"};
+  static const std::set<std::string> kNames = {"dtype_any", "input_dtype", "output_dtype", "not_ops",
+                                               "runtime_dtype_any"};
+  static const std::set<std::string> kObjects = {"attrs", "attrs_not", "winograd_4x4", "rows_above"};
+  if (kInts.count(key)) return is_int(value) ? "" : "takes an integer";
+  if (kBools.count(key)) return value.is_boolean() ? "" : "takes true or false";
+  if (kNames.count(key)) return list_of(is_string) ? "" : "takes a list of names";
+  if (kObjects.count(key)) return value.is_object() ? "" : "takes an object";
+  if (key == "runtime_input_at" || key == "const_input_at")
+    return is_int(value) || list_of(is_int) ? "" : "takes an input position or a list of them";
+  if (key == "input_from_op") return value.is_string() ? "" : "takes an op name";
+  if (key == "input_rank" || key == "dtype_at") {
+    const bool ranks = key == "input_rank";
+    if (!value.is_object() || !value.contains("in") || (value.contains("input") && !is_int(value["input"])))
+      return ranks ? "takes {input, in: [ranks]}" : "takes {input, in: [dtypes]}";
+    const nlohmann::json& in = value["in"];
+    const bool ok = in.is_array() && std::all_of(in.begin(), in.end(), [&](const nlohmann::json& v) {
+      return ranks ? is_int(v) : is_string(v);
+    });
+    return ok ? "" : (ranks ? "'in' takes a list of ranks" : "'in' takes a list of dtype names");
+  }
+  return "";
 }
 
 namespace {
@@ -205,6 +243,29 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
       if (OptionValue(op, field) != value) return false;
     return true;
   }
+  if (key == "version_above") return op.version > want.get<int>();
+  if (key == "attrs_not") {
+    for (const auto& [field, value] : want.items())
+      if (OptionValue(op, field) != value) return true;
+    return false;
+  }
+  if (key == "input_rank") {
+    const int t = input_at(want.value("input", 0));
+    if (t < 0) return false;
+    for (const auto& rank : want.at("in"))
+      if (rank.is_number_integer() && rank.get<int>() == g.tensors[t].rank()) return true;
+    return false;
+  }
+  if (key == "dtype_at") {
+    const int t = input_at(want.value("input", 0));
+    return t >= 0 && InList(want.at("in"), DTypeOf(g, t));
+  }
+  if (key == "runtime_dtype_any") {
+    // Constants are exempt: the delegate filters only the tensors it computes.
+    for (int t : all_tensors())
+      if (!view.IsConstLike(t) && InList(want, DTypeOf(g, t))) return true;
+    return false;
+  }
   if (key == "const_nonzero_at") {
     int t = input_at(want.get<int>());
     return t >= 0 && g.tensors[t].is_const() && ConstHasNonZero(g.tensors[t]);
@@ -236,6 +297,7 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     return false;
   }
   if (key == "not_ops") return !InList(want, op.name());
+  if (key == "builtin_op") return (op.code != tfl::BuiltinOperator_CUSTOM) == want.get<bool>();
   if (key == "elementwise_const_batched") {
     // A binary elementwise op with a constant operand of rank 2 or 3 whose
     // first dimension is > 1 (the delegate reads such constants wrongly).

@@ -33,6 +33,9 @@ nlohmann::json OptionValue(const ir::Op& op, const std::string& field);
 
 // Constraint keys an entry's `when` may use (docs/lint.md).
 const std::vector<std::string>& ConstraintKeys();
+// What is wrong with a constraint's value ("" when it has the shape its key
+// takes), so a matrix typo is a validation error, not a failed lookup.
+std::string ConstraintValueError(const std::string& key, const nlohmann::json& value);
 // True when every constraint in `when` holds for node `node`.
 bool Matches(const GraphView& view, int node, const nlohmann::json& when);
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -37,6 +38,13 @@ json ReadJsonFile(const std::string& path) {
   }
 }
 
+// "path/file.cc:123 @ v2.2.0" (or a line range, or a commit id) somewhere
+// in the text: where in the delegate's published source the fact was read.
+bool CitesSource(const std::string& text) {
+  static const std::regex kCitation(R"([\w./-]+\.(cc|h|mm):\d+(-\d+)? @ (v\d+\.\d+\.\d+|[0-9a-f]{7,40}))");
+  return std::regex_search(text, kCitation);
+}
+
 void ValidateEntry(const json& entry, const std::string& where, bool is_rule, std::vector<std::string>& errors) {
   auto error = [&](const std::string& message) { errors.push_back(where + ": " + message); };
   if (!entry.is_object()) return error("not an object");
@@ -51,7 +59,7 @@ void ValidateEntry(const json& entry, const std::string& where, bool is_rule, st
     error("'status' must be one of delegated|partial|fallback|rejected|incorrect|unknown");
   const std::string provenance = entry.value("provenance", "");
   if (std::none_of(std::begin(kProvenances), std::end(kProvenances), [&](const char* p) { return provenance == p; }))
-    error("'provenance' must be one of measured|reference-doc|upstream-issue|inferred");
+    error("'provenance' must be one of measured|source|reference-doc|upstream-issue|inferred");
   if (!entry.contains("evidence") || !entry["evidence"].is_object()) {
     error("needs an 'evidence' object {date, runtime, source}");
   } else {
@@ -61,6 +69,9 @@ void ValidateEntry(const json& entry, const std::string& where, bool is_rule, st
         error(std::string("evidence needs a non-empty '") + field + "'");
     if (provenance == "measured" && entry["evidence"].value("source", "").find("probe") == std::string::npos)
       error("a measured entry must name the probe run in evidence.source");
+    if (provenance == "source" && !CitesSource(entry["evidence"].value("source", "")))
+      error("a source entry must cite FILE:LINE @ TAG-or-COMMIT in evidence.source "
+            "(ml_drift_delegate/tflite/model_builder.cc:5033 @ v2.2.0)");
   }
   if (entry.contains("hints")) {
     if (!entry["hints"].is_array()) error("'hints' must be an array of pass ids");
@@ -83,6 +94,8 @@ void ValidateEntry(const json& entry, const std::string& where, bool is_rule, st
     const auto& keys = ConstraintKeys();
     for (const auto& [key, value] : entry["when"].items())
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) error("unknown constraint '" + key + "'");
+      else if (const std::string wrong = ConstraintValueError(key, value); !wrong.empty())
+        error("constraint '" + key + "' " + wrong);
   }
 }
 
@@ -99,7 +112,7 @@ void ValidateNumerics(const json& numerics, const std::string& path, std::vector
     error("'model' must be one of fp32|fp16-storage|fp16-compute|fp16-fused");
   const std::string provenance = numerics.value("provenance", "");
   if (std::none_of(std::begin(kProvenances), std::end(kProvenances), [&](const char* p) { return provenance == p; }))
-    error("'provenance' must be one of measured|reference-doc|upstream-issue|inferred");
+    error("'provenance' must be one of measured|source|reference-doc|upstream-issue|inferred");
   if (!numerics.contains("evidence") || !numerics["evidence"].is_object()) return error("needs an 'evidence' object");
   for (const char* field : {"date", "runtime", "source"})
     if (!numerics["evidence"].contains(field) || !numerics["evidence"][field].is_string() ||
