@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpuclean/ir.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/npy.h"
 
 namespace gpuclean::synth {
@@ -69,5 +70,22 @@ Written Write(const SynthGraph& graph, const std::string& dir);
 // index): the documented generator of every pattern input, reproducible in
 // any language (docs/synth.md gives the hash).
 npy::Array HashUniform(std::vector<int64_t> shape, float lo, float hi, uint32_t seed);
+
+// Rule-edge probes derived from a target's matrix (`gpuclean synth --edges
+// TARGET`): for every op entry whose `when` synth can realise, the op's
+// plain graph (inside the edge: the op's base entry decides) and the same
+// graph changed just enough for the entry's constraints to hold (one step
+// past: the entry decides). The probed node is the last op of both.
+struct RuleEdgeProbe {
+  std::string entry;  // matrix entry id
+  std::string op;
+  ir::Model inside;
+  ir::Model past;
+};
+struct RuleEdgeSet {
+  std::vector<RuleEdgeProbe> probes;
+  std::vector<std::string> skipped;  // "entry-id: why synth cannot build it"
+};
+RuleEdgeSet RuleEdgeProbes(const lint::Matrix& matrix);
 
 }  // namespace gpuclean::synth

@@ -98,6 +98,64 @@ nlohmann::json OptionValue(const ir::Op& op, const std::string& field) {
   return nullptr;
 }
 
+bool SetOptionValue(ir::Op& op, const std::string& field, const nlohmann::json& value) {
+  if (op.options.type == tfl::BuiltinOptions_NONE) return false;
+  const flatbuffers::TypeTable* unions = tfl::BuiltinOptionsTypeTable();
+  const auto type_index = static_cast<size_t>(op.options.type);
+  if (type_index >= unions->num_elems) return false;
+  const int ref = unions->type_codes[type_index].sequence_ref;
+  if (ref < 0) return false;
+  const flatbuffers::TypeTable* table_type = unions->type_refs[ref]();
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.ForceDefaults(true);  // every scalar present, so it can be overwritten in place
+  fbb.Finish(op.options.Pack(fbb));
+  auto* table = flatbuffers::GetMutableRoot<flatbuffers::Table>(fbb.GetBufferPointer());
+  for (size_t i = 0; i < table_type->num_elems; ++i) {
+    if (field != table_type->names[i]) continue;
+    const flatbuffers::TypeCode code = table_type->type_codes[i];
+    if (code.is_repeating) return false;
+    const auto voffset = static_cast<flatbuffers::voffset_t>(flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i)));
+    int64_t integer = 0;
+    if (value.is_boolean()) integer = value.get<bool>() ? 1 : 0;
+    else if (value.is_number()) integer = static_cast<int64_t>(value.get<double>());
+    else if (value.is_string() && code.sequence_ref >= 0) {
+      const flatbuffers::TypeTable* enum_type = table_type->type_refs[code.sequence_ref]();
+      bool found = false;
+      for (size_t e = 0; e < enum_type->num_elems && !found; ++e)
+        if (value.get<std::string>() == enum_type->names[e]) {
+          integer = enum_type->values ? enum_type->values[e] : static_cast<int64_t>(e);
+          found = true;
+        }
+      if (!found) return false;
+    } else {
+      return false;
+    }
+    bool ok = false;
+    switch (code.base_type) {
+      case flatbuffers::ET_BOOL:
+      case flatbuffers::ET_UCHAR: ok = table->SetField<uint8_t>(voffset, static_cast<uint8_t>(integer), 0); break;
+      case flatbuffers::ET_CHAR: ok = table->SetField<int8_t>(voffset, static_cast<int8_t>(integer), 0); break;
+      case flatbuffers::ET_SHORT: ok = table->SetField<int16_t>(voffset, static_cast<int16_t>(integer), 0); break;
+      case flatbuffers::ET_USHORT: ok = table->SetField<uint16_t>(voffset, static_cast<uint16_t>(integer), 0); break;
+      case flatbuffers::ET_INT: ok = table->SetField<int32_t>(voffset, static_cast<int32_t>(integer), 0); break;
+      case flatbuffers::ET_UINT: ok = table->SetField<uint32_t>(voffset, static_cast<uint32_t>(integer), 0); break;
+      case flatbuffers::ET_LONG: ok = table->SetField<int64_t>(voffset, integer, 0); break;
+      case flatbuffers::ET_FLOAT:
+        ok = value.is_number() && table->SetField<float>(voffset, value.get<float>(), 0.0f);
+        break;
+      case flatbuffers::ET_DOUBLE: ok = value.is_number() && table->SetField<double>(voffset, value.get<double>(), 0.0); break;
+      default: return false;
+    }
+    if (!ok) return false;
+    tfl::BuiltinOptionsUnion updated;
+    updated.type = op.options.type;
+    updated.value = tfl::BuiltinOptionsUnion::UnPack(table, op.options.type, nullptr);
+    op.options = std::move(updated);
+    return true;
+  }
+  return false;
+}
+
 const std::vector<std::string>& ConstraintKeys() {
   static const std::vector<std::string> keys = {
       "rank_at_least",  "dtype_any",         "input_dtype",       "output_dtype",    "runtime_inputs",

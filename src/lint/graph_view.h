@@ -31,6 +31,11 @@ struct GraphView {
 // bool, number, or the enum value's name. Null when the op has no such field.
 nlohmann::json OptionValue(const ir::Op& op, const std::string& field);
 
+// Sets one scalar option field by its schema name (the inverse of
+// OptionValue; an enum takes its name or its integer value). False when
+// the op has no options table or no such scalar field.
+bool SetOptionValue(ir::Op& op, const std::string& field, const nlohmann::json& value);
+
 // Constraint keys an entry's `when` may use (docs/lint.md).
 const std::vector<std::string>& ConstraintKeys();
 // What is wrong with a constraint's value ("" when it has the shape its key

@@ -7,11 +7,13 @@
 
 #include <cctype>
 #include <functional>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "gpuclean/builder.h"
 #include "gpuclean/lint.h"
+#include "gpuclean/synth.h"
 #include "lint_test_util.h"
 #include "support/tflite_names.h"
 
@@ -221,6 +223,34 @@ INSTANTIATE_TEST_SUITE_P(MlDriftCl220, RuleEdges, ::testing::Range<size_t>(0, Ed
                              if (std::isalnum(static_cast<unsigned char>(c))) name += c;
                            return name;
                          });
+
+// Every op rule synth can build, from the matrix itself: the plain graph is
+// delegated, the graph one step past the rule is refused by that very entry.
+TEST(MlDriftCl220, EveryBuildableRuleRefusesOneStepPastItsEdge) {
+  const Matrix& matrix = testing::Target(kTarget);
+  const synth::RuleEdgeSet set = synth::RuleEdgeProbes(matrix);
+  for (const synth::RuleEdgeProbe& probe : set.probes) {
+    const int node = static_cast<int>(probe.inside.main().ops.size()) - 1;
+    const auto findings_of = [&](const Report& report) {
+      std::string text;
+      for (const Finding& f : report.findings)
+        if (f.node == node) text += "\n  " + f.rule + ": " + f.why;
+      return text;
+    };
+    const Report inside = testing::LintOn(probe.inside, kTarget);
+    EXPECT_EQ(inside.node_status[0][node], Status::kDelegated) << probe.entry << ", plain graph:" << findings_of(inside);
+    const Report past = testing::LintOn(probe.past, kTarget);
+    EXPECT_EQ(past.node_status[0][node], Status::kRejected) << probe.entry << ", one step past:" << findings_of(past);
+    const bool by_entry = std::any_of(past.findings.begin(), past.findings.end(),
+                                      [&](const Finding& f) { return f.node == node && f.rule == probe.entry; });
+    EXPECT_TRUE(by_entry) << probe.entry << " did not decide its own probe:" << findings_of(past);
+  }
+  std::string skipped;
+  for (const std::string& s : set.skipped) skipped += "\n  " + s;
+  // Most rules are buildable; what is not is listed (docs/synth.md).
+  EXPECT_GE(set.probes.size(), 3 * set.skipped.size()) << set.probes.size() << " built, skipped:" << skipped;
+  std::cout << set.probes.size() << " rule-edge probes built, " << set.skipped.size() << " skipped:" << skipped << "\n";
+}
 
 TEST(MlDriftCl220, EveryEntryReadFromTheSourceCitesFileLineAndTag) {
   const Matrix& matrix = testing::Target(kTarget);
