@@ -307,7 +307,7 @@ analyze::BisectSide Side(const py::object& spec, const std::shared_ptr<const ir:
     if (std::find(modes.begin(), modes.end(), text) != modes.end()) return {model, text, exec::ParsePrecision(text)};
     if (!std::filesystem::exists(text))
       throw Error(ErrorKind::kUsage,
-                  "a/b take fp32, fp16-storage, fp16-compute, fp16-fused, a Model or a model file; '" + text +
+                  "a/b take fp32, fp16-storage, fp16-compute, fp16-fused, fp16-f32acc, a Model or a model file; '" + text +
                       "' is neither");
   }
   std::string label;

@@ -24,7 +24,8 @@ namespace gpuclean::exec {
 //    between kernels (KeptInFloat below), for graph inputs and for constants
 //    of more than one element. The ML Drift WebGPU backend as measured on
 //    LiteRT.js 2.5.3.
-enum class Precision { kFp32, kFp16Storage, kFp16Compute, kFp16Fused };
+// kFp16F32Accum: ML Drift's use_f32_accum_for_fp16 (docs/numerics.md).
+enum class Precision { kFp32, kFp16Storage, kFp16Compute, kFp16Fused, kFp16F32Accum };
 std::string_view PrecisionName(Precision p);
 Precision ParsePrecision(const std::string& name);  // throws Error(kUsage)
 // Every mode name, in the order above ("fp32", "fp16-storage", ...).

@@ -85,10 +85,10 @@ void AddBisect(CLI::App& app, Handler& handler) {
   AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->seed, "seed for generated inputs")->default_val(0);
   cmd->add_option("--a", args->a,
-                  "reference: fp32 | fp16 | fp16-storage | fp16-compute | fp16-fused | another .tflite (run in fp32)")
+                  "reference: fp32 | fp16 | fp16-storage | fp16-compute | fp16-fused | fp16-f32acc | another .tflite (run in fp32)")
       ->default_val("fp32");
   cmd->add_option("--b", args->b, "compared: fp16 (the --target's numeric model) | fp32 | fp16-storage | "
-                                  "fp16-compute | fp16-fused | another .tflite with matching tensor names (run in fp32)")
+                                  "fp16-compute | fp16-fused | fp16-f32acc | another .tflite with matching tensor names (run in fp32)")
       ->default_val("fp16");
   cmd->add_option("--target", args->target, "runtime target whose numeric model fp16 means (data/compat/)")
       ->capture_default_str();

@@ -27,7 +27,7 @@ struct RunFlags {
                     "LiteRT.js's WebGPU delegate in headless Chromium, cpu stages on wasm)")
         ->capture_default_str();
     cmd->add_option("--precision", precision,
-                    "ours: numeric mode of the gpu stages (fp32, fp16-storage, fp16-compute, fp16-fused); "
+                    "ours: numeric mode of the gpu stages (fp32, fp16-storage, fp16-compute, fp16-fused, fp16-f32acc); "
                     "litert-webgpu: fp32 or fp16")
         ->capture_default_str();
     cmd->add_option("--input", inputs, "NAME=FILE.npy for a pipeline input (repeatable); others are generated");

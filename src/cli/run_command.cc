@@ -26,7 +26,7 @@ void AddRun(CLI::App& app, Handler& handler) {
   AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->request.seed, "seed for generated inputs")->default_val(0);
   cmd->add_option("--precision", args->precision,
-                  "fp32 | fp16 (the --target's numeric model) | fp16-storage | fp16-compute | fp16-fused")
+                  "fp32 | fp16 (the --target's numeric model) | fp16-storage | fp16-compute | fp16-fused | fp16-f32acc")
       ->default_val("fp32");
   cmd->add_option("--target", args->target, "runtime target whose numeric model --precision fp16 means (data/compat/)")
       ->capture_default_str();

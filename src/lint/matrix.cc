@@ -109,7 +109,7 @@ void ValidateNumerics(const json& numerics, const std::string& path, std::vector
   const std::vector<std::string>& modes = exec::PrecisionNames();
   const std::string model = numerics.value("model", "");
   if (std::find(modes.begin(), modes.end(), model) == modes.end())
-    error("'model' must be one of fp32|fp16-storage|fp16-compute|fp16-fused");
+    error("'model' must be one of " + fmt::format("{}", fmt::join(modes, "|")));
   const std::string provenance = numerics.value("provenance", "");
   if (std::none_of(std::begin(kProvenances), std::end(kProvenances), [&](const char* p) { return provenance == p; }))
     error("'provenance' must be one of measured|source|reference-doc|upstream-issue|inferred");

@@ -102,6 +102,35 @@ TEST(Fp16Compute, LongSumsStallInHalfPrecision) {
   EXPECT_EQ(RunIn(model, in, Precision::kFp16Compute)[0], 8192.0f);
 }
 
+// fp16-f32acc, ML Drift's use_f32_accum_for_fp16 (delegate_options.h:321 @
+// v2.2.0): tensors and arithmetic stay half, conv-like dot products
+// accumulate in float, reductions still in half.
+TEST(Fp16Compute, F32AccumKeepsDotProductsInFloatAndReductionsInHalf) {
+  GraphBuilder fc;
+  const int x = fc.Input("x", kF32, {1, 512});
+  fc.Output(fc.FullyConnected(x, fc.ConstF32("w", {1, 512}, std::vector<float>(512, 1.0f)), builder::kNoInput));
+  const ir::Model dot = fc.Finish();
+  std::vector<float> in(512, 300.0f);
+  std::fill(in.begin() + 256, in.end(), -300.0f);
+  EXPECT_EQ(RunIn(dot, testing::F32({1, 512}, in), Precision::kFp16F32Accum)[0], 0.0f);
+
+  GraphBuilder sum;
+  sum.Output(sum.Sum(sum.Input("x", kF32, {20000}), {0}, false));
+  const npy::Array ones = testing::F32({20000}, std::vector<float>(20000, 1.0f));
+  EXPECT_EQ(RunIn(sum.Finish(), ones, Precision::kFp16F32Accum)[0], 8192.0f);
+
+  // Storage is still half: the output is rounded to binary16.
+  GraphBuilder fine;
+  const int y = fine.Input("x", kF32, {1, 3});
+  fine.Output(fine.FullyConnected(y, fine.ConstF32("w", {1, 3}, {1.0f, 1.0f, 1.0f}), builder::kNoInput));
+  const ir::Model small = fine.Finish();
+  const npy::Array values = testing::F32({1, 3}, {1000.0f, 0.25f, 0.125f});
+  EXPECT_EQ(RunIn(small, values, Precision::kFp16F32Accum)[0], ReferenceRound(1000.375f));  // 1000.5
+  // A half accumulator loses both small addends (1000.25 ties to 1000).
+  EXPECT_EQ(RunIn(small, values, Precision::kFp16Compute)[0], 1000.0f);
+  EXPECT_EQ(exec::ParsePrecision("fp16-f32acc"), Precision::kFp16F32Accum);
+}
+
 TEST(Fp16Compute, ConvAndSoftmaxStayCloseOnOrdinaryValues) {
   GraphBuilder b;
   const int x = b.Input("x", kF32, {1, 9, 9, 8});

@@ -44,7 +44,7 @@ int NonFiniteFp16Fused(const std::vector<float>& v) {
 TEST(Fp16Fused, ParsesAndNamesTheMode) {
   EXPECT_EQ(exec::ParsePrecision("fp16-fused"), Precision::kFp16Fused);
   EXPECT_EQ(exec::PrecisionName(Precision::kFp16Fused), "fp16-fused");
-  EXPECT_EQ(exec::PrecisionNames().size(), 4u);
+  EXPECT_EQ(exec::PrecisionNames().size(), 5u);  // fp32, fp16-storage, fp16-compute, fp16-fused, fp16-f32acc
 }
 
 TEST(Fp16Fused, AnElementwiseChainStaysInFloatUntilItsOutputIsStored) {

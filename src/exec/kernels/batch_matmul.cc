@@ -63,7 +63,7 @@ void EvalBatchMatmul(KernelContext& ctx) {
   for (int d = 0; d + 2 < y.rank(); ++d) y_elems *= y.shape[d];
   int64_t x_batches = 1;
   for (int d = 0; d + 2 < x.rank(); ++d) x_batches *= x.shape[d];
-  if (fp16::Active(ctx)) {
+  if (fp16::DotProductsInHalf(ctx)) {
     for (int64_t bi = 0; bi < batches; ++bi)
       fp16::Gemm(ctx.pool, m, n, k, {xp + BatchOffset(x.shape, out_batch, bi), a_row, a_col},
                  {yp + BatchOffset(y.shape, out_batch, bi), b_row, b_col}, nullptr, conv::Clamp{},

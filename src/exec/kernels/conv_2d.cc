@@ -69,7 +69,7 @@ void EvalConv2d(KernelContext& ctx) {
     const float* wg = w.as<float>() + static_cast<int64_t>(grp) * og * k;
     const float* bg = bias ? bias + static_cast<int64_t>(grp) * og : nullptr;
     float* dst = out.as<float>() + static_cast<int64_t>(grp) * og;
-    if (fp16::Active(ctx)) {
+    if (fp16::DotProductsInHalf(ctx)) {
       g.in_c_offset = grp * g.in_c;
       fp16::Conv(ctx.pool, in.as<float>(), g, wg, og, bg, clamp, dst, o_total);
     } else if (pointwise) {

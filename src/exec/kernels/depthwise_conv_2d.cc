@@ -281,7 +281,7 @@ void EvalDepthwiseConv2d(KernelContext& ctx) {
   if (conv::ActiveIsa() == conv::Isa::kAvx2) run = DwRowsAvx2;
 #endif
   std::vector<uint16_t> in_half, w_half;
-  if (fp16::Active(ctx)) {
+  if (fp16::DotProductsInHalf(ctx)) {
     run = DwRowsFp16;
     if (fp16::NativeFma()) {
       in_half.resize(static_cast<size_t>(batch) * a.h * a.w_ * a.c);

@@ -28,8 +28,15 @@
 
 namespace gpuclean::exec::kernels::fp16 {
 
-// Whether the op runs in the fp16-compute numeric mode.
-inline bool Active(const KernelContext& ctx) { return ctx.precision == Precision::kFp16Compute; }
+// Whether the op's sums run in half precision: in fp16-compute every
+// accumulation does; in fp16-f32acc (ML Drift's use_f32_accum_for_fp16)
+// reductions still do, but dot products do not (DotProductsInHalf).
+inline bool Active(const KernelContext& ctx) {
+  return ctx.precision == Precision::kFp16Compute || ctx.precision == Precision::kFp16F32Accum;
+}
+// Whether conv-like dot products (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
+// FULLY_CONNECTED, BATCH_MATMUL) accumulate in half.
+inline bool DotProductsInHalf(const KernelContext& ctx) { return ctx.precision == Precision::kFp16Compute; }
 
 // Round to the nearest binary16 value (ties to even), returned as float;
 // beyond the half range it becomes ±inf, as a half register overflows.

@@ -26,7 +26,7 @@ void EvalFullyConnected(KernelContext& ctx) {
   const int n = w.dim(0), k = w.dim(1);
   const int64_t m = k > 0 ? in.num_elements() / k : 0;
   const conv::Clamp clamp = conv::ActivationClamp(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
-  const auto gemm = fp16::Active(ctx) ? fp16::Gemm : static_cast<decltype(&fp16::Gemm)>(conv::Gemm);
+  const auto gemm = fp16::DotProductsInHalf(ctx) ? fp16::Gemm : static_cast<decltype(&fp16::Gemm)>(conv::Gemm);
   gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
 }
 
