@@ -160,7 +160,7 @@ TEST_F(HostileModels, OutOfRangeRuntimeIndicesAreRefusedInEveryPrecision) {
     if (m.hostility != Hostility::kRuntimeValues) continue;
     std::string inputs;
     const std::string path = Write(m, &inputs);
-    for (const char* precision : {"fp32", "fp16-storage", "fp16-compute", "fp16-fused"})
+    for (const char* precision : {"fp32", "fp16-storage", "fp16-compute", "fp16-fused", "fp16-f32acc"})
       ExpectOneLineRefusal(RunOn(dir_, {"run", std::string("--precision ") + precision + " --out"}, path, inputs), m.expect,
                            m.name + ": run " + precision);
     ExpectOneLineRefusal(RunOn(dir_, {"bisect", ""}, path, inputs), m.expect, m.name + ": bisect");

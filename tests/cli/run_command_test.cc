@@ -87,15 +87,17 @@ TEST(RunCommand, PrecisionFp16IsTheTargetsNumericModel) {
       {" --precision fp16", "fp16-compute"},
       {" --precision fp16 --target mldrift-webgpu@2.5.3", "fp16-fused"},
       {" --precision fp16 --target xnnpack", "fp32"},
-      {" --precision fp16-fused", "fp16-fused"}};
+      {" --precision fp16-fused", "fp16-fused"},
+      {" --precision fp16-f32acc", "fp16-f32acc"}};
   for (size_t i = 0; i < cases.size(); ++i) {
     const std::string out = dir.file("out" + std::to_string(i));
     auto r = RunGpuclean(base + cases[i].first + " --out " + ShellQuote(out));
     ASSERT_EQ(r.exit_code, 0) << cases[i].first << ": " << r.err;
     EXPECT_EQ(testing::ReadJsonFile(out + "/meta.json")["precision"], cases[i].second) << cases[i].first;
-    // x^2 is written between kernels only under fp16-compute: inf there, 193.6 otherwise.
+    // x^2 is stored in half between kernels under fp16-compute and
+    // fp16-f32acc: inf there, 193.6 otherwise.
     const float y = npy::Read(out + "/out0.npy").as<float>()[0];
-    if (cases[i].second == "fp16-compute") EXPECT_TRUE(std::isinf(y)) << y;
+    if (cases[i].second == "fp16-compute" || cases[i].second == "fp16-f32acc") EXPECT_TRUE(std::isinf(y)) << y;
     else EXPECT_NEAR(y, 193.6f, 0.1f) << cases[i].first;
   }
   EXPECT_EQ(RunGpuclean(base + " --precision fp16 --target no-such --out " + ShellQuote(dir.file("bad"))).exit_code, 2);
