@@ -101,7 +101,9 @@ struct Matrix {
 // The folder holding compat/ (the data dir): $GPUCLEAN_DATA_DIR if set,
 // else <source>/data as compiled in.
 std::string DefaultDataDir();
-inline constexpr const char* kDefaultTarget = "mldrift-cl@2.1.6";
+// "361 entries: 352 source, 9 inferred": where a matrix's facts come from.
+std::string ProvenanceSummary(const Matrix& matrix);
+inline constexpr const char* kDefaultTarget = "mldrift-cl@2.2.0";
 
 // "A,B" -> {"A", "B"}: the targets one file must be clean for (empty
 // items dropped).

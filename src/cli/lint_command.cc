@@ -100,14 +100,8 @@ void AddMatrix(CLI::App& app, Handler& handler) {
       const std::string dir = CompatDir(args->matrix_dir);
       for (const auto& target : lint::ListTargets(dir)) {
         const lint::Matrix matrix = lint::LoadMatrix(dir, target);
-        std::map<std::string, int> kinds;
-        for (const auto& e : matrix.entries) ++kinds[e.provenance];
-        for (const auto& e : matrix.rules) ++kinds[e.provenance];
-        std::vector<std::string> counts;
-        for (const char* kind : lint::kProvenances)
-          if (kinds.count(kind)) counts.push_back(fmt::format("{} {}", kinds[kind], kind));
-        std::cout << fmt::format("{:<22} {:>4} entries: {}{}\n", target, matrix.entries.size() + matrix.rules.size(),
-                                 fmt::join(counts, ", "), target == lint::kDefaultTarget ? "  (default)" : "");
+        std::cout << fmt::format("{:<22} {}{}\n", target, lint::ProvenanceSummary(matrix),
+                                 target == lint::kDefaultTarget ? "  (default)" : "");
       }
       return 0;
     };

@@ -162,7 +162,7 @@ const std::vector<std::string>& ConstraintKeys() {
       "runtime_input_at", "const_input_at",  "identical_inputs",  "dynamic_shape",   "attrs",
       "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops",
       "winograd_4x4", "elementwise_const_batched", "rows_above", "version_above", "attrs_not",
-      "input_rank", "dtype_at", "runtime_dtype_any", "builtin_op"};
+      "input_rank", "dtype_at", "runtime_dtype_any", "builtin_op", "input_quant"};
   return keys;
 }
 
@@ -189,6 +189,14 @@ std::string ConstraintValueError(const std::string& key, const nlohmann::json& v
   if (key == "runtime_input_at" || key == "const_input_at")
     return is_int(value) || list_of(is_int) ? "" : "takes an input position or a list of them";
   if (key == "input_from_op") return value.is_string() ? "" : "takes an op name";
+  if (key == "input_quant") {
+    if (!value.is_object() || !value.contains("in") || !value["in"].is_array() ||
+        (value.contains("input") && !is_int(value["input"])))
+      return "takes {input, in: [none|per-tensor|per-channel]}";
+    for (const auto& v : value["in"])
+      if (v != "none" && v != "per-tensor" && v != "per-channel") return "'in' takes none, per-tensor or per-channel";
+    return "";
+  }
   if (key == "input_rank" || key == "dtype_at") {
     const bool ranks = key == "input_rank";
     if (!value.is_object() || !value.contains("in") || (value.contains("input") && !is_int(value["input"])))
@@ -355,6 +363,12 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     return false;
   }
   if (key == "not_ops") return !InList(want, op.name());
+  if (key == "input_quant") {
+    const int t = input_at(want.value("input", 0));
+    if (t < 0) return false;
+    const size_t scales = g.tensors[t].quant.scale.size();
+    return InList(want.at("in"), scales == 0 ? "none" : scales == 1 ? "per-tensor" : "per-channel");
+  }
   if (key == "builtin_op") return (op.code != tfl::BuiltinOperator_CUSTOM) == want.get<bool>();
   if (key == "elementwise_const_batched") {
     // A binary elementwise op with a constant operand of rank 2 or 3 whose

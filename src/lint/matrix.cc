@@ -3,9 +3,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include <fmt/ranges.h>
 
 #include "gpuclean/error.h"
 #include "gpuclean/lint.h"
@@ -270,6 +273,16 @@ const Entry* Matrix::Rule(const std::string& id) const {
   for (const Entry& rule : rules)
     if (rule.id == id) return &rule;
   return nullptr;
+}
+
+std::string ProvenanceSummary(const Matrix& matrix) {
+  std::map<std::string, int> kinds;
+  for (const auto& e : matrix.entries) ++kinds[e.provenance];
+  for (const auto& e : matrix.rules) ++kinds[e.provenance];
+  std::vector<std::string> counts;
+  for (const char* kind : kProvenances)
+    if (kinds.count(kind)) counts.push_back(fmt::format("{} {}", kinds[kind], kind));
+  return fmt::format("{:>4} entries: {}", matrix.entries.size() + matrix.rules.size(), fmt::join(counts, ", "));
 }
 
 std::string DefaultDataDir() {

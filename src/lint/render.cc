@@ -107,6 +107,7 @@ std::string RenderText(const Report& report, const Matrix& matrix) {
   std::ostringstream out;
   out << "model   " << report.model << "\n";
   out << "target  " << report.target << (matrix.runtime.empty() ? "" : " (" + matrix.runtime + ")") << "\n";
+  out << "matrix  " << ProvenanceSummary(matrix) << "\n";
   Severity current = Severity::kInfo;
   bool first = true;
   for (const Group& group : GroupFindings(report)) {

@@ -293,7 +293,9 @@ struct ProbePair {
 }  // namespace
 
 std::vector<SynthGraph> ProbeGraphs() {
-  const char* kDefault = lint::kDefaultTarget;
+  // The field-report rules these probes show were written for 2.1.6 (the
+  // rule-edge probes of the source-read targets come from `synth --edges`).
+  const char* kDefault = "mldrift-cl@2.1.6";
   const std::vector<ProbePair> pairs = {
       {"rank5-reshape", "rank-5", kDefault, "a RESHAPE to a 5-D tensor (pixel shuffle, window partition)",
        "the same data kept 4-D", [] { return Rank(5); }, [] { return Rank(4); }},
