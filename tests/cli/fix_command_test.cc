@@ -88,7 +88,7 @@ TEST(FixCommand, UnprovableRewriteWritesNothingAndSaysWhy) {
   b.Output(b.Custom("MyVendorOp", {b.Add(halves[0], halves[1])}, {}, {{tfl::TensorType_FLOAT32, {1, 4, 4, 4}}})[0]);
   const std::string model = dir.file("vendor.tflite"), out = dir.file("fixed.tflite");
   format::WriteModel(b.Finish(), model);
-  auto r = RunGpuclean("fix " + ShellQuote(model) + " -o " + ShellQuote(out));
+  auto r = RunGpuclean("fix --target mldrift-cl@2.1.6 " + ShellQuote(model) + " -o " + ShellQuote(out));
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
   EXPECT_NE(r.out.find("split-to-slices cannot be proven"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("MyVendorOp"), std::string::npos) << r.out;
@@ -144,7 +144,7 @@ TEST(FixCommand, TheSeenShapesAreFixedExactlyAndLintClean) {
   for (const auto& [name, model] : cases) {
     SCOPED_TRACE(name);
     const std::string in = WriteGraph(dir, name, model), out = dir.file(name + ".fixed.tflite");
-    auto r = RunGpuclean("fix --format json " + ShellQuote(in) + " -o " + ShellQuote(out));
+    auto r = RunGpuclean("fix --target mldrift-cl@2.1.6 --format json " + ShellQuote(in) + " -o " + ShellQuote(out));
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["ok"], true);
@@ -153,7 +153,7 @@ TEST(FixCommand, TheSeenShapesAreFixedExactlyAndLintClean) {
     EXPECT_EQ(j["remaining"].size(), 0u);
     for (const auto& d : j["outputs_vs_original"]) EXPECT_LE(d["max_abs_diff"].get<double>(), d["allowed"].get<double>());
     ASSERT_TRUE(fs::exists(out));
-    auto lint = RunGpuclean("lint " + ShellQuote(out));
+    auto lint = RunGpuclean("lint --target mldrift-cl@2.1.6 " + ShellQuote(out));
     EXPECT_EQ(lint.exit_code, 0) << lint.out;
   }
 }
@@ -161,7 +161,7 @@ TEST(FixCommand, TheSeenShapesAreFixedExactlyAndLintClean) {
 TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
   testing::TempDir dir;
   const std::string big = WriteGraph(dir, "big_table", RuntimeLookup(4096)), out = dir.file("fixed.tflite");
-  auto r = RunGpuclean("fix " + ShellQuote(big) + " -o " + ShellQuote(out));
+  auto r = RunGpuclean("fix --target mldrift-cl@2.1.6 " + ShellQuote(big) + " -o " + ShellQuote(out));
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
   EXPECT_NE(r.out.find("node 0 GATHER_ND gather-nd-runtime-indices [precondition]: gather-onehot-matmul: precondition "
                        "not met: the table has 4096 rows, more than --onehot-max-rows 1024"),
@@ -179,7 +179,7 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
   EXPECT_EQ(split.exit_code, 0) << split.err << split.out;
   EXPECT_NE(split.out.find("host  gather_nd"), std::string::npos) << split.out;
   // A wider limit is a choice the user can make.
-  EXPECT_EQ(RunGpuclean("fix --dry-run --onehot-max-rows 4096 " + ShellQuote(big)).exit_code, 0);
+  EXPECT_EQ(RunGpuclean("fix --target mldrift-cl@2.1.6 --dry-run --onehot-max-rows 4096 " + ShellQuote(big)).exit_code, 0);
 
   // TOPK has no rewrite: a proven partial fix (the PADV2) is still not ok.
   builder::GraphBuilder b;
@@ -188,7 +188,7 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
                                  tfl::Padding_VALID, 2, 2, 3, 3);
   b.Output(b.TopKV2(b.Reshape(pooled, {1, 36}), 4).first);
   const std::string mixed = WriteGraph(dir, "mixed", b.Finish());
-  auto j_run = RunGpuclean("fix --format json " + ShellQuote(mixed) + " -o " + ShellQuote(out));
+  auto j_run = RunGpuclean("fix --target mldrift-cl@2.1.6 --format json " + ShellQuote(mixed) + " -o " + ShellQuote(out));
   EXPECT_EQ(j_run.exit_code, 1) << j_run.err;
   const auto j = nlohmann::json::parse(j_run.out);
   EXPECT_EQ(j["ok"], false);
@@ -199,7 +199,7 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
   EXPECT_EQ(j["remaining"][0]["cause"], "split-or-host");
   EXPECT_FALSE(fs::exists(out));
   // --allow-remaining writes the proven partial rewrite, and still exits 1.
-  auto partial = RunGpuclean("fix --allow-remaining " + ShellQuote(mixed) + " -o " + ShellQuote(out));
+  auto partial = RunGpuclean("fix --target mldrift-cl@2.1.6 --allow-remaining " + ShellQuote(mixed) + " -o " + ShellQuote(out));
   EXPECT_EQ(partial.exit_code, 1) << partial.out;
   ASSERT_TRUE(fs::exists(out));
   for (const ir::Op& op : format::ReadModel(out).main().ops) EXPECT_NE(op.code, tfl::BuiltinOperator_PADV2);

@@ -8,6 +8,7 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/lint.h"
 #include "support/test_support.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::lint::testing {
 
@@ -20,7 +21,7 @@ inline const Matrix& Target(const std::string& id) {
   return it->second;
 }
 
-inline Report LintOn(const ir::Model& model, const std::string& target = kDefaultTarget) {
+inline Report LintOn(const ir::Model& model, const std::string& target = ::gpuclean::testing::targets::kFieldReports) {
   return Lint(model, Target(target));
 }
 

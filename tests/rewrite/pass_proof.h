@@ -14,6 +14,7 @@
 #include "gpuclean/probe.h"
 #include "gpuclean/rewrite.h"
 #include "support/conformance.h"
+#include "support/tflite_names.h"
 #include "support/test_support.h"
 
 namespace gpuclean::testing {
@@ -71,7 +72,7 @@ inline PassProof ExpectPassProven(const std::string& id, const ir::Model& model,
 
 // Findings of rule `rule` in a lint of `model` against `target`.
 inline int CountFindings(const ir::Model& model, const std::string& rule,
-                         const std::string& target = lint::kDefaultTarget) {
+                         const std::string& target = ::gpuclean::testing::targets::kFieldReports) {
   const lint::Matrix matrix = lint::LoadMatrix(SourceDir() + "/data/compat", target);
   const lint::Report report = lint::Lint(model, matrix);
   int n = 0;
@@ -80,7 +81,7 @@ inline int CountFindings(const ir::Model& model, const std::string& rule,
 }
 
 inline void ExpectFindingGone(const ir::Model& before, const ir::Model& after, const std::string& rule,
-                              const std::string& target = lint::kDefaultTarget) {
+                              const std::string& target = ::gpuclean::testing::targets::kFieldReports) {
   EXPECT_GT(CountFindings(before, rule, target), 0) << "the original graph should trigger " << rule;
   EXPECT_EQ(CountFindings(after, rule, target), 0) << "the rewritten graph still triggers " << rule;
 }

@@ -21,5 +21,8 @@ namespace gpuclean::testing::targets {
 
 // The measured WebGPU target that tests of WebGPU-specific rules lint against.
 inline constexpr const char* kWebGpu = "mldrift-webgpu@2.5.3";
+// The target the field-report rules (and the passes that answer them) were
+// written for; the default target reads its rules from the delegate's source.
+inline constexpr const char* kFieldReports = "mldrift-cl@2.1.6";
 
 }  // namespace gpuclean::testing::targets
