@@ -141,8 +141,10 @@ void AddConvert(CLI::App& app, Handler& handler) {
                   "which drops their transposes")
       ->check(CLI::IsMember({"onnx", "nhwc"}))
       ->default_val("onnx");
-  cmd->add_option("--weights", args->weights, "fp32, or fp16: float weights stored as float16 with DEQUANTIZE")
-      ->check(CLI::IsMember({"fp32", "fp16"}))
+  cmd->add_option("--weights", args->weights,
+                  "fp32; fp16: float weights stored as float16 with DEQUANTIZE; int8: conv-like weights stored int8, "
+                  "one symmetric scale per tensor, with DEQUANTIZE")
+      ->check(CLI::IsMember({"fp32", "fp16", "int8"}))
       ->default_val("fp32");
   cmd->add_option("--target", args->options.target,
                   "GPU target the result must be clean for (an id of data/compat, `gpuclean matrix list`), or several "
@@ -180,6 +182,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
       }
       args->options.nhwc_io = args->io_layout == "nhwc";
       args->options.fp16_weights = args->weights == "fp16";
+      args->options.int8_weights = args->weights == "int8";
       args->options.prove = !args->no_prove;
       if (args->options.output_path.empty() && !args->json && !args->quiet)
         std::cerr << "gpuclean: note: no -o given; converting and proving only\n";

@@ -752,10 +752,12 @@ Result Convert(const Options& o) {
   onnx::LowerOptions lo;
   lo.nhwc_io = o.nhwc_io;
   lo.fp16_weights = o.fp16_weights;
+  lo.int8_weights = o.int8_weights;
   onnx::LoweredGraph lowered = onnx::Lower(g, lo);
   r.lower_ms = MsSince(lower_start);
   r.folded = lowered.folded;
   r.half_weights_kept = lowered.half_weights_kept;
+  r.int8_weights = lowered.int8_weights;
   ir::Model& model = lowered.model;
   const std::string origins = OriginsJson(lowered).dump();
   model.metadata.push_back({kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
@@ -779,6 +781,10 @@ Result Convert(const Options& o) {
     // Rounding weights to half is a stated bound, not exactness.
     r.atol = o.fp16_weights ? std::max(o.atol, kFp16WeightsAtol) : o.atol;
     r.min_correlation = o.fp16_weights ? std::min(o.min_correlation, kFp16WeightsMinCorrelation) : o.min_correlation;
+    if (o.int8_weights) {
+      r.atol = std::max(r.atol, kInt8WeightsAtol);
+      r.min_correlation = std::min(r.min_correlation, kInt8WeightsMinCorrelation);
+    }
     // Approximate rewrites (gelu-tanh) widen the bound by what fix proved them to.
     if (r.target.added_atol > 0) {
       r.atol += r.target.added_atol;
@@ -888,6 +894,7 @@ nlohmann::json Report::ToJson() const {
   j["original_opset"] = original_opset;
   j["pinned_inputs"] = pinned_inputs;
   j["half_weights_kept"] = half_weights_kept;
+  j["int8_weights"] = int8_weights;
   j["nodes_in"] = nodes_in;
   j["ops_in"] = ops_in;
   j["ops_out"] = ops_out;
@@ -963,6 +970,9 @@ std::string Report::RenderText() const {
   if (half_weights_kept > 0)
     s += fmt::format("  weights: {} float16 tensor(s) of the model kept as float16, read through DEQUANTIZE (lossless)\n",
                      half_weights_kept);
+  if (int8_weights > 0)
+    s += fmt::format("  weights: {} conv-like weight tensor(s) stored int8 (one symmetric scale per tensor), "
+                     "read through DEQUANTIZE\n", int8_weights);
   if (!pinned_inputs.empty())
     s += fmt::format("  pinned inputs (folded at convert time, not inputs of the .tflite): {}\n", fmt::join(pinned_inputs, "; "));
   int folded_total = 0;

@@ -664,6 +664,57 @@ int StoreFloatWeightsAsFp16(ir::Subgraph& graph, bool only_exact) {
   return static_cast<int>(replaced.size());
 }
 
+// Weight-only int8: each conv-like op's float weights become int8 with one
+// symmetric scale for the tensor (max |w| / 127, zero point 0) read through
+// DEQUANTIZE. Per tensor because ML Drift takes DEQUANTIZE up to version 3
+// (model_builder.cc:1991 @ v2.2.0) and a per-channel int8 DEQUANTIZE is
+// version 5: refused, as LiteRT.js's WebGPU delegate says when asked
+// (docs/convert.md, "int8 weights"). Biases and every other constant stay
+// float. Returns how many tensors were stored so.
+int StoreConvWeightsAsInt8(ir::Subgraph& graph) {
+  builder::GraphBuilder b = builder::GraphBuilder::Extend(std::move(graph), "int8/");
+  ir::Subgraph& g = b.mutable_graph();
+  const auto conv_like = [](tfl::BuiltinOperator code) {
+    return code == tfl::BuiltinOperator_CONV_2D || code == tfl::BuiltinOperator_TRANSPOSE_CONV ||
+           code == tfl::BuiltinOperator_FULLY_CONNECTED || code == tfl::BuiltinOperator_DEPTHWISE_CONV_2D;
+  };
+  std::map<int, int> replaced;  // float weight -> DEQUANTIZE output
+  const size_t ops = g.ops.size();
+  for (size_t i = 0; i < ops; ++i) {
+    constexpr int kWeights = 1;  // the filter of every op above
+    if (!conv_like(g.ops[i].code) || static_cast<int>(g.ops[i].inputs.size()) <= kWeights) continue;
+    const int w = g.ops[i].inputs[kWeights];
+    if (w < 0 || replaced.count(w)) continue;
+    const ir::Tensor& tensor = g.tensors[w];
+    if (!tensor.is_const() || tensor.dtype != tfl::TensorType_FLOAT32 || tensor.num_elements() <= 1 ||
+        !tensor.quant.empty() || tensor.sparsity)
+      continue;
+    const auto values = tensor.data->as<float>();
+    const std::vector<int32_t> shape = tensor.shape;
+    float max_abs = 0;
+    for (float v : values) max_abs = std::max(max_abs, std::fabs(v));
+    const float scale = max_abs > 0 ? max_abs / 127.0f : 1.0f;
+    std::vector<int8_t> q(values.size());
+    for (size_t k = 0; k < values.size(); ++k)
+      q[k] = static_cast<int8_t>(std::clamp(std::nearbyint(values[k] / scale), -127.0f, 127.0f));
+    const int quantized = b.ConstInt8(tensor.name + "|int8", shape, q, scale, 0);
+    replaced[w] = b.Dequantize(quantized);
+  }
+  for (auto& op : g.ops) {
+    if (op.code == tfl::BuiltinOperator_DEQUANTIZE) continue;
+    for (int32_t& in : op.inputs)
+      if (auto it = replaced.find(in); it != replaced.end()) in = it->second;
+  }
+  for (const auto& [from, to] : replaced) {
+    g.tensors[to].name = g.tensors[from].name;
+    g.tensors[from].name += "|unused";
+  }
+  graph = b.Release();
+  graph.RemoveDeadTensors();
+  graph.SortOps();
+  return static_cast<int>(replaced.size());
+}
+
 // An fp16 model: float16 initializers or Constant values anywhere.
 bool HoldsHalfWeights(const Graph& g) {
   for (const auto& [_, a] : g.initializers)
@@ -779,6 +830,7 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
       result.origins[graph.tensors[t].name] = {name, perm};
     }
   }
+  if (options.int8_weights) result.int8_weights = StoreConvWeightsAsInt8(result.model.main());
   if (options.fp16_weights) StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/false);
   else if (half_weights) result.half_weights_kept = StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/true);
   return result;

@@ -156,11 +156,16 @@ struct LoweredGraph {
   // Float weights of an fp16 model kept as float16 (+ DEQUANTIZE): those
   // whose every value is a half, so the file is not twice the original.
   int half_weights_kept = 0;
+  // Conv-like weights stored int8 (LowerOptions::int8_weights).
+  int int8_weights = 0;
 };
 
 struct LowerOptions {
   bool nhwc_io = false;      // rank-4 image inputs/outputs in NHWC
   bool fp16_weights = false; // float weights stored as float16 + DEQUANTIZE
+  // Conv-like weights (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
+  // FULLY_CONNECTED) stored int8, one symmetric scale per tensor, + DEQUANTIZE.
+  bool int8_weights = false;
 };
 
 // Throws Error(kUnsupported) listing every op type without a lowering (with
