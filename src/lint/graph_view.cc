@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "gpuclean/error.h"
@@ -52,108 +54,121 @@ bool GraphView::IsDynamic(int tensor) const {
   return std::find(sig.begin(), sig.end(), -1) != sig.end();
 }
 
-nlohmann::json OptionValue(const ir::Op& op, const std::string& field) {
-  if (op.options.type == tfl::BuiltinOptions_NONE) return nullptr;
+namespace {
+
+// An op's options table written with defaults forced, so every scalar field
+// is present (it reads back as the model's value and can be overwritten in
+// place), and where one scalar field of it is.
+struct OptionField {
+  std::unique_ptr<flatbuffers::FlatBufferBuilder> fbb;
+  const flatbuffers::TypeTable* table_type = nullptr;
+  flatbuffers::TypeCode code{};
+  flatbuffers::voffset_t voffset = 0;
+
+  flatbuffers::Table* table() const { return flatbuffers::GetMutableRoot<flatbuffers::Table>(fbb->GetBufferPointer()); }
+};
+
+std::optional<OptionField> FindOptionField(const ir::Op& op, const std::string& field) {
+  if (op.options.type == tfl::BuiltinOptions_NONE) return std::nullopt;
   const flatbuffers::TypeTable* unions = tfl::BuiltinOptionsTypeTable();
   const auto type_index = static_cast<size_t>(op.options.type);
-  if (type_index >= unions->num_elems) return nullptr;
+  if (type_index >= unions->num_elems) return std::nullopt;
   const int ref = unions->type_codes[type_index].sequence_ref;
-  if (ref < 0) return nullptr;
+  if (ref < 0) return std::nullopt;
   const flatbuffers::TypeTable* table_type = unions->type_refs[ref]();
-  // Written with defaults forced, so every scalar field is present in the
-  // table and reads back as the model's value.
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.ForceDefaults(true);
-  fbb.Finish(op.options.Pack(fbb));
-  const auto* table = flatbuffers::GetRoot<flatbuffers::Table>(fbb.GetBufferPointer());
   for (size_t i = 0; i < table_type->num_elems; ++i) {
-    if (field != table_type->names[i]) continue;
-    const flatbuffers::TypeCode code = table_type->type_codes[i];
-    if (code.is_repeating) return nullptr;
-    const auto voffset = static_cast<flatbuffers::voffset_t>(flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i)));
-    int64_t integer = 0;
-    switch (code.base_type) {
-      case flatbuffers::ET_BOOL: return table->GetField<uint8_t>(voffset, 0) != 0;
-      case flatbuffers::ET_FLOAT: return table->GetField<float>(voffset, 0.0f);
-      case flatbuffers::ET_DOUBLE: return table->GetField<double>(voffset, 0.0);
-      case flatbuffers::ET_CHAR: integer = table->GetField<int8_t>(voffset, 0); break;
-      case flatbuffers::ET_UCHAR: integer = table->GetField<uint8_t>(voffset, 0); break;
-      case flatbuffers::ET_SHORT: integer = table->GetField<int16_t>(voffset, 0); break;
-      case flatbuffers::ET_USHORT: integer = table->GetField<uint16_t>(voffset, 0); break;
-      case flatbuffers::ET_INT: integer = table->GetField<int32_t>(voffset, 0); break;
-      case flatbuffers::ET_UINT: integer = table->GetField<uint32_t>(voffset, 0); break;
-      case flatbuffers::ET_LONG: integer = table->GetField<int64_t>(voffset, 0); break;
-      case flatbuffers::ET_ULONG: integer = static_cast<int64_t>(table->GetField<uint64_t>(voffset, 0)); break;
-      default: return nullptr;
-    }
-    if (code.sequence_ref >= 0) {
-      const flatbuffers::TypeTable* enum_type = table_type->type_refs[code.sequence_ref]();
-      for (size_t e = 0; e < enum_type->num_elems; ++e) {
-        const int64_t value = enum_type->values ? enum_type->values[e] : static_cast<int64_t>(e);
-        if (value == integer) return std::string(enum_type->names[e]);
-      }
-    }
-    return integer;
+    if (field != table_type->names[i] || table_type->type_codes[i].is_repeating) continue;
+    OptionField found;
+    found.fbb = std::make_unique<flatbuffers::FlatBufferBuilder>();
+    found.fbb->ForceDefaults(true);
+    found.fbb->Finish(op.options.Pack(*found.fbb));
+    found.table_type = table_type;
+    found.code = table_type->type_codes[i];
+    found.voffset = static_cast<flatbuffers::voffset_t>(
+        flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i)));
+    return found;
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+}  // namespace
+
+nlohmann::json OptionValue(const ir::Op& op, const std::string& field) {
+  const std::optional<OptionField> found = FindOptionField(op, field);
+  if (!found) return nullptr;
+  const flatbuffers::Table* table = found->table();
+  const flatbuffers::TypeTable* table_type = found->table_type;
+  const flatbuffers::TypeCode code = found->code;
+  const flatbuffers::voffset_t voffset = found->voffset;
+  int64_t integer = 0;
+  switch (code.base_type) {
+    case flatbuffers::ET_BOOL: return table->GetField<uint8_t>(voffset, 0) != 0;
+    case flatbuffers::ET_FLOAT: return table->GetField<float>(voffset, 0.0f);
+    case flatbuffers::ET_DOUBLE: return table->GetField<double>(voffset, 0.0);
+    case flatbuffers::ET_CHAR: integer = table->GetField<int8_t>(voffset, 0); break;
+    case flatbuffers::ET_UCHAR: integer = table->GetField<uint8_t>(voffset, 0); break;
+    case flatbuffers::ET_SHORT: integer = table->GetField<int16_t>(voffset, 0); break;
+    case flatbuffers::ET_USHORT: integer = table->GetField<uint16_t>(voffset, 0); break;
+    case flatbuffers::ET_INT: integer = table->GetField<int32_t>(voffset, 0); break;
+    case flatbuffers::ET_UINT: integer = table->GetField<uint32_t>(voffset, 0); break;
+    case flatbuffers::ET_LONG: integer = table->GetField<int64_t>(voffset, 0); break;
+    case flatbuffers::ET_ULONG: integer = static_cast<int64_t>(table->GetField<uint64_t>(voffset, 0)); break;
+    default: return nullptr;
+  }
+  if (code.sequence_ref >= 0) {
+    const flatbuffers::TypeTable* enum_type = table_type->type_refs[code.sequence_ref]();
+    for (size_t e = 0; e < enum_type->num_elems; ++e) {
+      const int64_t value = enum_type->values ? enum_type->values[e] : static_cast<int64_t>(e);
+      if (value == integer) return std::string(enum_type->names[e]);
+    }
+  }
+  return integer;
 }
 
 bool SetOptionValue(ir::Op& op, const std::string& field, const nlohmann::json& value) {
-  if (op.options.type == tfl::BuiltinOptions_NONE) return false;
-  const flatbuffers::TypeTable* unions = tfl::BuiltinOptionsTypeTable();
-  const auto type_index = static_cast<size_t>(op.options.type);
-  if (type_index >= unions->num_elems) return false;
-  const int ref = unions->type_codes[type_index].sequence_ref;
-  if (ref < 0) return false;
-  const flatbuffers::TypeTable* table_type = unions->type_refs[ref]();
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.ForceDefaults(true);  // every scalar present, so it can be overwritten in place
-  fbb.Finish(op.options.Pack(fbb));
-  auto* table = flatbuffers::GetMutableRoot<flatbuffers::Table>(fbb.GetBufferPointer());
-  for (size_t i = 0; i < table_type->num_elems; ++i) {
-    if (field != table_type->names[i]) continue;
-    const flatbuffers::TypeCode code = table_type->type_codes[i];
-    if (code.is_repeating) return false;
-    const auto voffset = static_cast<flatbuffers::voffset_t>(flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i)));
-    int64_t integer = 0;
-    if (value.is_boolean()) integer = value.get<bool>() ? 1 : 0;
-    else if (value.is_number()) integer = static_cast<int64_t>(value.get<double>());
-    else if (value.is_string() && code.sequence_ref >= 0) {
-      const flatbuffers::TypeTable* enum_type = table_type->type_refs[code.sequence_ref]();
-      bool found = false;
-      for (size_t e = 0; e < enum_type->num_elems && !found; ++e)
-        if (value.get<std::string>() == enum_type->names[e]) {
-          integer = enum_type->values ? enum_type->values[e] : static_cast<int64_t>(e);
-          found = true;
-        }
-      if (!found) return false;
-    } else {
-      return false;
-    }
-    bool ok = false;
-    switch (code.base_type) {
-      case flatbuffers::ET_BOOL:
-      case flatbuffers::ET_UCHAR: ok = table->SetField<uint8_t>(voffset, static_cast<uint8_t>(integer), 0); break;
-      case flatbuffers::ET_CHAR: ok = table->SetField<int8_t>(voffset, static_cast<int8_t>(integer), 0); break;
-      case flatbuffers::ET_SHORT: ok = table->SetField<int16_t>(voffset, static_cast<int16_t>(integer), 0); break;
-      case flatbuffers::ET_USHORT: ok = table->SetField<uint16_t>(voffset, static_cast<uint16_t>(integer), 0); break;
-      case flatbuffers::ET_INT: ok = table->SetField<int32_t>(voffset, static_cast<int32_t>(integer), 0); break;
-      case flatbuffers::ET_UINT: ok = table->SetField<uint32_t>(voffset, static_cast<uint32_t>(integer), 0); break;
-      case flatbuffers::ET_LONG: ok = table->SetField<int64_t>(voffset, integer, 0); break;
-      case flatbuffers::ET_FLOAT:
-        ok = value.is_number() && table->SetField<float>(voffset, value.get<float>(), 0.0f);
-        break;
-      case flatbuffers::ET_DOUBLE: ok = value.is_number() && table->SetField<double>(voffset, value.get<double>(), 0.0); break;
-      default: return false;
-    }
-    if (!ok) return false;
-    tfl::BuiltinOptionsUnion updated;
-    updated.type = op.options.type;
-    updated.value = tfl::BuiltinOptionsUnion::UnPack(table, op.options.type, nullptr);
-    op.options = std::move(updated);
-    return true;
+  const std::optional<OptionField> found = FindOptionField(op, field);
+  if (!found) return false;
+  flatbuffers::Table* table = found->table();
+  const flatbuffers::TypeTable* table_type = found->table_type;
+  const flatbuffers::TypeCode code = found->code;
+  const flatbuffers::voffset_t voffset = found->voffset;
+  int64_t integer = 0;
+  if (value.is_boolean()) integer = value.get<bool>() ? 1 : 0;
+  else if (value.is_number()) integer = static_cast<int64_t>(value.get<double>());
+  else if (value.is_string() && code.sequence_ref >= 0) {
+    const flatbuffers::TypeTable* enum_type = table_type->type_refs[code.sequence_ref]();
+    bool found = false;
+    for (size_t e = 0; e < enum_type->num_elems && !found; ++e)
+      if (value.get<std::string>() == enum_type->names[e]) {
+        integer = enum_type->values ? enum_type->values[e] : static_cast<int64_t>(e);
+        found = true;
+      }
+    if (!found) return false;
+  } else {
+    return false;
   }
-  return false;
+  bool ok = false;
+  switch (code.base_type) {
+    case flatbuffers::ET_BOOL:
+    case flatbuffers::ET_UCHAR: ok = table->SetField<uint8_t>(voffset, static_cast<uint8_t>(integer), 0); break;
+    case flatbuffers::ET_CHAR: ok = table->SetField<int8_t>(voffset, static_cast<int8_t>(integer), 0); break;
+    case flatbuffers::ET_SHORT: ok = table->SetField<int16_t>(voffset, static_cast<int16_t>(integer), 0); break;
+    case flatbuffers::ET_USHORT: ok = table->SetField<uint16_t>(voffset, static_cast<uint16_t>(integer), 0); break;
+    case flatbuffers::ET_INT: ok = table->SetField<int32_t>(voffset, static_cast<int32_t>(integer), 0); break;
+    case flatbuffers::ET_UINT: ok = table->SetField<uint32_t>(voffset, static_cast<uint32_t>(integer), 0); break;
+    case flatbuffers::ET_LONG: ok = table->SetField<int64_t>(voffset, integer, 0); break;
+    case flatbuffers::ET_FLOAT:
+      ok = value.is_number() && table->SetField<float>(voffset, value.get<float>(), 0.0f);
+      break;
+    case flatbuffers::ET_DOUBLE: ok = value.is_number() && table->SetField<double>(voffset, value.get<double>(), 0.0); break;
+    default: return false;
+  }
+  if (!ok) return false;
+  tfl::BuiltinOptionsUnion updated;
+  updated.type = op.options.type;
+  updated.value = tfl::BuiltinOptionsUnion::UnPack(table, op.options.type, nullptr);
+  op.options = std::move(updated);
+  return true;
 }
 
 const std::vector<std::string>& ConstraintKeys() {

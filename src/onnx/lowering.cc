@@ -626,6 +626,26 @@ bool ExactInHalf(const float* v, size_t n) {
   return true;
 }
 
+// Every reader of a replaced constant (but its DEQUANTIZE) reads the
+// DEQUANTIZE output instead, which takes the constant's name; the builder's
+// graph goes back to `graph` without the originals. Returns how many.
+int ReadThroughDequantize(builder::GraphBuilder& b, ir::Subgraph& graph, const std::map<int, int>& replaced) {
+  ir::Subgraph& g = b.mutable_graph();
+  for (auto& op : g.ops) {
+    if (op.code == tfl::BuiltinOperator_DEQUANTIZE) continue;
+    for (int32_t& in : op.inputs)
+      if (auto it = replaced.find(in); it != replaced.end()) in = it->second;
+  }
+  for (const auto& [from, to] : replaced) {
+    g.tensors[to].name = g.tensors[from].name;
+    g.tensors[from].name += "|unused";
+  }
+  graph = b.Release();
+  graph.RemoveDeadTensors();
+  graph.SortOps();
+  return static_cast<int>(replaced.size());
+}
+
 // Every float32 constant of more than one element becomes a float16 constant
 // read through DEQUANTIZE, the way LiteRT's own fp16 models store weights.
 // `only_exact`: only those whose every value is a half already (weights an
@@ -649,19 +669,7 @@ int StoreFloatWeightsAsFp16(ir::Subgraph& graph, bool only_exact) {
     const int dequantized = b.Dequantize(half);
     replaced[static_cast<int>(t)] = dequantized;
   }
-  for (auto& op : g.ops) {
-    if (op.code == tfl::BuiltinOperator_DEQUANTIZE) continue;
-    for (int32_t& in : op.inputs)
-      if (auto it = replaced.find(in); it != replaced.end()) in = it->second;
-  }
-  for (const auto& [from, to] : replaced) {
-    g.tensors[to].name = g.tensors[from].name;
-    g.tensors[from].name += "|unused";
-  }
-  graph = b.Release();
-  graph.RemoveDeadTensors();
-  graph.SortOps();
-  return static_cast<int>(replaced.size());
+  return ReadThroughDequantize(b, graph, replaced);
 }
 
 // Weight-only int8: each conv-like op's float weights become int8 with one
@@ -700,19 +708,7 @@ int StoreConvWeightsAsInt8(ir::Subgraph& graph) {
     const int quantized = b.ConstInt8(tensor.name + "|int8", shape, q, scale, 0);
     replaced[w] = b.Dequantize(quantized);
   }
-  for (auto& op : g.ops) {
-    if (op.code == tfl::BuiltinOperator_DEQUANTIZE) continue;
-    for (int32_t& in : op.inputs)
-      if (auto it = replaced.find(in); it != replaced.end()) in = it->second;
-  }
-  for (const auto& [from, to] : replaced) {
-    g.tensors[to].name = g.tensors[from].name;
-    g.tensors[from].name += "|unused";
-  }
-  graph = b.Release();
-  graph.RemoveDeadTensors();
-  graph.SortOps();
-  return static_cast<int>(replaced.size());
+  return ReadThroughDequantize(b, graph, replaced);
 }
 
 // An fp16 model: float16 initializers or Constant values anywhere.

@@ -25,6 +25,14 @@ int CountConvert(const convert::Report& r, const std::string& op) {
 }
 
 // conv(pads) -> BN -> relu -> maxpool -> depthwise conv -> GAP -> flatten -> gemm -> softmax
+// Output 0 of our interpreter on a written file.
+npy::Array FirstOutputOfOurs(const std::string& path, const npy::Array& input) {
+  exec::Interpreter interp(std::make_shared<const ir::Model>(format::ReadModel(path)));
+  interp.SetInput(0, input);
+  interp.Invoke();
+  return interp.Output(0);
+}
+
 OnnxTestModel SmallCnn() {
   OnnxTestModel m;
   m.Input("image", {1, 3, 16, 16});
@@ -68,10 +76,7 @@ TEST(Convert, SmallCnnIsProvenAndRunsInLiteRt) {
   // The file runs in LiteRT.js with our interpreter's numbers.
   const auto inputs = testing::MakeInputs(o.output_path, 3);
   const auto litert = testing::RunLiteRt(o.output_path, inputs);
-  exec::Interpreter interp(std::make_shared<const ir::Model>(format::ReadModel(o.output_path)));
-  interp.SetInput(0, inputs[0]);
-  interp.Invoke();
-  const npy::Array ours = interp.Output(0);
+  const npy::Array ours = FirstOutputOfOurs(o.output_path, inputs[0]);
   ASSERT_EQ(litert.size(), 1u);
   for (int64_t i = 0; i < ours.num_elements(); ++i) EXPECT_NEAR(ours.as<float>()[i], litert[0].as<float>()[i], 1e-5);
   // ONNX names survive.
@@ -148,10 +153,7 @@ TEST(Convert, Int8WeightsQuarterTheFileStayProvenAndRunInLiteRt) {
     if (t.dtype == tfl::TensorType_INT8) EXPECT_EQ(t.quant.scale.size(), 1u) << t.name;
   const auto inputs = testing::MakeInputs(o.output_path, 1);
   const auto litert = testing::RunLiteRt(o.output_path, inputs);
-  exec::Interpreter interp(std::make_shared<const ir::Model>(format::ReadModel(o.output_path)));
-  interp.SetInput(0, inputs[0]);
-  interp.Invoke();
-  const npy::Array ours = interp.Output(0);
+  const npy::Array ours = FirstOutputOfOurs(o.output_path, inputs[0]);
   ASSERT_EQ(litert.size(), 1u);
   for (int64_t i = 0; i < ours.num_elements(); ++i) EXPECT_NEAR(ours.as<float>()[i], litert[0].as<float>()[i], 1e-4);
   const lint::Matrix webgpu = lint::LoadMatrix(testing::SourceDir() + "/data/compat", "mldrift-webgpu@2.5.3");
