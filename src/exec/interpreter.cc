@@ -152,6 +152,13 @@ struct Interpreter::Impl {
             ThrowUnsupported(fmt::format("op {} ({}): dtype {} (quantized tensor '{}') is not supported; gpuclean "
                                          "runs float graphs", i, op.name(), ir::DTypeName(g.tensors[t].dtype),
                                          g.tensors[t].name));
+      // A sparse constant holds only its stored values; every kernel but
+      // DENSIFY's would read it as the dense tensor its shape describes.
+      if (op.code != tfl::BuiltinOperator_DENSIFY)
+        for (int32_t t : op.inputs)
+          if (t >= 0 && g.tensors[t].sparsity)
+            ThrowUnsupported(fmt::format("op {} ({}): reads sparse constant '{}' directly; gpuclean's interpreter "
+                                         "reads sparse tensors only through DENSIFY", i, op.name(), g.tensors[t].name));
       if (kernel->check) kernel->check(g, op);
       kernels[i] = kernel;
 

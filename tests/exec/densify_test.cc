@@ -6,6 +6,8 @@
 #include <fp16.h>
 
 #include "exec/shape_test_util.h"
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "support/test_support.h"
 
@@ -90,6 +92,24 @@ TEST(Densify, CsrRowsFromTheBuilder) {
   ExpectMatchesLiteRt(model, {RandomF32({4, 7}, 291)});
   const auto out = RunOurs(model, {F32({4, 7}, std::vector<float>(28, 0.0f))});
   EXPECT_EQ(ValuesOf<float>(out[0]), dense);
+}
+
+// The graph fuzzer's find: a FULLY_CONNECTED wired straight to the sparse
+// constant read its few stored values as a dense [4,7] (past the buffer).
+TEST(Densify, OnlyDensifyReadsASparseConstant) {
+  GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 7});
+  const std::vector<float> dense = {0, 1.5f, 0, 0, -2, 0, 0,  0, 0, 0, 0, 0, 0, 0,
+                                    3, 0,    0, 4, 0,  5, 6,  0, 0, 0, 0, 0, 0, -7};
+  b.Output(b.FullyConnected(x, b.ConstSparseF32("w", {4, 7}, dense), builder::kNoInput));
+  const auto model = std::make_shared<const ir::Model>(b.Finish());
+  try {
+    exec::Interpreter interpreter(model);
+    FAIL() << "a sparse constant read directly was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("only through DENSIFY"), std::string::npos) << e.what();
+  }
 }
 
 // 4x6 with 1x2 blocks along dim 1: blocked shape 4x3, rows dense, block
