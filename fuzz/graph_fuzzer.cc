@@ -191,9 +191,10 @@ void Mutate(ir::Subgraph& g, FuzzedDataProvider& in) {
 // Prepare + invoke with generated inputs; int inputs get fuzz-chosen values.
 void Execute(const ir::Model& model, FuzzedDataProvider& in) {
   const exec::Precision precisions[] = {exec::Precision::kFp32, exec::Precision::kFp16Storage,
-                                        exec::Precision::kFp16Compute, exec::Precision::kFp16Fused};
+                                        exec::Precision::kFp16Compute, exec::Precision::kFp16Fused,
+                                        exec::Precision::kFp16F32Accum};
   exec::InterpreterOptions options;
-  options.precision = precisions[in.ConsumeIntegralInRange(0, 3)];
+  options.precision = precisions[in.ConsumeIntegralInRange(0, 4)];
   options.threads = in.ConsumeIntegralInRange(1, 2);
   exec::Interpreter interpreter(std::make_shared<const ir::Model>(model), options);
   const ir::Subgraph& g = interpreter.graph();
