@@ -25,8 +25,8 @@ TEST(Matrix, EveryDataFileValidates) {
 
 TEST(Matrix, RequiredTargetsLoadWithTheirChains) {
   const std::vector<std::string> required = {"mldrift-cl@2.1.3", "mldrift-cl@2.1.5",     "mldrift-cl@2.1.6",
-                                             "mldrift-cl@2.2.0", "mldrift-webgpu@2.5.3", "tflite-gpu",
-                                             "xnnpack"};
+                                             "mldrift-cl@2.2.0", "mldrift-ir@f674577", "mldrift-webgpu@2.5.3",
+                                             "tflite-gpu",       "xnnpack"};
   EXPECT_EQ(ListTargets(CompatDir()), required);
   for (const auto& target : required) {
     Matrix m = LoadMatrix(CompatDir(), target);
@@ -76,6 +76,7 @@ TEST(Matrix, EveryTargetNamesItsNumericModel) {
   const std::map<std::string, exec::Precision> expected = {
       {"mldrift-cl@2.1.3", exec::Precision::kFp16Compute}, {"mldrift-cl@2.1.5", exec::Precision::kFp16Compute},
       {"mldrift-cl@2.1.6", exec::Precision::kFp16Compute}, {"mldrift-cl@2.2.0", exec::Precision::kFp16Compute},
+      {"mldrift-ir@f674577", exec::Precision::kFp16Compute},
       {"mldrift-webgpu@2.5.3", exec::Precision::kFp16Fused},
       {"tflite-gpu", exec::Precision::kFp16Compute},       {"xnnpack", exec::Precision::kFp32}};
   for (const auto& target : ListTargets(CompatDir())) {

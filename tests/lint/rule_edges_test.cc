@@ -9,6 +9,7 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpuclean/builder.h"
@@ -226,8 +227,9 @@ INSTANTIATE_TEST_SUITE_P(MlDriftCl220, RuleEdges, ::testing::Range<size_t>(0, Ed
 
 // Every op rule synth can build, from the matrix itself: the plain graph is
 // delegated, the graph one step past the rule is refused by that very entry.
-TEST(MlDriftCl220, EveryBuildableRuleRefusesOneStepPastItsEdge) {
-  const Matrix& matrix = testing::Target(kTarget);
+// How many probes were built and how many rules skipped.
+std::pair<size_t, size_t> ExpectEveryBuildableRuleRefusesOneStepPastItsEdge(const std::string& target) {
+  const Matrix& matrix = testing::Target(target);
   const synth::RuleEdgeSet set = synth::RuleEdgeProbes(matrix);
   for (const synth::RuleEdgeProbe& probe : set.probes) {
     const int node = static_cast<int>(probe.inside.main().ops.size()) - 1;
@@ -237,9 +239,9 @@ TEST(MlDriftCl220, EveryBuildableRuleRefusesOneStepPastItsEdge) {
         if (f.node == node) text += "\n  " + f.rule + ": " + f.why;
       return text;
     };
-    const Report inside = testing::LintOn(probe.inside, kTarget);
+    const Report inside = testing::LintOn(probe.inside, target);
     EXPECT_EQ(inside.node_status[0][node], Status::kDelegated) << probe.entry << ", plain graph:" << findings_of(inside);
-    const Report past = testing::LintOn(probe.past, kTarget);
+    const Report past = testing::LintOn(probe.past, target);
     EXPECT_EQ(past.node_status[0][node], Status::kRejected) << probe.entry << ", one step past:" << findings_of(past);
     const bool by_entry = std::any_of(past.findings.begin(), past.findings.end(),
                                       [&](const Finding& f) { return f.node == node && f.rule == probe.entry; });
@@ -247,9 +249,32 @@ TEST(MlDriftCl220, EveryBuildableRuleRefusesOneStepPastItsEdge) {
   }
   std::string skipped;
   for (const std::string& s : set.skipped) skipped += "\n  " + s;
-  // Most rules are buildable; what is not is listed (docs/synth.md).
-  EXPECT_GE(set.probes.size(), 3 * set.skipped.size()) << set.probes.size() << " built, skipped:" << skipped;
-  std::cout << set.probes.size() << " rule-edge probes built, " << set.skipped.size() << " skipped:" << skipped << "\n";
+  std::cout << target << ": " << set.probes.size() << " rule-edge probes built, " << set.skipped.size()
+            << " skipped:" << skipped << "\n";
+  return {set.probes.size(), set.skipped.size()};
+}
+
+TEST(MlDriftCl220, EveryBuildableRuleRefusesOneStepPastItsEdge) {
+  // Most rules are buildable; what is not is printed with the reason.
+  const auto [built, skipped] = ExpectEveryBuildableRuleRefusesOneStepPastItsEdge(kTarget);
+  EXPECT_GE(built, 150u);
+  EXPECT_GE(built, 3 * skipped);
+}
+
+// The IR path's rules (read at commit f674577): dispatch and version caps.
+TEST(MlDriftIr, EveryBuildableRuleRefusesOneStepPastItsEdge) {
+  // Its rank limits need rank-5 graphs of ops synth builds at rank 4 only.
+  EXPECT_GE(ExpectEveryBuildableRuleRefusesOneStepPastItsEdge("mldrift-ir@f674577").first, 60u);
+}
+
+// Where the two paths differ: the legacy builder refuses any rank-5 tensor,
+// the IR path's RESHAPE takes one (its IR shape is 5-D).
+TEST(MlDriftIr, TakesTheRank5ReshapeTheLegacyBuilderRefuses) {
+  const ir::Model model = synth::Build("rank5-reshape");
+  const int node = static_cast<int>(model.main().ops.size()) - 1;
+  ASSERT_EQ(model.main().ops[node].code, tfl::BuiltinOperator_RESHAPE);
+  EXPECT_EQ(testing::LintOn(model, kTarget).node_status[0][node], Status::kRejected);
+  EXPECT_EQ(testing::LintOn(model, "mldrift-ir@f674577").node_status[0][node], Status::kDelegated);
 }
 
 TEST(MlDriftCl220, EveryEntryReadFromTheSourceCitesFileLineAndTag) {
