@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -557,6 +558,33 @@ void InferShapesOrThrow(const std::string& path, pb::ModelProto& model) {
 
 namespace {
 
+// libonnx's opset 6 -> 7 Gemm adapter indexes A's and B's shapes without
+// looking (a null read on a rank-1 or unknown shape; found by the ONNX import
+// fuzzer): such a Gemm is refused here, in one line, before the converter runs.
+void CheckLegacyGemmShapes(const std::string& path, int64_t opset, const pb::GraphProto& graph) {
+  std::map<std::string, int> ranks;  // known ranks by value name
+  const auto note = [&](const pb::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+  };
+  for (const auto& v : graph.input()) note(v);
+  for (const auto& v : graph.value_info()) note(v);
+  for (const auto& v : graph.output()) note(v);
+  for (const auto& t : graph.initializer()) ranks[t.name()] = t.dims_size();
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != "Gemm" || !node.domain().empty()) continue;
+    for (int i = 0; i < 2; ++i) {
+      const std::string input = i < node.input_size() ? node.input(i) : "";
+      const auto it = ranks.find(input);
+      if (it == ranks.end() || it->second != 2)
+        ThrowUnsupported(OneLine(fmt::format(
+            "{}: Gemm '{}' at opset {}: its {} ('{}') needs a known rank-2 shape to be brought to opset 7 ({})", path,
+            node.name(), opset, i == 0 ? "A" : "B", input,
+            it == ranks.end() ? "no shape known" : fmt::format("rank {}", it->second))));
+    }
+  }
+}
+
 // Import and ImportBytes from the parsed model on. `path` names the source in
 // messages; external data is read relative to it only when `external` is set.
 Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOptions& options, bool external) {
@@ -583,6 +611,7 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
     // Before opset 7 broadcasting was explicit (broadcast/axis attributes):
     // libonnx's converter brings such models to 7, ours takes it from there.
     InferShapesOrThrow(path, model);
+    CheckLegacyGemmShapes(path, opset, model.graph());
     try {
       pb::checker::check_model(model);
       model = pb::version_conversion::ConvertVersion(model, kFirstAdaptedOpset);

@@ -7,6 +7,21 @@
 namespace gpuclean::testing::convt {
 namespace {
 
+// The model-loader fuzzer's find: an input of 0 channels made the group
+// count 0 and the shape rule divided by it.
+TEST(Conv2D, AnInputOfNoChannelsIsRefusedNotDividedBy) {
+  GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4, 4, 0});
+  const int w = b.ConstF32("w", {2, 1, 1, 1}, {1.0f, 1.0f});
+  try {
+    b.Conv2D(x, w, builder::kNoInput, tfl::Padding_SAME, 1, 1);
+    ADD_FAILURE() << "a CONV_2D of 0 input channels was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput) << e.what();
+    EXPECT_NE(std::string(e.what()).find("positive multiple"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Conv2D, PaddingStridesDilationsAndActivations) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 11, 13, 5});

@@ -101,6 +101,19 @@ void ExpectRefused(const std::string& path, ErrorKind kind, const std::string& f
   EXPECT_FALSE(fs::exists(path + ".tflite"));
 }
 
+// The ONNX import fuzzer's find: at opset 6 a Gemm of a rank-1 A crashed
+// libonnx's 6 -> 7 adapter (a null read); it is refused in one line first.
+TEST(OnnxBadInput, Opset6GemmOfAVectorIsRefusedBeforeLibonnxAdaptsIt) {
+  testing::TempDir dir;
+  OnnxTestModel m(6);
+  m.Input("a", {4});
+  m.InitF32("b", {4, 3}, std::vector<float>(12, 0.5f));
+  m.InitF32("c", {3}, std::vector<float>(3, 0.0f));
+  m.Node("Gemm", {"a", "b", "c"}, {"y"});
+  m.Output("y");
+  ExpectRefused(m.Write(dir.file("gemm6.onnx")), ErrorKind::kUnsupported, "needs a known rank-2 shape");
+}
+
 TEST(OnnxBadInput, SmallModelIsFine) {
   testing::TempDir dir;
   const std::string path = WriteProto(dir.path() / "ok.onnx", Small());
