@@ -21,8 +21,9 @@ std::vector<TensorSpec> Conv2D(const OpView& v) {
   const Shape& in = v.shape(0);
   const Shape& filter = v.shape(1);
   const int32_t out_channels = filter[0];
-  if (filter[3] <= 0 || in[3] <= 0 || in[3] % filter[3] != 0)
-    v.Fail("input has {} channels, which is not a positive multiple of the filter's {}", in[3], filter[3]);
+  if (in[3] <= 0) v.Fail("input has {} channels", in[3]);
+  if (filter[3] <= 0 || in[3] % filter[3] != 0)
+    v.Fail("input has {} channels, which is not a multiple of the filter's {}", in[3], filter[3]);
   const int32_t groups = in[3] / filter[3];
   if (out_channels % groups != 0)
     v.Fail("{} output channels do not split into {} groups", out_channels, groups);
