@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <map>
 
 #include "cli/commands.h"
 #include "gpuclean/error.h"
