@@ -64,7 +64,6 @@ ir::Model TwoInputs(const std::function<int(GraphBuilder&, int, int)>& make, DTy
 // every shape inside the delegate's usual limits.
 using BaseMaker = std::function<ir::Model()>;
 const std::map<std::string, BaseMaker>& ExplicitBases() {
-  using tfl::BuiltinOperator_TOPK_V2;
   static const std::map<std::string, BaseMaker> bases = {
       {"ADD", [] { return TwoInputs([](GraphBuilder& b, int x, int y) { return b.Add(x, y); }); }},
       {"SUB", [] { return TwoInputs([](GraphBuilder& b, int x, int y) { return b.Sub(x, y); }); }},
@@ -200,7 +199,7 @@ const std::map<std::string, BaseMaker>& ExplicitBases() {
       {"TOPK_V2",
        [] {
          return OneInput([](GraphBuilder& b, int x) {
-           return b.Op(BuiltinOperator_TOPK_V2, {x, b.ConstI32("k", {}, {2})})[0];
+           return b.Op(tfl::BuiltinOperator_TOPK_V2, {x, b.ConstI32("k", {}, {2})})[0];
          });
        }},
   };

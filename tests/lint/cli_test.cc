@@ -1,3 +1,5 @@
+#include <filesystem>
+
 #include "lint_test_util.h"
 
 namespace gpuclean::lint {
@@ -77,6 +79,33 @@ TEST(LintCli, DataDirOverrideAndMatrixValidate) {
                                             ShellQuote(GPUCLEAN_BINARY) + " lint " + Clean());
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("unknown target"), std::string::npos) << none.err;
+}
+
+// matrix list counts each target's facts by provenance; matrix show lists
+// them; a target nobody has is one line and exit 2, for show and for
+// synth --edges alike.
+TEST(LintCli, MatrixListShowAndRuleEdgesNameTheirTargets) {
+  auto list = RunGpuclean("matrix list");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("mldrift-cl@2.2.0"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(" source"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("(default)"), std::string::npos) << list.out;
+  auto show = RunGpuclean("matrix show mldrift-cl@2.2.0");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("softmax-beta"), std::string::npos);
+  EXPECT_NE(show.out.find("model_builder.cc:5033 @ v2.2.0"), std::string::npos);
+  gpuclean::testing::TempDir dir;
+  for (const std::string& args : {std::string("matrix show no-such@1"),
+                                  "synth --edges no-such@1 --out " + ShellQuote(dir.file("edges")),
+                                  std::string("synth --edges mldrift-cl@2.2.0")}) {
+    auto bad = RunGpuclean(args);
+    EXPECT_EQ(bad.exit_code, 2) << args;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
+  }
+  auto edges = RunGpuclean("synth --edges mldrift-cl@2.2.0 --out " + ShellQuote(dir.file("edges")));
+  ASSERT_EQ(edges.exit_code, 0) << edges.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("edges") + "/softmax-beta.past.tflite"));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("edges") + "/edges.json"));
 }
 
 }  // namespace
