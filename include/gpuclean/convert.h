@@ -93,6 +93,10 @@ struct OutputProof {
   // difference between its optimised and unoptimised runs (measured only
   // when the fixed bound fails); -1 when not measured.
   double noise_floor = -1;
+  // For a model with float16 values: how far storing each of them as a half
+  // (as a float16 runtime would) moves this output, measured on our
+  // interpreter; part of noise_floor. -1 when not measured.
+  double half_storage_floor = -1;
   double bound = 0;  // the scaled-difference bound this output was held to
   std::string why;  // when !ok
 };

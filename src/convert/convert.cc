@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include <fp16.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -96,11 +97,20 @@ std::vector<npy::Array> ProofInputs(const onnx::Graph& g, uint32_t seed) {
     ir::Tensor t;
     t.name = g.inputs[i].name;
     const ir::DType d = g.inputs[i].dtype;
-    t.dtype = d == tfl::TensorType_INT64 ? tfl::TensorType_INT64 : d;
+    const bool half = d == tfl::TensorType_FLOAT16;
+    t.dtype = half ? tfl::TensorType_FLOAT32 : d;
     for (int64_t dim : g.inputs[i].shape) t.shape.push_back(static_cast<int32_t>(dim));
     npy::Array a = exec::GenerateInput(t, seed, static_cast<int>(i));
     if (a.dtype == tfl::TensorType_FLOAT32)
       for (int64_t k = 0; k < a.num_elements(); ++k) a.as<float>()[k] = a.as<float>()[k] * 2.0f - 1.0f;
+    if (half) {
+      npy::Array h;
+      h.dtype = tfl::TensorType_FLOAT16;
+      h.shape = a.shape;
+      h.data.resize(static_cast<size_t>(a.num_elements()) * 2);
+      for (int64_t k = 0; k < a.num_elements(); ++k) h.as<uint16_t>()[k] = fp16_ieee_from_fp32_value(a.as<float>()[k]);
+      a = std::move(h);
+    }
     out.push_back(std::move(a));
   }
   return out;
@@ -226,17 +236,40 @@ std::vector<std::vector<npy::Array>> RunOnnxRuntime(const std::string& onnx_path
   return out;
 }
 
-// The input sets with every float element moved by one ulp (up or down by
-// position): what fp32 rounding alone does to the inputs.
+// The input sets with every float element moved by one ulp of its own type
+// (up or down by position): what rounding alone does to the inputs.
 std::vector<std::vector<npy::Array>> NudgedByOneUlp(std::vector<std::vector<npy::Array>> sets) {
   for (auto& set : sets)
     for (npy::Array& a : set) {
-      if (a.dtype != tfl::TensorType_FLOAT32) continue;
-      float* v = a.as<float>();
-      for (int64_t i = 0; i < a.num_elements(); ++i) v[i] = std::nextafter(v[i], i % 2 ? INFINITY : -INFINITY);
+      if (a.dtype == tfl::TensorType_FLOAT32) {
+        float* v = a.as<float>();
+        for (int64_t i = 0; i < a.num_elements(); ++i) v[i] = std::nextafter(v[i], i % 2 ? INFINITY : -INFINITY);
+      } else if (a.dtype == tfl::TensorType_FLOAT16) {
+        uint16_t* v = a.as<uint16_t>();
+        for (int64_t i = 0; i < a.num_elements(); ++i) {
+          if ((v[i] & 0x7c00) == 0x7c00) continue;  // inf and NaN stay
+          const float x = fp16_ieee_to_fp32_value(v[i]);
+          const bool up = (i % 2 != 0) == (x >= 0);  // away from zero on odd positions
+          v[i] = x == 0 ? static_cast<uint16_t>(i % 2 ? 0x0001 : 0x8001) : static_cast<uint16_t>(up ? v[i] + 1 : v[i] - 1);
+        }
+      }
     }
   return sets;
 }
+
+bool HasHalfValues(const onnx::Graph& g) {
+  const auto half = [](const onnx::ValueInfo& v) { return v.dtype == tfl::TensorType_FLOAT16; };
+  if (std::any_of(g.inputs.begin(), g.inputs.end(), half) || std::any_of(g.outputs.begin(), g.outputs.end(), half))
+    return true;
+  for (const auto& [_, v] : g.value_info)
+    if (half(v)) return true;
+  for (const onnx::Node& n : g.nodes)
+    if (n.op_type == "Cast" || n.op_type == "CastLike") return true;  // to a half type, possibly
+  return false;
+}
+
+std::vector<std::vector<npy::Array>> RunHalfStorageVariant(const Options& o,
+                                                           const std::vector<std::vector<npy::Array>>& sets);
 
 // Outputs that fail only the fixed bound (correlation holds) are measured
 // against the model's own fp32 noise, taken from onnxruntime two ways on the
@@ -244,8 +277,16 @@ std::vector<std::vector<npy::Array>> NudgedByOneUlp(std::vector<std::vector<npy:
 // order) and the inputs moved by one ulp (how much the network amplifies
 // rounding: a log of a near-cancelled STFT bin amplifies it a thousandfold).
 // Two extra onnxruntime runs, only when something failed.
+//
+// A model with float16 values has a third source: whether a runtime stores
+// each of them as a half. onnxruntime's CPU provider runs most float16 nodes
+// in float32 and drops f32->f16->f32 Cast pairs, but rounds where it keeps a
+// float16 kernel; the converted graph computes in float32. How far half
+// storage moves each output is measured on our interpreter: the same model
+// lowered with every float16 value rounded, against `ours`.
 void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<std::vector<npy::Array>>& sets,
-                      const std::vector<std::vector<npy::Array>>& ref, Report& r) {
+                      const std::vector<std::vector<npy::Array>>& ref, const std::vector<std::vector<npy::Array>>& ours,
+                      Report& r) {
   const auto only_bound_fails = [&](const OutputProof& p) {
     return !p.ok && std::isfinite(p.max_scaled_diff) && (!std::isfinite(p.correlation) || p.correlation >= r.min_correlation);
   };
@@ -255,23 +296,33 @@ void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<
   const auto plain = RunOnnxRuntime(o.onnx_path, g, sets, {}, plain_dir, /*optimize=*/false);
   const auto nudged = RunOnnxRuntime(o.onnx_path, g, NudgedByOneUlp(sets), {}, nudged_dir);
   // Per output, the noise over every input set: one set's floor can be 0 by luck.
-  std::map<std::string, double> floor;
-  for (const auto* other : {&plain, &nudged})
-    for (size_t s = 0; s < sets.size(); ++s)
-      for (size_t k = 0; k < ref[s].size() && k < (*other)[s].size(); ++k) {
-        const Agreement n = Agree(ref[s][k], (*other)[s][k], INFINITY, 0);
-        double& f = floor[g.outputs.at(k).name];
+  std::map<std::string, double> floor, half_floor;
+  const auto widen = [&](std::map<std::string, double>& into, const std::vector<std::vector<npy::Array>>& a,
+                         const std::vector<std::vector<npy::Array>>& b) {
+    for (size_t s = 0; s < sets.size() && s < a.size() && s < b.size(); ++s)
+      for (size_t k = 0; k < a[s].size() && k < b[s].size(); ++k) {
+        const Agreement n = Agree(a[s][k], b[s][k], INFINITY, 0);
+        double& f = into[g.outputs.at(k).name];
         f = std::max(f, std::isfinite(n.max_scaled) ? n.max_scaled : 0.0);
       }
+  };
+  widen(floor, ref, plain);
+  widen(floor, ref, nudged);
+  const bool half = HasHalfValues(g);
+  if (half) {
+    Progress(o, "proof: the model has float16 values; measuring what half storage does to its outputs");
+    widen(half_floor, ours, RunHalfStorageVariant(o, sets));
+  }
   for (OutputProof& p : r.proof) {
-    p.noise_floor = floor[p.name];
+    if (half) p.half_storage_floor = half_floor[p.name];
+    p.noise_floor = std::max(floor[p.name], half ? half_floor[p.name] : 0.0);
     if (!only_bound_fails(p)) continue;
     p.bound = std::max(r.atol, kNoiseMultiple * p.noise_floor);
     if (p.max_scaled_diff <= p.bound) {
       p.ok = true;
       p.why.clear();
     } else {
-      p.why = fmt::format("max |diff| / max(1,|ref|) = {:.3g} > {:.3g} ({:g} x the model's own fp32 noise {:.3g}, or {:.3g})",
+      p.why = fmt::format("max |diff| / max(1,|ref|) = {:.3g} > {:.3g} ({:g} x the model's own noise {:.3g}, or {:.3g})",
                           p.max_scaled_diff, p.bound, kNoiseMultiple, p.noise_floor, r.atol);
     }
   }
@@ -378,6 +429,33 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
     }
   }
   return d;
+}
+
+// The proof's half-storage variant: the ONNX model imported again and
+// lowered with every float16 value rounded where it is computed (no target
+// rewrites: they are proven separately), run on the same input sets.
+std::vector<std::vector<npy::Array>> RunHalfStorageVariant(const Options& o,
+                                                           const std::vector<std::vector<npy::Array>>& sets) {
+  onnx::ImportOptions import_options;
+  import_options.input_shapes = o.input_shapes;
+  import_options.input_values = o.input_values;
+  onnx::Graph g = onnx::Import(o.onnx_path, import_options);
+  onnx::LowerOptions lo;
+  lo.fp16_weights = o.fp16_weights;
+  lo.int8_weights = o.int8_weights;
+  lo.round_half_values = true;
+  onnx::LoweredGraph lowered = onnx::Lower(g, lo);
+  const ir::Subgraph& sg = lowered.model.main();
+  const std::vector<onnx::Perm> in_perms(sg.inputs.size());
+  std::vector<onnx::Perm> out_perms;
+  for (const int t : sg.outputs) {
+    const auto it = lowered.origins.find(sg.tensors[t].name);
+    out_perms.push_back(it == lowered.origins.end() ? onnx::Perm{} : it->second.perm);
+  }
+  auto shared = std::make_shared<const ir::Model>(std::move(lowered.model));
+  std::vector<std::vector<npy::Array>> out;
+  for (const auto& set : sets) out.push_back(RunOurs(shared, set, in_perms, out_perms).outputs);
+  return out;
 }
 
 }  // namespace
@@ -687,11 +765,12 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
   ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
   auto shared = std::make_shared<const ir::Model>(model);
   r.proven = true;
+  std::vector<std::vector<npy::Array>> our_outputs;
   for (size_t s = 0; s < sets.size(); ++s) {
     Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
     std::vector<npy::Array> inputs = sets[s];
     for (const rewrite::HostInput& h : host_inputs) inputs.push_back(h.value);
-    const OurRun ours = RunOurs(shared, inputs, in_perms, out_perms);
+    OurRun ours = RunOurs(shared, inputs, in_perms, out_perms);
     for (size_t k = 0; k < ours.outputs.size() && k < ref[s].size(); ++k) {
       const Agreement a = Agree(ref[s][k], ours.outputs[k], r.atol, r.min_correlation);
       OutputProof p;
@@ -705,8 +784,9 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
       p.why = a.why;
       r.proof.push_back(p);
     }
+    our_outputs.push_back(std::move(ours.outputs));
   }
-  HoldToNoiseFloor(o, g, sets, ref, r);
+  HoldToNoiseFloor(o, g, sets, ref, our_outputs, r);
   for (const OutputProof& p : r.proof) r.proven = r.proven && p.ok;
   if (!r.proven) {
     Progress(o, "proof failed: bisecting to the first diverging ONNX node");
@@ -907,6 +987,8 @@ nlohmann::json Report::ToJson() const {
                       {"correlation", std::isfinite(p.correlation) ? nlohmann::json(p.correlation) : nlohmann::json()},
                       {"bound", p.bound},
                       {"noise_floor", p.noise_floor >= 0 ? nlohmann::json(p.noise_floor) : nlohmann::json()},
+                      {"half_storage_floor",
+                       p.half_storage_floor >= 0 ? nlohmann::json(p.half_storage_floor) : nlohmann::json()},
                       {"why", p.why}});
   j["proof"] = proofs;
   if (divergence.found)
@@ -1018,8 +1100,12 @@ std::string Report::RenderText() const {
     for (const OutputProof& p : proof)
       s += fmt::format("  proof seed {} {}: max |diff| {:.3g}, scaled {:.3g}, corr {:.7f}{}\n", p.seed, p.name,
                        p.max_abs_diff, p.max_scaled_diff, p.correlation,
-                       p.ok ? (p.bound > atol ? fmt::format(" ok (within {:g} x the model's own fp32 noise {:.3g})",
-                                                            kNoiseMultiple, p.noise_floor)
+                       p.ok ? (p.bound > atol ? fmt::format(" ok (within {:g} x the model's own {} noise {:.3g})",
+                                                            kNoiseMultiple,
+                                                            p.half_storage_floor >= p.noise_floor && p.noise_floor > 0
+                                                                ? "half-storage"
+                                                                : "fp32",
+                                                            p.noise_floor)
                                               : std::string(" ok"))
                             : " FAILED: " + p.why);
     if (divergence.found)

@@ -13,6 +13,7 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
+#include "gpuclean/op_table.h"
 
 namespace gpuclean::onnx {
 
@@ -507,6 +508,19 @@ void NodeContext::LowerNode(const Node& node) { lowerer_.LowerNodes({node}); }
 
 const Value& NodeContext::ValueOf(const std::string& name) const { return lowerer_.value(name); }
 
+bool NodeContext::RoundsHalfValues() const { return lowerer_.options().round_half_values; }
+
+ir::DType NodeContext::OnnxDType(int i) const {
+  const Value& v = In(i);
+  if (v.constant) return v.constant->dtype;
+  const Graph& g = lowerer_.graph();
+  if (const auto it = g.value_info.find(v.name); it != g.value_info.end() && it->second.dtype_known)
+    return it->second.dtype;
+  for (const ValueInfo& in : g.inputs)
+    if (in.name == v.name) return in.dtype;
+  return v.dtype;
+}
+
 int NodeContext::ConstF32(const Dims& shape, const std::vector<float>& values) {
   const std::string base = node_.outputs.empty() ? node_.op_type : node_.outputs[0];
   return b().ConstF32(fmt::format("{}/const{}", base, b().graph().tensors.size()), ToShape32(shape, base), values);
@@ -764,9 +778,49 @@ void Lowerer::LowerNodes(const std::vector<Node>& nodes) {
       }
       // Shape and friends of a runtime tensor are known from its static shape.
       if (all_known) ++folded_[node.op_type];
+      for (const std::string& out : node.outputs)
+        if (!out.empty()) RoundWhereOnnxStoresHalf(out);
     }
     ++nodes_lowered_;
   }
+}
+
+// A value computed on float16 tensors is rounded to half where it is
+// written (onnxruntime's kernels store float16); a stored-as-float32 value
+// that is not already a half is rounded here by a CAST pair. Values that
+// only move halves (layout and indexing ops of a rounded input) are exact.
+bool Lowerer::IsHalfExact(int tensor) const {
+  const ir::Subgraph& g = builder_.graph();
+  const ir::Tensor& t = g.tensors[tensor];
+  if (t.dtype == tfl::TensorType_FLOAT16) return true;
+  const int producer = g.Producer(tensor);
+  if (producer < 0) return false;
+  const ir::Op& op = g.ops[producer];
+  if (op.code == tfl::BuiltinOperator_CAST)
+    return !op.inputs.empty() && g.tensors[op.inputs[0]].dtype == tfl::TensorType_FLOAT16;
+  const ir::OpFamily family = ir::TraitsOf(op.code).family;
+  const bool moves_values = (family == ir::OpFamily::kLayout || family == ir::OpFamily::kIndexing) &&
+                            op.code != tfl::BuiltinOperator_SHAPE;
+  return moves_values && !op.inputs.empty() && op.inputs[0] >= 0 && IsHalfExact(op.inputs[0]);
+}
+
+void Lowerer::RoundWhereOnnxStoresHalf(const std::string& name) {
+  if (scratch_ || !options_.round_half_values) return;
+  const auto info = graph_.value_info.find(name);
+  if (info == graph_.value_info.end() || info->second.dtype != tfl::TensorType_FLOAT16) return;
+  Value& v = value(name);
+  if (v.constant || v.tensor < 0 || v.dtype != tfl::TensorType_FLOAT32 || IsHalfExact(v.tensor)) return;
+  const int unrounded = v.tensor;
+  const int rounded = builder_.Cast(builder_.Cast(unrounded, tfl::TensorType_FLOAT16), tfl::TensorType_FLOAT32);
+  auto& tensors = builder_.mutable_graph().tensors;
+  if (named_.count(unrounded) && named_[unrounded] == name) {
+    tensors[rounded].name = tensors[unrounded].name;
+    tensors[unrounded].name += "|unrounded";
+    named_.erase(unrounded);
+  }
+  named_[rounded] = name;
+  v.tensor = rounded;
+  v.layouts = {{v.perm, rounded}};
 }
 
 void Lowerer::AddConstant(const std::string& name, npy::Array array) {
@@ -784,7 +838,7 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   Lowerer L(g, options, /*scratch=*/false);
   auto& b = L.builder();
   for (const ValueInfo& in : g.inputs) {
-    if (in.dtype == tfl::TensorType_FLOAT16 || !in.dtype_known)
+    if (!in.dtype_known)
       ThrowUnsupported(fmt::format("{}: graph input '{}' has a dtype gpuclean does not convert", g.source, in.name));
     Value v;
     v.name = in.name;
@@ -792,7 +846,15 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     v.shape = in.shape;
     const bool nhwc = options.nhwc_io && in.shape.size() == 4 && in.dtype == tfl::TensorType_FLOAT32;
     v.perm = nhwc ? kToNhwc : Perm{};
-    v.tensor = b.Input(in.name, v.dtype, ToShape32(PermuteDims(in.shape, v.perm), "input '" + in.name + "'"));
+    const auto shape = ToShape32(PermuteDims(in.shape, v.perm), "input '" + in.name + "'");
+    if (in.dtype == tfl::TensorType_FLOAT16) {
+      // The caller's buffer stays half, as onnxruntime's; the graph widens it.
+      const int half = b.Input(in.name, tfl::TensorType_FLOAT16, shape);
+      v.tensor = b.Cast(half, tfl::TensorType_FLOAT32);
+      b.mutable_graph().tensors[v.tensor].name = in.name + "|f32";
+    } else {
+      v.tensor = b.Input(in.name, v.dtype, shape);
+    }
     v.layouts[v.perm] = v.tensor;
     L.named()[v.tensor] = in.name;
     L.values()[in.name] = std::move(v);
@@ -807,7 +869,10 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     Value& v = L.value(out.name);
     const bool nhwc = options.nhwc_io && v.shape.size() == 4 && v.dtype == tfl::TensorType_FLOAT32;
     int t = L.Materialize(v, nhwc ? kToNhwc : Perm{});
-    if (b.tensor(t).is_const() || b.graph().IsGraphInput(t) || b.graph().IsGraphOutput(t)) {
+    if (out.dtype == tfl::TensorType_FLOAT16 && b.tensor(t).dtype == tfl::TensorType_FLOAT32) {
+      b.mutable_graph().tensors[t].name = out.name + "|f32";
+      t = b.Cast(t, tfl::TensorType_FLOAT16);
+    } else if (b.tensor(t).is_const() || b.graph().IsGraphInput(t) || b.graph().IsGraphOutput(t)) {
       // The format wants every output written by an op.
       t = b.Reshape(t, b.shape(t));
     }

@@ -80,6 +80,10 @@ class NodeContext {
   const Dims& Shape(int i) const { return In(i).shape; }
   int Rank(int i) const { return static_cast<int>(In(i).shape.size()); }
   ir::DType DType(int i) const { return In(i).dtype; }
+  // Input i's element type as the ONNX graph declares it (float16 where the
+  // graph stores it as float32).
+  ir::DType OnnxDType(int i) const;
+  bool RoundsHalfValues() const;
   bool IsConst(int i) const { return In(i).constant.has_value(); }
   // The input's value at convert time; Fail()s when it is computed at run time.
   const npy::Array& Const(int i) const;
@@ -166,6 +170,13 @@ struct LowerOptions {
   // Conv-like weights (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
   // FULLY_CONNECTED) stored int8, one symmetric scale per tensor, + DEQUANTIZE.
   bool int8_weights = false;
+  // Every float16 value of the ONNX graph rounded to half where it is
+  // computed (a CAST pair), as a graph that stores it in float16 would.
+  // onnxruntime's CPU provider computes most float16 nodes in float32 and
+  // removes f32->f16->f32 Cast pairs, so the default lowering keeps float32;
+  // the proof uses this variant to measure how much half storage moves the
+  // outputs.
+  bool round_half_values = false;
 };
 
 // Throws Error(kUnsupported) listing every op type without a lowering (with
@@ -203,6 +214,10 @@ class Lowerer {
   std::map<int, std::string>& named() { return named_; }
 
  private:
+  bool IsHalfExact(int tensor) const;
+  // Rounds value `name` to half where onnxruntime would store it as float16.
+  void RoundWhereOnnxStoresHalf(const std::string& name);
+
   const Graph& graph_;
   LowerOptions options_;
   bool scratch_;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -384,10 +385,16 @@ void SortTopologically(const std::string& path, pb::GraphProto& graph) {
 // Initializer dims are checked here too: libonnx's checker multiplies them
 // unchecked (2^40 x 2^40 wrapped to "0-element").
 void CheckDataflow(const std::string& path, const pb::GraphProto& graph) {
+  // Every value is defined once (onnxruntime refuses a second definition;
+  // libonnx's inference reads the wrong one and crashed on it). An
+  // initializer may also be listed as a graph input (IR < 4 requires it).
   std::set<std::string> defined;
-  for (const auto& v : graph.input()) defined.insert(v.name());
+  for (const auto& v : graph.input())
+    if (!defined.insert(v.name()).second) Bad(path, "graph input '" + v.name() + "' is declared twice");
+  std::set<std::string> initializers;
   for (const auto& t : graph.initializer()) {
     CheckedElements(path, "initializer '" + t.name() + "'", t.dims());
+    if (!initializers.insert(t.name()).second) Bad(path, "initializer '" + t.name() + "' is declared twice");
     defined.insert(t.name());
   }
   for (int i = 0; i < graph.node_size(); ++i) {
@@ -396,7 +403,9 @@ void CheckDataflow(const std::string& path, const pb::GraphProto& graph) {
     for (const auto& in : n.input())
       if (!in.empty() && !defined.count(in))
         Bad(path, label + " reads '" + in + "', which no node, input or initializer defines");
-    for (const auto& out : n.output()) defined.insert(out);
+    for (const auto& out : n.output())
+      if (!out.empty() && !defined.insert(out).second)
+        Bad(path, label + " defines '" + out + "', which is already defined");
   }
   for (const auto& v : graph.output())
     if (!defined.count(v.name())) Bad(path, "graph output '" + v.name() + "' is produced by no node");
@@ -432,6 +441,56 @@ void CheckInferenceAttributes(const std::string& path, const pb::GraphProto& gra
         }
       }
     }
+  }
+}
+
+// libonnx's Conv inference, without a kernel_shape attribute, takes the
+// window from the weight's shape and then indexes per-axis vectors sized by
+// the input's rank: a weight of another rank read past them (a null read
+// found by the ONNX import fuzzer). Where the weight's shape is declared, its
+// window is written as kernel_shape, which the same inference checks against
+// the input's rank and refuses in a message.
+void MakeKernelShapesExplicit(pb::GraphProto& graph) {
+  std::map<std::string, const google::protobuf::RepeatedPtrField<pb::TensorShapeProto_Dimension>*> declared;
+  std::map<std::string, std::vector<int64_t>> initializer_dims;
+  for (const auto* list : {&graph.input(), &graph.value_info()})
+    for (const auto& v : *list)
+      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+        declared[v.name()] = &v.type().tensor_type().shape().dim();
+  for (const auto& t : graph.initializer()) initializer_dims[t.name()] = {t.dims().begin(), t.dims().end()};
+  const auto weight_window = [&](const std::string& name) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> dims;
+    if (const auto it = initializer_dims.find(name); it != initializer_dims.end()) {
+      dims = it->second;
+    } else if (const auto d = declared.find(name); d != declared.end()) {
+      for (const auto& dim : *d->second) {
+        if (!dim.has_dim_value()) return std::nullopt;
+        dims.push_back(dim.dim_value());
+      }
+    } else {
+      return std::nullopt;
+    }
+    if (dims.size() < 3 || std::any_of(dims.begin() + 2, dims.end(), [](int64_t v) { return v < 1; }))
+      return std::nullopt;
+    return std::vector<int64_t>(dims.begin() + 2, dims.end());
+  };
+  // The weight's input index in each standard op whose inference reads it.
+  static const std::map<std::string, int> kWeightInput = {{"Conv", 1}, {"ConvInteger", 1}, {"QLinearConv", 3}};
+  for (auto& n : *graph.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) MakeKernelShapesExplicit(*a.mutable_g());
+      for (auto& g : *a.mutable_graphs()) MakeKernelShapesExplicit(g);
+    }
+    const auto op = kWeightInput.find(n.op_type());
+    if (!n.domain().empty() || op == kWeightInput.end() || n.input_size() <= op->second) continue;
+    if (std::any_of(n.attribute().begin(), n.attribute().end(), [](const auto& a) { return a.name() == "kernel_shape"; }))
+      continue;
+    const auto window = weight_window(n.input(op->second));
+    if (!window) continue;
+    auto* attr = n.add_attribute();
+    attr->set_name("kernel_shape");
+    attr->set_type(pb::AttributeProto::INTS);
+    for (const int64_t v : *window) attr->add_ints(v);
   }
 }
 
@@ -605,6 +664,7 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   SortTopologically(path, *model.mutable_graph());
   CheckDataflow(path, model.graph());
   CheckInferenceAttributes(path, model.graph());
+  MakeKernelShapesExplicit(*model.mutable_graph());
   PinInputShapes(path, *model.mutable_graph(), options);
   auto pinned = PinInputValues(path, *model.mutable_graph(), options);
   if (opset < kFirstAdaptedOpset) {

@@ -114,6 +114,58 @@ TEST(OnnxBadInput, Opset6GemmOfAVectorIsRefusedBeforeLibonnxAdaptsIt) {
   ExpectRefused(m.Write(dir.file("gemm6.onnx")), ErrorKind::kUnsupported, "needs a known rank-2 shape");
 }
 
+// The ONNX import fuzzer's find: a graph declaring input 'x' twice (ranks 4
+// and 2) crashed libonnx's Conv shape inference (a null read). Every value is
+// defined once, as onnxruntime requires; a second definition is one line.
+TEST(OnnxBadInput, ValueDefinedTwiceIsRefusedBeforeShapeInference) {
+  testing::TempDir dir;
+  {
+    OnnxTestModel m(11);
+    m.Input("x", {1, 1, 7, 5});
+    m.Input("x", {7, 5});
+    m.InitF32("w", {1, 1, 3, 3}, std::vector<float>(9, 0.5f));
+    m.Node("Conv", {"x", "w"}, {"y"});
+    m.Output("y");
+    ExpectRefused(m.Write(dir.file("input_twice.onnx")), ErrorKind::kBadInput, "graph input 'x' is declared twice");
+  }
+  {
+    OnnxTestModel m(11);
+    m.Input("x", {1, 1, 7, 5});
+    m.InitF32("w", {1, 1, 3, 3}, std::vector<float>(9, 0.5f));
+    m.Node("Conv", {"x", "w"}, {"y"});
+    m.Node("Relu", {"x"}, {"y"});
+    m.Output("y");
+    ExpectRefused(m.Write(dir.file("output_twice.onnx")), ErrorKind::kBadInput, "defines 'y', which is already defined");
+  }
+  {
+    OnnxTestModel m(11);
+    m.Input("x", {1, 1, 7, 5});
+    m.InitF32("w", {1, 1, 3, 3}, std::vector<float>(9, 0.5f));
+    m.InitF32("w", {1, 1, 3, 3}, std::vector<float>(9, 0.25f));
+    m.Node("Conv", {"x", "w"}, {"y"});
+    m.Output("y");
+    ExpectRefused(m.Write(dir.file("init_twice.onnx")), ErrorKind::kBadInput, "initializer 'w' is declared twice");
+  }
+}
+
+// A Conv over a rank-2 input (no batch or channel axis) is one line, not a
+// crash inside libonnx's inference.
+TEST(OnnxBadInput, ConvOfARank2InputIsOneLine) {
+  testing::TempDir dir;
+  OnnxTestModel m(11);
+  m.Input("x", {7, 5});
+  m.Input("w", {1, 1, 3, 3});
+  m.Node("Conv", {"x", "w"}, {"y"});
+  m.Output("y");
+  const std::string path = m.Write(dir.file("conv_rank2.onnx"));
+  try {
+    onnx::Lower(onnx::Import(path), {});
+    ADD_FAILURE() << "a Conv of a rank-2 input was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+}
+
 TEST(OnnxBadInput, SmallModelIsFine) {
   testing::TempDir dir;
   const std::string path = WriteProto(dir.path() / "ok.onnx", Small());

@@ -21,6 +21,7 @@ constexpr int kOnnxFloat = 1;
 constexpr int kOnnxInt32 = 6;
 constexpr int kOnnxInt64 = 7;
 constexpr int kOnnxBool = 9;
+constexpr int kOnnxFloat16 = 10;
 
 class OnnxTestModel {
  public:

@@ -35,6 +35,7 @@ ir::DType DTypeOfOnnx(NodeContext& ctx, int64_t to) {
     case 9: return tfl::TensorType_BOOL;
     case 10: return tfl::TensorType_FLOAT16;
     case 11: return tfl::TensorType_FLOAT64;
+    case 16: return tfl::TensorType_BFLOAT16;
     default: ctx.Fail(fmt::format("Cast to ONNX data type {} is not supported", to));
   }
 }
@@ -43,9 +44,31 @@ ir::DType Stored(ir::DType d) {
   switch (d) {
     case tfl::TensorType_INT64: return tfl::TensorType_INT32;
     case tfl::TensorType_FLOAT16:
+    case tfl::TensorType_BFLOAT16:
     case tfl::TensorType_FLOAT64: return tfl::TensorType_FLOAT32;
     default: return d;
   }
+}
+
+// A half-precision type is stored as float32. Its values are rounded here
+// only in the proof's half-storage variant (LowerOptions::round_half_values):
+// onnxruntime's CPU provider drops f32->f16->f32 Cast pairs.
+bool IsHalfType(ir::DType d) { return d == tfl::TensorType_FLOAT16 || d == tfl::TensorType_BFLOAT16; }
+
+void CastTo(NodeContext& ctx, ir::DType to) {
+  const Perm perm = ctx.PermOf(0);
+  const int x = ctx.TensorIn(0, perm);
+  auto& b = ctx.b();
+  const ir::DType stored = Stored(to);
+  if (IsHalfType(to) && ctx.RoundsHalfValues()) {
+    ctx.Out(0, b.Cast(b.Cast(x, to), stored), perm);
+    return;
+  }
+  if (b.tensor(x).dtype == stored) {
+    ctx.Out(0, b.Reshape(x, b.shape(x)), perm);
+    return;
+  }
+  ctx.Out(0, b.Cast(x, stored), perm);
 }
 
 void ReshapeTo(NodeContext& ctx, const Dims& shape) {
@@ -440,29 +463,10 @@ void Gather(NodeContext& ctx) {
   ctx.Out(0, b.Gather(ctx.Tensor(0), indices, axis));
 }
 
-void Cast(NodeContext& ctx) {
-  const ir::DType to = DTypeOfOnnx(ctx, ctx.Int("to", 1));
-  const Perm perm = ctx.PermOf(0);
-  const int x = ctx.TensorIn(0, perm);
-  const ir::DType stored = Stored(to);
-  if (ctx.b().tensor(x).dtype == stored) {
-    ctx.Out(0, ctx.b().Reshape(x, ctx.b().shape(x)), perm);
-    return;
-  }
-  ctx.Out(0, ctx.b().Cast(x, stored), perm);
-}
+void Cast(NodeContext& ctx) { CastTo(ctx, DTypeOfOnnx(ctx, ctx.Int("to", 1))); }
 
 // CastLike: Cast to the second input's type.
-void CastLike(NodeContext& ctx) {
-  const Perm perm = ctx.PermOf(0);
-  const int x = ctx.TensorIn(0, perm);
-  const ir::DType stored = ctx.DType(1);
-  if (ctx.b().tensor(x).dtype == stored) {
-    ctx.Out(0, ctx.b().Reshape(x, ctx.b().shape(x)), perm);
-    return;
-  }
-  ctx.Out(0, ctx.b().Cast(x, stored), perm);
-}
+void CastLike(NodeContext& ctx) { CastTo(ctx, ctx.OnnxDType(1)); }
 
 // EyeLike: a constant (the input's shape is known at convert time): ones on
 // diagonal k.
