@@ -97,6 +97,11 @@ struct OutputProof {
   // (as a float16 runtime would) moves this output, measured on our
   // interpreter; part of noise_floor. -1 when not measured.
   double half_storage_floor = -1;
+  // For a quantized model: the lowest correlation of onnxruntime's own
+  // other runs with its reference, and the correlation this output was
+  // held to from it. -1 when not measured.
+  double correlation_floor = -1;
+  double min_correlation = -1;
   double bound = 0;  // the scaled-difference bound this output was held to
   std::string why;  // when !ok
 };

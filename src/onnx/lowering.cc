@@ -834,7 +834,9 @@ void Lowerer::AddConstant(const std::string& name, npy::Array array) {
 
 LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   RequireSupported(g);
-  const bool half_weights = HoldsHalfWeights(g);
+  // A quantized model's weights fold to small integers (codes less their
+  // zero point), which a half holds exactly: kept as float16 too.
+  const bool half_weights = HoldsHalfWeights(g) || g.quantized_nodes > 0;
   Lowerer L(g, options, /*scratch=*/false);
   auto& b = L.builder();
   for (const ValueInfo& in : g.inputs) {

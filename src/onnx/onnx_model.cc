@@ -24,6 +24,7 @@
 #include "gpuclean/io.h"
 #include "onnx/contrib_ops.h"
 #include "onnx/opset_adapt.h"
+#include "onnx/quantized_ops.h"
 #include "onnx/proto_edit.h"
 
 namespace gpuclean::onnx {
@@ -287,7 +288,9 @@ int64_t DefaultOpset(const std::string& path, const pb::ModelProto& model) {
 void RefuseForeignDomains(const std::string& path, const pb::GraphProto& graph) {
   std::map<std::string, std::pair<int, std::string>> foreign;
   for (const auto& n : graph.node()) {
-    if (n.domain().empty() || n.domain() == "ai.onnx" || IsExpandedContribOp(n.domain(), n.op_type())) continue;
+    if (n.domain().empty() || n.domain() == "ai.onnx" || IsExpandedContribOp(n.domain(), n.op_type()) ||
+        IsExpandedQuantizedOp(n.domain(), n.op_type()))
+      continue;
     auto& [count, first] = foreign[n.domain()];
     if (count++ == 0) first = n.op_type() + (n.name().empty() ? "" : " '" + n.name() + "'");
   }
@@ -661,6 +664,10 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   for (auto& n : *model.mutable_graph()->mutable_node())
     for (auto& a : *n.mutable_attribute())
       if (a.has_t()) load(*a.mutable_t());
+  std::set<std::string> file_values;
+  for (const auto& n : model.graph().node())
+    for (const auto& out : n.output())
+      if (!out.empty()) file_values.insert(out);
   SortTopologically(path, *model.mutable_graph());
   CheckDataflow(path, model.graph());
   CheckInferenceAttributes(path, model.graph());
@@ -681,6 +688,7 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   }
   AdaptToCanonicalOpset(model, std::max<int64_t>(opset, kFirstAdaptedOpset), path);
   ExpandContribOps(model, path);
+  const int quantized_nodes = ExpandQuantizedOps(model, path);
   // Inference first: it fills graph output types that some exporters leave
   // without a shape, which the checker would otherwise refuse.
   InferShapesOrThrow(path, model);
@@ -704,6 +712,8 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   g.opset = DefaultOpset(path, model);
   g.original_opset = opset;
   g.pinned_inputs = std::move(pinned);
+  g.file_values = std::move(file_values);
+  g.quantized_nodes = quantized_nodes;
   g.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
   const auto& graph = model.graph();
   // Each initializer's protobuf bytes are released once copied, so the

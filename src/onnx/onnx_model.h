@@ -6,6 +6,7 @@
 // shape inference with data propagation and checks it with onnx::checker.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,11 @@ struct Graph {
   // Graph inputs fixed at convert time (--input-value): initializers now,
   // still fed to onnxruntime, which runs the original model.
   std::vector<std::pair<std::string, npy::Array>> pinned_inputs;
+  // The values the file's own top-level nodes write: what onnxruntime can
+  // expose (the opset, contrib and quantized rewrites make up others).
+  std::set<std::string> file_values;
+  // Quantized ops were expanded into float fake-quant (quantized_ops.h).
+  int quantized_nodes = 0;
 };
 
 struct ImportOptions {

@@ -131,6 +131,15 @@ void OnnxTestModel::InitI64(const std::string& name, const std::vector<int64_t>&
   for (int64_t v : values) t->add_int64_data(v);
 }
 
+void OnnxTestModel::InitInts(const std::string& name, int elem_type, const std::vector<int64_t>& dims,
+                             const std::vector<int32_t>& values) {
+  auto* t = impl_->model.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(elem_type);
+  for (int64_t d : dims) t->add_dims(d);
+  for (int32_t v : values) t->add_int32_data(v);
+}
+
 OnnxTestModel::NodeRef OnnxTestModel::Node(const std::string& op_type, const std::vector<std::string>& inputs,
                                            const std::vector<std::string>& outputs, const std::string& domain) {
   auto* n = impl_->model.mutable_graph()->add_node();

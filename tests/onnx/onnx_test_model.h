@@ -22,6 +22,8 @@ constexpr int kOnnxInt32 = 6;
 constexpr int kOnnxInt64 = 7;
 constexpr int kOnnxBool = 9;
 constexpr int kOnnxFloat16 = 10;
+constexpr int kOnnxUint8 = 2;
+constexpr int kOnnxInt8 = 3;
 
 class OnnxTestModel {
  public:
@@ -57,6 +59,10 @@ class OnnxTestModel {
   // Stored as float16 (each value rounded to the nearest half).
   void InitF16(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
   void InitI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+  // An 8-, 16- or 32-bit integer initializer (elem_type kOnnxUint8, kOnnxInt8,
+  // kOnnxInt32, ...), its values in int32_data as the format stores them.
+  void InitInts(const std::string& name, int elem_type, const std::vector<int64_t>& dims,
+                const std::vector<int32_t>& values);
   NodeRef Node(const std::string& op_type, const std::vector<std::string>& inputs,
                const std::vector<std::string>& outputs, const std::string& domain = "");
   // Moves every initializer's bytes into `location` (relative to the model's
