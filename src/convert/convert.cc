@@ -212,6 +212,9 @@ std::vector<std::vector<npy::Array>> RunOnnxRuntime(const std::string& onnx_path
     q.model_path = onnx_path;
     q.runtime = probe::Runtime::kOnnxRuntime;
     q.optimize = optimize;
+    // Every core, as our interpreter uses: the reference's summation order
+    // may move, which the proof's bound and noise floor already take.
+    q.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     q.out_dir = dir / fmt::format("ort{}{}", optimize ? "" : "noopt", s);
     q.output_names = names;
     fs::create_directories(q.out_dir);
