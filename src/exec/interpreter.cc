@@ -83,6 +83,8 @@ struct Interpreter::Impl {
   // Per tensor: written as binary16 in this mode (op outputs; inputs and
   // weights follow their own rules in Prepare).
   std::vector<bool> stored_in_half;
+  std::vector<bool> fixed;      // per tensor: value fixed at prepare time
+  std::vector<std::any> op_state;  // per op: KernelContext::state
   size_t folded_bytes = 0;
   std::vector<uint8_t> arena_storage;
   uint8_t* arena = nullptr;
@@ -204,6 +206,7 @@ struct Interpreter::Impl {
       }
     }
     PlanArena(known);
+    fixed = std::move(known);
   }
 
   // Ops whose inputs are all constant run once, here, into owned memory.
@@ -221,6 +224,9 @@ struct Interpreter::Impl {
   void Eval(int index) {
     const ir::Op& op = graph->ops[index];
     KernelContext ctx{*graph, op, index, {}, {}, *pool, options.precision};
+    if (op_state.size() != graph->ops.size()) op_state.resize(graph->ops.size());
+    ctx.state = &op_state[index];
+    ctx.fixed = &fixed;
     ctx.in.reserve(op.inputs.size());
     for (int32_t t : op.inputs) ctx.in.push_back(t >= 0 ? &tensors[t] : nullptr);
     for (int32_t t : op.outputs) ctx.out.push_back(&tensors[t]);

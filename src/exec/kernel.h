@@ -3,6 +3,7 @@
 // kernels/table.cc through the family lists kernels/*.inc.
 #include <fmt/format.h>
 
+#include <any>
 #include <functional>
 #include <vector>
 
@@ -35,10 +36,20 @@ struct KernelContext {
   std::vector<Tensor*> out;       // shape set and memory allocated before eval
   ThreadPool& pool;
   Precision precision;
+  // This op's own state across invocations of one interpreter: what a kernel
+  // derives once from inputs whose values never change (packed GEMM weights).
+  std::any* state = nullptr;
+  // Per tensor: its value is fixed for the interpreter's life (a constant, or
+  // folded from constants at prepare time).
+  const std::vector<bool>* fixed = nullptr;
 
   const Tensor& input(int i) const { return *in.at(i); }
   Tensor& output(int i) const { return *out.at(i); }
   bool has_input(int i) const { return i < static_cast<int>(in.size()) && in[i] != nullptr; }
+  bool input_is_fixed(int i) const {
+    return has_input(i) && fixed && op.inputs[i] >= 0 && static_cast<size_t>(op.inputs[i]) < fixed->size() &&
+           (*fixed)[op.inputs[i]];
+  }
 };
 
 struct Kernel {

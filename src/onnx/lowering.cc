@@ -14,6 +14,7 @@
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/op_table.h"
+#include "onnx/fuse_gelu.h"
 
 namespace gpuclean::onnx {
 
@@ -834,6 +835,7 @@ void Lowerer::AddConstant(const std::string& name, npy::Array array) {
 
 LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   RequireSupported(g);
+  FuseExactGelu(g);
   // A quantized model's weights fold to small integers (codes less their
   // zero point), which a half holds exactly: kept as float16 too.
   const bool half_weights = HoldsHalfWeights(g) || g.quantized_nodes > 0;

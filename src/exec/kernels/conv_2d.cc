@@ -72,15 +72,17 @@ void EvalConv2d(KernelContext& ctx) {
     if (fp16::DotProductsInHalf(ctx)) {
       g.in_c_offset = grp * g.in_c;
       fp16::Conv(ctx.pool, in.as<float>(), g, wg, og, bg, clamp, dst, o_total);
-    } else if (pointwise) {
-      const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
-      conv::Gemm(ctx.pool, m, og, k, {in.as<float>() + static_cast<int64_t>(grp) * g.in_c, c, 1}, {wg, k, 1}, bg,
-                 clamp, dst, o_total);
     } else {
-      conv::PackedB packed;
-      conv::PackB(ctx.pool, {wg, k, 1}, og, k, bg, &packed);
-      g.in_c_offset = grp * g.in_c;
-      conv::ConvGemm(ctx.pool, in.as<float>(), g, packed, clamp, dst, o_total);
+      conv::PackedB scratch;
+      const conv::PackedB& packed = conv::PackedWeights(ctx, 1, 2, grp, {wg, k, 1}, og, k, bg, &scratch);
+      if (pointwise) {
+        const int64_t m = static_cast<int64_t>(g.batch) * g.in_h * g.in_w;
+        conv::Gemm(ctx.pool, m, {in.as<float>() + static_cast<int64_t>(grp) * g.in_c, c, 1}, packed, clamp, dst,
+                   o_total);
+      } else {
+        g.in_c_offset = grp * g.in_c;
+        conv::ConvGemm(ctx.pool, in.as<float>(), g, packed, clamp, dst, o_total);
+      }
     }
   }
 }

@@ -43,10 +43,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpuclean/error.h"
+#include "gpuclean/limits.h"
 #include "gpuclean/shapes.h"
 
 namespace gpuclean::exec::kernels::conv {
@@ -585,6 +587,28 @@ void Gemm(ThreadPool& pool, int64_t m, Strided a, const PackedB& b, Clamp clamp,
   // avoids cache-set conflicts between rows of a large A.
   job.source = a.col == 1 && b.n <= 96 ? ASource::kInPlace : ASource::kStrided;
   RunJob(pool, job);
+}
+
+const PackedB& PackedWeights(KernelContext& ctx, int weights, int bias_input, int slot, Strided b, int n, int k,
+                             const float* bias, PackedB* scratch) {
+  const bool fixed = ctx.input_is_fixed(weights) && (bias_input < 0 || !ctx.has_input(bias_input) ||
+                                                     ctx.input_is_fixed(bias_input));
+  if (!fixed || !ctx.state) {
+    PackB(ctx.pool, b, n, k, bias, scratch);
+    return *scratch;
+  }
+  if (!ctx.state->has_value()) ctx.state->emplace<std::vector<std::shared_ptr<PackedB>>>();
+  auto& packs = std::any_cast<std::vector<std::shared_ptr<PackedB>>&>(*ctx.state);
+  if (static_cast<int>(packs.size()) <= slot) packs.resize(slot + 1);
+  auto& packed = packs[slot];
+  if (!packed || packed->source != b.p || packed->isa != ActiveIsa()) {
+    CheckMemory(static_cast<uint64_t>(n) * k * sizeof(float),
+                fmt::format("packed weights of op {} ({})", ctx.op_index, ctx.op.name()));
+    packed = std::make_shared<PackedB>();
+    PackB(ctx.pool, b, n, k, bias, packed.get());
+    packed->source = b.p;
+  }
+  return *packed;
 }
 
 void Gemm(ThreadPool& pool, int64_t m, int n, int k, Strided a, Strided b, const float* bias, Clamp clamp, float* c,

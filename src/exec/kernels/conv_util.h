@@ -172,9 +172,17 @@ struct PackedB {
   std::vector<float> bias;
   int n = 0, k = 0, kc = 0, nr = 0, nv = 0, mr = 0;
   Isa isa = Isa::kGeneric;
+  const float* source = nullptr;  // B's first element when packed (PackedWeights' key)
 };
 void PackB(Strided b, int n, int k, const float* bias, PackedB* out);
 void PackB(ThreadPool& pool, Strided b, int n, int k, const float* bias, PackedB* out);
+
+// B packed for op input `weights` (and its bias input, or none): once per
+// interpreter when both are fixed, kept in the op's state (one entry per
+// `slot`, a group of a grouped convolution), else into `scratch` on every
+// call. Returns the packed form to multiply with.
+const PackedB& PackedWeights(KernelContext& ctx, int weights, int bias_input, int slot, Strided b, int n, int k,
+                             const float* bias, PackedB* scratch);
 
 // C = A * B^T + bias, clamped; parallel over the pool.
 void Gemm(ThreadPool& pool, int64_t m, Strided a, const PackedB& b, Clamp clamp, float* c, int64_t ldc);

@@ -192,7 +192,7 @@ void ForEachRun(const BroadcastPlan<N>& plan, ThreadPool& pool, Run&& run) {
 inline constexpr int kBlock = 16;
 
 template <typename TI, typename TO, typename F>
-inline void UnaryRun(const TI* x, TO* z, int64_t n, F& f) {
+[[gnu::flatten]] inline void UnaryRun(const TI* x, TO* z, int64_t n, F& f) {
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
     TI a[kBlock];
@@ -205,7 +205,7 @@ inline void UnaryRun(const TI* x, TO* z, int64_t n, F& f) {
 }
 
 template <bool kStepA, bool kStepB, typename TA, typename TB, typename TO, typename F>
-inline void BinaryRun(const TA* x, const TB* y, TO* z, int64_t n, F& f) {
+[[gnu::flatten]] inline void BinaryRun(const TA* x, const TB* y, TO* z, int64_t n, F& f) {
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
     TA a[kBlock];
@@ -222,7 +222,7 @@ inline void BinaryRun(const TA* x, const TB* y, TO* z, int64_t n, F& f) {
 }
 
 template <bool kStepA, bool kStepB, bool kStepC, typename TA, typename TB, typename TC, typename TO, typename F>
-inline void TernaryRun(const TA* x, const TB* y, const TC* w, TO* z, int64_t n, F& f) {
+[[gnu::flatten]] inline void TernaryRun(const TA* x, const TB* y, const TC* w, TO* z, int64_t n, F& f) {
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
     TA a[kBlock];

@@ -26,8 +26,16 @@ void EvalFullyConnected(KernelContext& ctx) {
   const int n = w.dim(0), k = w.dim(1);
   const int64_t m = k > 0 ? in.num_elements() / k : 0;
   const conv::Clamp clamp = conv::ActivationClamp(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
-  const auto gemm = fp16::DotProductsInHalf(ctx) ? fp16::Gemm : static_cast<decltype(&fp16::Gemm)>(conv::Gemm);
-  gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
+  if (fp16::DotProductsInHalf(ctx)) {
+    fp16::Gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
+  } else if (m >= 4) {
+    conv::PackedB scratch;
+    const conv::PackedB& packed = conv::PackedWeights(ctx, 1, 2, 0, {w.as<float>(), k, 1}, n, k, bias, &scratch);
+    conv::Gemm(ctx.pool, m, {in.as<float>(), k, 1}, packed, clamp, out.as<float>(), n);
+  } else {
+    // A few rows: dot products over the weights in place beat any packing.
+    conv::Gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
+  }
 }
 
 }  // namespace

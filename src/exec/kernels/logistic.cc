@@ -17,28 +17,11 @@
 #else
 #define GPUCLEAN_LOGISTIC_CLONES
 #endif
+// Inlined into this file's loops, so compiled under the same options.
+#include "exec/kernels/fast_math.h"
 
 namespace gpuclean::exec::kernels {
 namespace {
-
-// e^x for x in [-87.3, 88.3] (the caller clamps), Cephes' expf polynomial:
-// within 2 ulp of std::exp.
-inline float ExpClamped(float x) {
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float t = x * 1.44269504088896341f + kRound;
-  // Unsigned: wraps instead of overflowing on NaN (discarded by the caller).
-  const uint32_t n = __builtin_bit_cast(uint32_t, t) - __builtin_bit_cast(uint32_t, kRound);
-  const float fn = t - kRound;
-  const float r = (x - fn * 0.693359375f) - fn * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float y = p * r * r + r + 1.0f;
-  return __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, y) + (n << 23));
-}
 
 inline float Sigmoid(float x) {
   constexpr float kLo = -87.3f;  // e^t below this: 1 + e^t rounds to 1
@@ -47,7 +30,7 @@ inline float Sigmoid(float x) {
   const bool above = t > kHi;
   t = t < kLo ? kLo : t;
   t = above ? kHi : t;
-  const float s = 1.0f / (1.0f + ExpClamped(t));
+  const float s = 1.0f / (1.0f + ew::ExpClamped(t));
   const float z = __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, s) & (above ? 0u : ~0u));
   return x == x ? z : x;  // NaN stays NaN
 }

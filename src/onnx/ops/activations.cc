@@ -180,6 +180,13 @@ void Identity(NodeContext& ctx) {
 
 void RegisterActivations(Registry& r) {
   r.Add("Relu", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_RELU); });
+  // The opset-20 op, and what FuseExactGelu makes of the decomposed form.
+  r.Add("Gelu", [](NodeContext& c) {
+    const Perm perm = c.PermOf(0);
+    const int x = c.TensorIn(0, perm);
+    if (c.b().tensor(x).dtype != tfl::TensorType_FLOAT32) c.Fail("Gelu of a non-float tensor is not supported");
+    c.Out(0, c.b().Gelu(x, c.Str("approximate", "none") == "tanh"), perm);
+  });
   r.Add("Sigmoid", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_LOGISTIC); });
   r.Add("Tanh", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_TANH); });
   r.Add("HardSwish", [](NodeContext& c) { LowerUnary(c, tfl::BuiltinOperator_HARD_SWISH); });
