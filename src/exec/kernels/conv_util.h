@@ -204,6 +204,21 @@ struct ConvGeometry {
 void ConvGemm(ThreadPool& pool, const float* input, const ConvGeometry& g, const PackedB& b, Clamp clamp, float* c,
               int64_t ldc);
 
+// ------------------------------------------------------------------ oneDNN
+// CONV_2D by oneDNN (onednn.cc), over all groups at once: true when it
+// computed `out`; false when oneDNN is not built in, is disabled
+// (GPUCLEAN_ONEDNN=0), or does not take the case (weights computed at run
+// time, a padding it refuses): the caller then runs ConvGemm.
+bool OneDnnConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
+                  Clamp clamp, float* out);
+// FULLY_CONNECTED by oneDNN's matmul: out[M, N] = x[M, K] w[N, K]^T + bias,
+// clamped; the same contract.
+bool OneDnnFullyConnected(KernelContext& ctx, int64_t m, int n, int k, const float* x, const float* w,
+                          const float* bias, Clamp clamp, float* out);
+// Built in and not disabled.
+bool OneDnnAvailable();
+bool OneDnnDisabled();
+
 // Row-range helper for ParallelFor with a work-based grain.
 int64_t GrainFor(int64_t items, int64_t work_per_item);
 

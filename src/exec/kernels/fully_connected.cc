@@ -28,14 +28,17 @@ void EvalFullyConnected(KernelContext& ctx) {
   const conv::Clamp clamp = conv::ActivationClamp(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
   if (fp16::DotProductsInHalf(ctx)) {
     fp16::Gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
-  } else if (m >= 4) {
-    conv::PackedB scratch;
-    const conv::PackedB& packed = conv::PackedWeights(ctx, 1, 2, 0, {w.as<float>(), k, 1}, n, k, bias, &scratch);
-    conv::Gemm(ctx.pool, m, {in.as<float>(), k, 1}, packed, clamp, out.as<float>(), n);
-  } else {
-    // A few rows: dot products over the weights in place beat any packing.
-    conv::Gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
+    return;
   }
+  // A few rows: dot products over the weights in place beat any packing.
+  if (m < 4) {
+    conv::Gemm(ctx.pool, m, n, k, {in.as<float>(), k, 1}, {w.as<float>(), k, 1}, bias, clamp, out.as<float>(), n);
+    return;
+  }
+  if (conv::OneDnnFullyConnected(ctx, m, n, k, in.as<float>(), w.as<float>(), bias, clamp, out.as<float>())) return;
+  conv::PackedB scratch;
+  const conv::PackedB& packed = conv::PackedWeights(ctx, 1, 2, 0, {w.as<float>(), k, 1}, n, k, bias, &scratch);
+  conv::Gemm(ctx.pool, m, {in.as<float>(), k, 1}, packed, clamp, out.as<float>(), n);
 }
 
 }  // namespace
