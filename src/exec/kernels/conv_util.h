@@ -211,6 +211,10 @@ void ConvGemm(ThreadPool& pool, const float* input, const ConvGeometry& g, const
 // time, a padding it refuses): the caller then runs ConvGemm.
 bool OneDnnConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
                   Clamp clamp, float* out);
+// DEPTHWISE_CONV_2D by oneDNN: g.in_c is the input's channel count, out_c
+// = in_c * the depth multiplier, `w` the [1, KH, KW, out_c] filter.
+bool OneDnnDepthwiseConv2D(KernelContext& ctx, const ConvGeometry& g, int out_c, const float* w, const float* bias,
+                           Clamp clamp, float* out);
 // FULLY_CONNECTED by oneDNN's matmul: out[M, N] = x[M, K] w[N, K]^T + bias,
 // clamped; the same contract.
 bool OneDnnFullyConnected(KernelContext& ctx, int64_t m, int n, int k, const float* x, const float* w,

@@ -267,6 +267,25 @@ void EvalDepthwiseConv2d(KernelContext& ctx) {
   a.w = w.as<float>();
   a.bias = ctx.has_input(2) ? ctx.input(2).as<float>() : nullptr;
   a.out = out.as<float>();
+  if (!fp16::DotProductsInHalf(ctx)) {
+    conv::ConvGeometry g;
+    g.batch = batch;
+    g.in_h = a.h;
+    g.in_w = a.w_;
+    g.in_pixel_stride = cin;
+    g.in_c = cin;
+    g.out_h = a.oh;
+    g.out_w = a.ow;
+    g.kh = a.kh;
+    g.kw = a.kw;
+    g.stride_h = a.sh;
+    g.stride_w = a.sw;
+    g.dil_h = a.dh;
+    g.dil_w = a.dw;
+    g.pad_top = a.pt;
+    g.pad_left = a.pl;
+    if (conv::OneDnnDepthwiseConv2D(ctx, g, a.c, a.w, a.bias, clamp, a.out)) return;
+  }
   std::vector<float> expanded;
   a.in = in.as<float>();
   if (a.c != cin) {

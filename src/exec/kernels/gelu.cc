@@ -9,7 +9,7 @@
 // After the includes: only this file's functions (as logistic.cc).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math")
-#define GPUCLEAN_GELU_CLONES __attribute__((target_clones("avx2", "default")))
+#define GPUCLEAN_GELU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define GPUCLEAN_GELU_CLONES
 #endif

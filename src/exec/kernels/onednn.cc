@@ -1,4 +1,4 @@
-// CONV_2D and FULLY_CONNECTED through oneDNN (Debian's libdnnl, v2.6): its JIT convolutions on
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED through oneDNN (Debian's libdnnl, v2.6): its JIT convolutions on
 // NHWC tensors ran 185-215 GFLOP/s single-threaded on the dev box (AVX-512,
 // brgconv) for ResNet's and ConvNeXt's layer shapes, where our GEMM reaches
 // ~60 (conv_gemm.cc). The primitive and the weights in oneDNN's blocked
@@ -80,8 +80,10 @@ void Execute(const KernelContext& ctx, OneDnnState& state, std::unordered_map<in
   stream.wait();
 }
 
+// `depthwise`: the filter is DEPTHWISE_CONV_2D's [1, KH, KW, C * mult]
+// (groups = C, one input channel each), else CONV_2D's OHWI per group.
 std::shared_ptr<OneDnnState> BuildConv(const KernelContext& ctx, const ConvGeometry& g, int groups, int out_c,
-                                       const float* w, const float* bias, Clamp clamp) {
+                                       const float* w, const float* bias, Clamp clamp, bool depthwise) {
   using dnnl::memory;
   using tag = memory::format_tag;
   const memory::data_type f32 = memory::data_type::f32;
@@ -112,8 +114,8 @@ std::shared_ptr<OneDnnState> BuildConv(const KernelContext& ctx, const ConvGeome
     const dnnl::convolution_forward::primitive_desc pd(desc, ClampAttr(clamp), CpuEngine());
     auto state = std::make_shared<OneDnnState>();
     state->primitive = dnnl::convolution_forward(pd);
-    FillWeights(*state, pd.weights_desc(), memory::desc(wdims, f32, groups == 1 ? tag::ohwi : tag::gohwi), w, bias,
-                out_c, ctx);
+    const tag user = depthwise ? tag::hwigo : groups == 1 ? tag::ohwi : tag::gohwi;
+    FillWeights(*state, pd.weights_desc(), memory::desc(wdims, f32, user), w, bias, out_c, ctx);
     return state;
   } catch (const dnnl::error&) {
     return nullptr;  // a case this oneDNN does not implement
@@ -148,14 +150,16 @@ std::shared_ptr<OneDnnState> BuildMatMul(const KernelContext& ctx, int64_t m, in
 
 }  // namespace
 
-bool OneDnnConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
-                  Clamp clamp, float* out) {
+namespace {
+
+bool RunConv(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
+             Clamp clamp, float* out, bool depthwise) {
   if (!ctx.state || !ctx.input_is_fixed(1) || (bias && !ctx.input_is_fixed(2)) || OneDnnDisabled()) return false;
   bool other = false;
   std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
   if (other) return false;
   if (!state || state->source != w) {
-    state = BuildConv(ctx, g, groups, out_c, w, bias, clamp);
+    state = BuildConv(ctx, g, groups, out_c, w, bias, clamp, depthwise);
     if (!state) return false;
     *ctx.state = state;
   }
@@ -167,6 +171,20 @@ bool OneDnnConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, int out
                    out);
   Execute(ctx, *state, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
   return true;
+}
+
+}  // namespace
+
+bool OneDnnConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
+                  Clamp clamp, float* out) {
+  return RunConv(ctx, g, groups, out_c, w, bias, clamp, out, /*depthwise=*/false);
+}
+
+bool OneDnnDepthwiseConv2D(KernelContext& ctx, const ConvGeometry& g, int out_c, const float* w, const float* bias,
+                           Clamp clamp, float* out) {
+  ConvGeometry one = g;
+  one.in_c = 1;
+  return RunConv(ctx, one, g.in_c, out_c, w, bias, clamp, out, /*depthwise=*/true);
 }
 
 bool OneDnnFullyConnected(KernelContext& ctx, int64_t m, int n, int k, const float* x, const float* w,
@@ -196,6 +214,9 @@ bool OneDnnConv2D(KernelContext&, const ConvGeometry&, int, int, const float*, c
   return false;
 }
 bool OneDnnFullyConnected(KernelContext&, int64_t, int, int, const float*, const float*, const float*, Clamp, float*) {
+  return false;
+}
+bool OneDnnDepthwiseConv2D(KernelContext&, const ConvGeometry&, int, const float*, const float*, Clamp, float*) {
   return false;
 }
 bool OneDnnAvailable() { return false; }
