@@ -35,7 +35,7 @@ APT_PACKAGES=(
 # when the whole tree is built (GPUCLEAN_BUILD_TARGETS=all, as tools/test.sh
 # does), so the main job's first verdict does not wait for it.
 if [[ "${GPUCLEAN_BUILD_TARGETS:-}" == all ]]; then
-  APT_PACKAGES+=(python3-torch python3-torchvision python3-onnx)
+  APT_PACKAGES+=(python3-torch python3-torchvision python3-onnx espeak-ng)
 fi
 
 missing=()

@@ -192,5 +192,94 @@ TEST(NpmModelsOnText, PaddleOcrReadsARenderedLine) {
   EXPECT_EQ(read, text);
 }
 
+// Mono 16-bit PCM samples of a WAV file as floats in [-1, 1], resampled
+// (linearly) to `rate`.
+std::vector<float> ReadWavAt(const fs::path& path, int rate) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto u32 = [&](size_t at) { return static_cast<uint32_t>(static_cast<uint8_t>(bytes[at])) |
+                                           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 1])) << 8 |
+                                           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 2])) << 16 |
+                                           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 3])) << 24; };
+  if (bytes.size() < 44 || bytes.compare(0, 4, "RIFF") != 0) return {};
+  const uint32_t source_rate = u32(24);
+  std::vector<float> source;
+  for (size_t at = 12; at + 8 <= bytes.size();) {
+    const uint32_t size = u32(at + 4);
+    if (bytes.compare(at, 4, "data") == 0) {
+      for (size_t i = at + 8; i + 1 < at + 8 + size && i + 1 < bytes.size(); i += 2)
+        source.push_back(static_cast<int16_t>(static_cast<uint8_t>(bytes[i]) | static_cast<uint8_t>(bytes[i + 1]) << 8) /
+                         32768.0f);
+      break;
+    }
+    at += 8 + size + (size & 1);
+  }
+  std::vector<float> out;
+  for (double t = 0; source.size() > 1 && t < source.size() - 1; t += static_cast<double>(source_rate) / rate) {
+    const size_t i = static_cast<size_t>(t);
+    out.push_back(static_cast<float>(source[i] + (t - i) * (source[i + 1] - source[i])));
+  }
+  return out;
+}
+
+// Speech synthesised by espeak-ng (Debian; setup installs it with the test
+// suite) through silero VAD v5 as its own wrapper feeds it at 16 kHz: 512
+// new samples with the previous chunk's last 64 before them, the state
+// carried from chunk to chunk. The converted graph is proven on a speech
+// chunk, then scores the speech above 0.5 and the silence before it below 0.1.
+TEST(NpmModelsOnSpeech, SileroVadHearsSynthesisedSpeech) {
+  const fs::path path = OnnxCache() / "npm" / "silero_vad_v5.onnx";
+  ASSERT_TRUE(fs::exists(path)) << path << " missing: run tools/fetch_npm_onnx.sh";
+  testing::TempDir dir;
+  const std::string wav = dir.file("speech.wav");
+  ASSERT_EQ(std::system(("espeak-ng -v en -s 140 -w " + testing::ShellQuote(wav) +
+                         " 'hello, this is a test of voice activity detection' 2>/dev/null")
+                            .c_str()),
+            0)
+      << "espeak-ng failed (Debian package espeak-ng; tools/setup.sh installs it for the test suite)";
+  constexpr int kRate = 16000, kChunk = 512, kContext = 64;
+  std::vector<float> audio(kRate, 0.0f);  // a second of silence, then the speech
+  const std::vector<float> speech = ReadWavAt(wav, kRate);
+  ASSERT_GT(speech.size(), static_cast<size_t>(kRate)) << "no speech in " << wav;
+  audio.insert(audio.end(), speech.begin(), speech.end());
+  const auto window = [&](size_t chunk) {
+    npy::Array a;
+    a.dtype = tfl::TensorType_FLOAT32;
+    a.shape = {1, kContext + kChunk};
+    a.data.resize((kContext + kChunk) * 4);
+    for (int i = 0; i < kContext + kChunk; ++i) {
+      const int64_t at = static_cast<int64_t>(chunk * kChunk) - kContext + i;
+      a.as<float>()[i] = at < 0 || at >= static_cast<int64_t>(audio.size()) ? 0.0f : audio[at];
+    }
+    return a;
+  };
+  convert::Options o;
+  o.onnx_path = path.string();
+  o.input_shapes = {{"input", {1, kContext + kChunk}}, {"state", {2, 1, 128}}};
+  o.input_values = {{"sr", {kRate}}};
+  o.target = "none";
+  o.proof_inputs["input"] = window(kRate / kChunk + 20);  // inside the speech
+  const convert::Result r = convert::Convert(o);
+  ASSERT_TRUE(r.report.proven) << r.report.RenderText();
+
+  exec::Interpreter interp(std::make_shared<const ir::Model>(r.model));
+  npy::Array state;
+  state.dtype = tfl::TensorType_FLOAT32;
+  state.shape = {2, 1, 128};
+  state.data.assign(2 * 128 * 4, 0);
+  float silence_max = 0, speech_max = 0;
+  for (size_t chunk = 0; (chunk + 1) * kChunk <= audio.size(); ++chunk) {
+    interp.SetInput(0, window(chunk));
+    interp.SetInput(1, state);
+    interp.Invoke();
+    const float p = interp.Output(0).as<float>()[0];
+    state = interp.Output(1);
+    (chunk * kChunk < kRate - kChunk ? silence_max : speech_max) =
+        std::max(chunk * kChunk < kRate - kChunk ? silence_max : speech_max, p);
+  }
+  EXPECT_LT(silence_max, 0.1f) << "speech scored " << speech_max;
+  EXPECT_GT(speech_max, 0.5f) << "silence scored " << silence_max;
+}
+
 }  // namespace
 }  // namespace gpuclean
