@@ -31,7 +31,8 @@ APT_PACKAGES=(
   libstb-dev python-matplotlib-data
   libonnx-dev libprotobuf-dev libonnx-testdata
 )
-# Only the test suite needs PyTorch (to export the ONNX fixtures): installed
+# Only the test suite needs PyTorch (to export the ONNX fixtures) and espeak-ng
+# (speech for the voice-activity test): installed
 # when the whole tree is built (GPUCLEAN_BUILD_TARGETS=all, as tools/test.sh
 # does), so the main job's first verdict does not wait for it.
 if [[ "${GPUCLEAN_BUILD_TARGETS:-}" == all ]]; then

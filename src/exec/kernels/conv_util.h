@@ -219,6 +219,9 @@ bool OneDnnDepthwiseConv2D(KernelContext& ctx, const ConvGeometry& g, int out_c,
 // clamped; the same contract.
 bool OneDnnFullyConnected(KernelContext& ctx, int64_t m, int n, int k, const float* x, const float* w,
                           const float* bias, Clamp clamp, float* out);
+// BATCH_MATMUL (inputs 0 and 1, output 0; ranks 2..5, batch broadcast) by
+// oneDNN's matmul, both operands read in place; the same contract.
+bool OneDnnBatchMatMul(KernelContext& ctx, bool adj_x, bool adj_y);
 // Built in and not disabled.
 bool OneDnnAvailable();
 bool OneDnnDisabled();

@@ -1,4 +1,4 @@
-// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED through oneDNN (Debian's libdnnl, v2.6): its JIT convolutions on
+// CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and BATCH_MATMUL through oneDNN (Debian's libdnnl, v2.6): its JIT convolutions on
 // NHWC tensors ran 185-215 GFLOP/s single-threaded on the dev box (AVX-512,
 // brgconv) for ResNet's and ConvNeXt's layer shapes, where our GEMM reaches
 // ~60 (conv_gemm.cc). The primitive and the weights in oneDNN's blocked
@@ -34,6 +34,8 @@ struct OneDnnState {
   dnnl::memory weights, bias;
   const float* source = nullptr;  // the op's weights when built
   int64_t rows = 0;               // FULLY_CONNECTED: the M it was built for
+  dnnl::memory::desc src, wei, dst;                 // BATCH_MATMUL: its operands' layouts
+  std::vector<int32_t> x_shape, y_shape;            // BATCH_MATMUL: the shapes it was built for
 };
 
 dnnl::primitive_attr ClampAttr(Clamp clamp) {
@@ -72,7 +74,7 @@ void FillWeights(OneDnnState& state, const dnnl::memory::desc& want, const dnnl:
 }
 
 void Execute(const KernelContext& ctx, OneDnnState& state, std::unordered_map<int, dnnl::memory> args) {
-  args[DNNL_ARG_WEIGHTS] = state.weights;
+  if (!args.count(DNNL_ARG_WEIGHTS)) args[DNNL_ARG_WEIGHTS] = state.weights;
   if (state.bias) args[DNNL_ARG_BIAS] = state.bias;
   omp_set_num_threads(ctx.pool.size());
   dnnl::stream stream(CpuEngine());
@@ -150,6 +152,50 @@ std::shared_ptr<OneDnnState> BuildMatMul(const KernelContext& ctx, int64_t m, in
 
 }  // namespace
 
+// x [..., M, K] (adj_x: stored [..., K, M]) times y [..., K, N] (adj_y:
+// stored [..., N, K]), batch dimensions broadcast: both operands are read
+// in place through strides, each padded with leading 1s to the output's rank.
+std::shared_ptr<OneDnnState> BuildBatchMatMul(const Tensor& x, const Tensor& y, const Tensor& out, bool adj_x,
+                                              bool adj_y) {
+  using dnnl::memory;
+  const int rank = out.rank();
+  const auto operand = [rank](const std::vector<int32_t>& shape, bool adj) {
+    // Logical dims [..., R, C] of the operand as the product reads it, and the
+    // strides of its row-major storage ([..., C, R] when adjoint).
+    memory::dims dims(rank, 1), strides(rank, 0);
+    const int offset = rank - static_cast<int>(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) dims[offset + d] = shape[d];
+    int64_t stride = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= dims[d];
+    }
+    if (adj) {
+      std::swap(dims[rank - 1], dims[rank - 2]);
+      std::swap(strides[rank - 1], strides[rank - 2]);
+    }
+    return memory::desc(dims, memory::data_type::f32, strides);
+  };
+  try {
+    auto state = std::make_shared<OneDnnState>();
+    state->src = operand(x.shape, adj_x);
+    state->wei = operand(y.shape, adj_y);
+    memory::dims out_dims(out.shape.begin(), out.shape.end());
+    state->dst = memory::desc(out_dims, memory::data_type::f32, memory::format_tag(rank == 2 ? memory::format_tag::ab
+                                                                                  : rank == 3 ? memory::format_tag::abc
+                                                                                  : rank == 4 ? memory::format_tag::abcd
+                                                                                              : memory::format_tag::abcde));
+    const dnnl::matmul::desc desc(state->src, state->wei, state->dst);
+    const dnnl::matmul::primitive_desc pd(desc, CpuEngine());
+    state->primitive = dnnl::matmul(pd);
+    state->x_shape = x.shape;
+    state->y_shape = y.shape;
+    return state;
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
 namespace {
 
 bool RunConv(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
@@ -206,6 +252,26 @@ bool OneDnnFullyConnected(KernelContext& ctx, int64_t m, int n, int k, const flo
   return true;
 }
 
+bool OneDnnBatchMatMul(KernelContext& ctx, bool adj_x, bool adj_y) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  Tensor& out = ctx.output(0);
+  if (!ctx.state || OneDnnDisabled() || out.rank() < 2 || out.rank() > 5) return false;
+  bool other = false;
+  std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
+  if (other) return false;
+  if (!state || state->x_shape != x.shape || state->y_shape != y.shape) {
+    state = BuildBatchMatMul(x, y, out, adj_x, adj_y);
+    if (!state) return false;
+    *ctx.state = state;
+  }
+  const dnnl::memory src(state->src, CpuEngine(), const_cast<float*>(x.as<float>()));
+  const dnnl::memory wei(state->wei, CpuEngine(), const_cast<float*>(y.as<float>()));
+  const dnnl::memory dst(state->dst, CpuEngine(), out.as<float>());
+  Execute(ctx, *state, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+  return true;
+}
+
 bool OneDnnAvailable() { return !OneDnnDisabled(); }
 
 #else
@@ -219,6 +285,7 @@ bool OneDnnFullyConnected(KernelContext&, int64_t, int, int, const float*, const
 bool OneDnnDepthwiseConv2D(KernelContext&, const ConvGeometry&, int, const float*, const float*, Clamp, float*) {
   return false;
 }
+bool OneDnnBatchMatMul(KernelContext&, bool, bool) { return false; }
 bool OneDnnAvailable() { return false; }
 
 #endif
