@@ -301,54 +301,72 @@ void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<
            (quantized || !std::isfinite(p.correlation) || p.correlation >= r.min_correlation);
   };
   if (std::none_of(r.proof.begin(), r.proof.end(), only_bound_fails)) return;
-  Progress(o, "proof: an output exceeds the fixed bound; measuring the model's own fp32 noise on onnxruntime");
-  const ScratchDir plain_dir("gpuclean-noise"), nudged_dir("gpuclean-noise");
-  const auto plain = RunOnnxRuntime(o.onnx_path, g, sets, {}, plain_dir, /*optimize=*/false);
-  const auto nudged = RunOnnxRuntime(o.onnx_path, g, NudgedByOneUlp(sets), {}, nudged_dir);
   // Per output, the noise over every input set: one set's floor can be 0 by luck.
   std::map<std::string, double> floor, half_floor, corr_floor;
+  // corr_floor takes onnxruntime's own runs only (`with_correlation`).
   const auto widen = [&](std::map<std::string, double>& into, const std::vector<std::vector<npy::Array>>& a,
-                         const std::vector<std::vector<npy::Array>>& b) {
+                         const std::vector<std::vector<npy::Array>>& b, bool with_correlation) {
     for (size_t s = 0; s < sets.size() && s < a.size() && s < b.size(); ++s)
       for (size_t k = 0; k < a[s].size() && k < b[s].size(); ++k) {
         const Agreement n = Agree(a[s][k], b[s][k], INFINITY, 0);
         const std::string& name = g.outputs.at(k).name;
         double& f = into[name];
         f = std::max(f, std::isfinite(n.max_scaled) ? n.max_scaled : 0.0);
-        if (std::isfinite(n.correlation)) {
+        if (with_correlation && std::isfinite(n.correlation)) {
           const auto [it, fresh] = corr_floor.emplace(name, n.correlation);
           if (!fresh) it->second = std::min(it->second, n.correlation);
         }
       }
   };
-  widen(floor, ref, plain);
-  widen(floor, ref, nudged);
   const bool half = HasHalfValues(g);
-  if (half) {
+  // Holds every output that failed only the fixed bound to the floors
+  // measured so far; true when none still fails.
+  const auto hold = [&] {
+    bool all_ok = true;
+    for (OutputProof& p : r.proof) {
+      if (half) p.half_storage_floor = half_floor[p.name];
+      p.noise_floor = std::max(floor[p.name], half ? half_floor[p.name] : 0.0);
+      if (!only_bound_fails(p)) {
+        all_ok = all_ok && p.ok;
+        continue;
+      }
+      p.bound = std::max(r.atol, kNoiseMultiple * p.noise_floor);
+      if (quantized && corr_floor.count(p.name)) {
+        p.correlation_floor = corr_floor[p.name];
+        p.min_correlation = std::min(r.min_correlation, 1.0 - kNoiseMultiple * (1.0 - p.correlation_floor));
+      }
+      const double min_corr = p.min_correlation >= 0 ? p.min_correlation : r.min_correlation;
+      if (std::isfinite(p.correlation) && p.correlation < min_corr && p.max_abs_diff > 1e-6) {
+        p.why = fmt::format("correlation {:.7f} < {:.7f} (the model's own {:.7f} held {:g} x as far from 1)",
+                            p.correlation, min_corr, p.correlation_floor, kNoiseMultiple);
+      } else if (p.max_scaled_diff <= p.bound) {
+        p.ok = true;
+        p.why.clear();
+        continue;
+      } else {
+        p.why = fmt::format(
+            "max |diff| / max(1,|ref|) = {:.3g} > {:.3g} ({:g} x the model's own noise {:.3g}, or {:.3g})",
+            p.max_scaled_diff, p.bound, kNoiseMultiple, p.noise_floor, r.atol);
+      }
+      all_ok = false;
+    }
+    return all_ok;
+  };
+  // Half storage first: our interpreter on the same sets, cheaper than two
+  // more onnxruntime sessions, which a float16 model then often does not need.
+  if (half && !quantized) {
     Progress(o, "proof: the model has float16 values; measuring what half storage does to its outputs");
-    widen(half_floor, ours, RunHalfStorageVariant(o, sets));
+    widen(half_floor, ours, RunHalfStorageVariant(o, sets), false);
+    if (hold()) return;
   }
-  for (OutputProof& p : r.proof) {
-    if (half) p.half_storage_floor = half_floor[p.name];
-    p.noise_floor = std::max(floor[p.name], half ? half_floor[p.name] : 0.0);
-    if (!only_bound_fails(p)) continue;
-    p.bound = std::max(r.atol, kNoiseMultiple * p.noise_floor);
-    if (quantized && corr_floor.count(p.name)) {
-      p.correlation_floor = corr_floor[p.name];
-      p.min_correlation = std::min(r.min_correlation, 1.0 - kNoiseMultiple * (1.0 - p.correlation_floor));
-    }
-    const double min_corr = p.min_correlation >= 0 ? p.min_correlation : r.min_correlation;
-    if (std::isfinite(p.correlation) && p.correlation < min_corr && p.max_abs_diff > 1e-6) {
-      p.why = fmt::format("correlation {:.7f} < {:.7f} (the model's own {:.7f} held {:g} x as far from 1)", p.correlation,
-                          min_corr, p.correlation_floor, kNoiseMultiple);
-    } else if (p.max_scaled_diff <= p.bound) {
-      p.ok = true;
-      p.why.clear();
-    } else {
-      p.why = fmt::format("max |diff| / max(1,|ref|) = {:.3g} > {:.3g} ({:g} x the model's own noise {:.3g}, or {:.3g})",
-                          p.max_scaled_diff, p.bound, kNoiseMultiple, p.noise_floor, r.atol);
-    }
-  }
+  Progress(o, "proof: an output exceeds the fixed bound; measuring the model's own fp32 noise on onnxruntime");
+  const ScratchDir plain_dir("gpuclean-noise"), nudged_dir("gpuclean-noise");
+  const auto plain = RunOnnxRuntime(o.onnx_path, g, sets, {}, plain_dir, /*optimize=*/false);
+  const auto nudged = RunOnnxRuntime(o.onnx_path, g, NudgedByOneUlp(sets), {}, nudged_dir);
+  widen(floor, ref, plain, true);
+  widen(floor, ref, nudged, true);
+  if (half && quantized) widen(half_floor, ours, RunHalfStorageVariant(o, sets), false);
+  hold();
 }
 
 struct OurRun {
