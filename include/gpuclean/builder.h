@@ -128,6 +128,7 @@ class GraphBuilder {
   int Rsqrt(int x) { return Unary(tfl::BuiltinOperator_RSQRT, x); }
   int Square(int x) { return Unary(tfl::BuiltinOperator_SQUARE, x); }
   int Sin(int x) { return Unary(tfl::BuiltinOperator_SIN, x); }
+  int Round(int x) { return Unary(tfl::BuiltinOperator_ROUND, x); }
   int Cos(int x) { return Unary(tfl::BuiltinOperator_COS, x); }
   int Floor(int x) { return Unary(tfl::BuiltinOperator_FLOOR, x); }
   int Ceil(int x) { return Unary(tfl::BuiltinOperator_CEIL, x); }

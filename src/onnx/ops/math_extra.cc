@@ -3,8 +3,7 @@
 //          fmod=1 (C fmod, the dividend's sign): integers a - DIV(a, b) * b
 //          (DIV truncates); floats a - trunc(a / b) * b (bounded: one
 //          rounding of the quotient)
-//   Round  half to even: f = floor(x), d = x - f, f + (d > .5) + (d == .5) *
-//          (f - 2 floor(f / 2)) (exact: every step is exact in float32)
+// (Round is TFLite's ROUND, half to even as ONNX's.)
 // All of them run in the input's layout. (Shrink lives in activations.cc.)
 #include <cmath>
 
@@ -41,7 +40,7 @@ void Round(NodeContext& ctx) {
   const Perm perm = ctx.PermOf(0);
   const int x = ctx.TensorIn(0, perm);
   if (ctx.b().tensor(x).dtype != tfl::TensorType_FLOAT32) ctx.Fail("Round of non-float tensors is not supported");
-  ctx.Out(0, RoundHalfEven(ctx, x), perm);
+  ctx.Out(0, ctx.b().Round(x), perm);
 }
 
 }  // namespace
