@@ -252,7 +252,7 @@ std::vector<std::vector<npy::Array>> NudgedByOneUlp(std::vector<std::vector<npy:
         for (int64_t i = 0; i < a.num_elements(); ++i) {
           if ((v[i] & 0x7c00) == 0x7c00) continue;  // inf and NaN stay
           const float x = fp16_ieee_to_fp32_value(v[i]);
-          const bool up = (i % 2 != 0) == (x >= 0);  // away from zero on odd positions
+          const bool up = (i % 2 != 0) == (x >= 0);  // toward +inf on odd positions, -inf on even
           v[i] = x == 0 ? static_cast<uint16_t>(i % 2 ? 0x0001 : 0x8001) : static_cast<uint16_t>(up ? v[i] + 1 : v[i] - 1);
         }
       }

@@ -786,10 +786,11 @@ void Lowerer::LowerNodes(const std::vector<Node>& nodes) {
   }
 }
 
-// A value computed on float16 tensors is rounded to half where it is
-// written (onnxruntime's kernels store float16); a stored-as-float32 value
-// that is not already a half is rounded here by a CAST pair. Values that
-// only move halves (layout and indexing ops of a rounded input) are exact.
+// The proof's half-storage variant (LowerOptions::round_half_values): a
+// value the ONNX graph types float16, stored here as float32, is rounded to
+// half where it is computed, by a CAST pair, unless it already is a half.
+// Values that only move halves (layout and indexing ops of a rounded input)
+// are exact.
 bool Lowerer::IsHalfExact(int tensor) const {
   const ir::Subgraph& g = builder_.graph();
   const ir::Tensor& t = g.tensors[tensor];

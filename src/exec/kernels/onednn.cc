@@ -1,12 +1,14 @@
-// CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and BATCH_MATMUL through oneDNN (Debian's libdnnl, v2.6): its JIT convolutions on
-// NHWC tensors ran 185-215 GFLOP/s single-threaded on the dev box (AVX-512,
-// brgconv) for ResNet's and ConvNeXt's layer shapes, where our GEMM reaches
-// ~60 (conv_gemm.cc). The primitive and the weights in oneDNN's blocked
-// layout are built once per op and interpreter (KernelContext::state);
-// inputs and outputs are the interpreter's NHWC buffers, read and written in
-// place. Only constant weights and bias take this path (a model's weights);
-// a case oneDNN refuses, or a build without it (the sanitizer and fuzz
-// builds), returns false and the caller runs our GEMM.
+// CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and BATCH_MATMUL through
+// oneDNN (Debian's libdnnl, v2.6): its JIT convolutions on NHWC tensors ran
+// 185-215 GFLOP/s single-threaded on the dev box (AVX-512, brgconv) for
+// ResNet's and ConvNeXt's layer shapes, where our GEMM reaches ~60
+// (conv_gemm.cc). The primitive, and the weights in oneDNN's blocked layout,
+// are built once per op and interpreter (KernelContext::state); inputs and
+// outputs are the interpreter's NHWC buffers, read and written in place. The
+// convolutions and FULLY_CONNECTED take this path only with constant weights
+// and bias (a model's weights); BATCH_MATMUL reads both runtime operands
+// through strides. A case oneDNN refuses, or a build without it (the
+// sanitizer and fuzz builds), returns false and the caller runs our GEMM.
 #include "exec/kernels/conv_util.h"
 
 #if defined(GPUCLEAN_WITH_ONEDNN)
@@ -34,8 +36,8 @@ struct OneDnnState {
   dnnl::memory weights, bias;
   const float* source = nullptr;  // the op's weights when built
   int64_t rows = 0;               // FULLY_CONNECTED: the M it was built for
-  dnnl::memory::desc src, wei, dst;                 // BATCH_MATMUL: its operands' layouts
-  std::vector<int32_t> x_shape, y_shape;            // BATCH_MATMUL: the shapes it was built for
+  dnnl::memory::desc src, wei, dst;       // BATCH_MATMUL: its operands' layouts
+  std::vector<int32_t> x_shape, y_shape;  // BATCH_MATMUL: the shapes it was built for
 };
 
 dnnl::primitive_attr ClampAttr(Clamp clamp) {
@@ -77,9 +79,14 @@ void Execute(const KernelContext& ctx, OneDnnState& state, std::unordered_map<in
   if (!args.count(DNNL_ARG_WEIGHTS)) args[DNNL_ARG_WEIGHTS] = state.weights;
   if (state.bias) args[DNNL_ARG_BIAS] = state.bias;
   omp_set_num_threads(ctx.pool.size());
-  dnnl::stream stream(CpuEngine());
-  state.primitive.execute(stream, args);
-  stream.wait();
+  try {
+    dnnl::stream stream(CpuEngine());
+    state.primitive.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    ThrowInternal(fmt::format("op {} ({}): oneDNN failed to run a primitive it built: {}", ctx.op_index,
+                              ctx.op.name(), e.what()));
+  }
 }
 
 // `depthwise`: the filter is DEPTHWISE_CONV_2D's [1, KH, KW, C * mult]
