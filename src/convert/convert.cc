@@ -596,8 +596,10 @@ double NumericCorrelation(const ir::Model& model, exec::Precision precision,
 // when lint still flags some after the automatic rewrites, the fix is
 // redone with host-fed-constants for exactly the constants the rule flags,
 // and the report names each one.
+// On success `fo` becomes the options that fed them, so a later fix of the
+// same model (the fp16-safe norms) keeps feeding them.
 void FeedLargeConstants(const Options& o, const ir::Model& model, const lint::Matrix& matrix,
-                        const rewrite::FixOptions& fo, rewrite::FixResult& fix, TargetReport& t) {
+                        rewrite::FixOptions& fo, rewrite::FixResult& fix, TargetReport& t) {
   bool flagged = false;
   for (const rewrite::Remaining& left : fix.remaining)
     flagged = flagged || (left.pass == "host-fed-constants" && left.cause == rewrite::RemainingCause::kOptIn);
@@ -615,6 +617,7 @@ void FeedLargeConstants(const Options& o, const ir::Model& model, const lint::Ma
     t.host_fed.push_back(fmt::format("{} [{}] ({} elements): {}", h.name, fmt::join(h.value.shape, ","),
                                      h.value.num_elements(), rule->why));
   fix = std::move(with);
+  fo = fed;
 }
 
 // Lint for the target, then the proven rewrites lint suggests (fix's
@@ -644,7 +647,8 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
         Progress(o, fmt::format("{} correlation {:.6f}: rebuilding norms in their fp16-safe forms",
                                 t.numeric_model, t.fp16_correlation));
         rewrite::FixOptions safe = fo;
-        safe.passes = {"auto", "safe-layernorm-v2", "rmsnorm-scale-first"};
+        if (safe.passes.empty()) safe.passes = {"auto"};
+        safe.passes.insert(safe.passes.end(), {"safe-layernorm-v2", "rmsnorm-scale-first"});
         rewrite::FixResult safer = rewrite::Fix(model, safe);
         if (safer.proven) {
           int swaps = 0;

@@ -409,6 +409,31 @@ TEST(ConvertTarget, Fp16OverflowingLayerNormIsRebuiltScaleFirst) {
   ExpectWhollyOnWebGpu(j);
 }
 
+// SAM 2 at 1024x1024 needs both: a large baked constant fed from the host
+// and the fp16-safe norm. The norm rebuild used to redo the fix without the
+// host feeding, leaving the constant flagged and the file unwritten.
+TEST(ConvertTarget, Fp16SafeNormRebuildKeepsTheHostFedConstants) {
+  OnnxTestModel m = PreLnBlock();
+  constexpr int64_t kRows = 256, kCols = 1024;  // 1 MiB of float32: the rule's threshold
+  m.Input("z", {1, kRows, kCols});
+  m.InitF32("table", {1, kRows, kCols}, RandomValues(kRows * kCols, 34, 1.0f));
+  m.Node("Add", {"z", "table"}, {"z_plus"});
+  m.Node("Relu", {"z_plus"}, {"z_out"});
+  m.Output("z_out");
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file("preln_table.onnx"));
+  o.output_path = dir.file("preln_table.tflite");
+  o.target = "mldrift-cl@2.1.6";
+  const convert::Result r = convert::Convert(o);
+  const std::string text = r.report.RenderText();
+  ASSERT_TRUE(r.report.target.fp16_correlation_before.has_value()) << "the norm was not rebuilt: " << text;
+  EXPECT_EQ(r.report.target.host_fed.size(), 1u) << text;
+  EXPECT_TRUE(r.report.target.clean) << text;
+  EXPECT_TRUE(r.report.proven) << text;
+  EXPECT_TRUE(r.report.written) << text;
+}
+
 // A deformable sampler's GridSample (bilinear, zeros) lowers gather-free and
 // runs wholly on the real WebGPU delegate, close to onnxruntime in fp16.
 TEST(ConvertTarget, GridSampleRunsOnWebGpu) {
