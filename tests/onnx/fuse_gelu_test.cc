@@ -48,11 +48,8 @@ OnnxTestModel GeluModel(Form form, float inv_sqrt2_or_sqrt2 = 1.41421356f, bool 
   return m;
 }
 
-convert::Result Convert(const OnnxTestModel& m, const std::string& name, testing::TempDir& dir) {
-  convert::Options o;
-  o.onnx_path = m.Write(dir.file(name));
-  o.target = "none";
-  convert::Result r = convert::Convert(o);
+convert::Result ConvertProven(const OnnxTestModel& m, const std::string& name, testing::TempDir& dir) {
+  convert::Result r = testing::ConvertWithoutTarget(m, name, dir);
   EXPECT_TRUE(r.report.proven) << r.report.RenderText();
   return r;
 }
@@ -67,7 +64,7 @@ TEST(FuseExactGelu, EachExportedFormBecomesOneGelu) {
   for (const auto& [form, c, name] : {std::tuple{Form::kTorch, 1.41421356f, "torch.onnx"},
                                      std::tuple{Form::kHalfFirst, 0.70710678f, "half_first.onnx"},
                                      std::tuple{Form::kHalfOfSum, 1.41421356f, "half_of_sum.onnx"}}) {
-    const convert::Result r = Convert(GeluModel(form, c), name, dir);
+    const convert::Result r = ConvertProven(GeluModel(form, c), name, dir);
     EXPECT_EQ(Count(r, "GELU"), 1) << name << "\n" << r.report.RenderText();
     EXPECT_EQ(Count(r, "EXP"), 0) << name << ": the decomposed erf is left";
   }
@@ -75,9 +72,9 @@ TEST(FuseExactGelu, EachExportedFormBecomesOneGelu) {
 
 TEST(FuseExactGelu, NearMissesKeepTheDecomposedForm) {
   testing::TempDir dir;
-  const convert::Result other_constant = Convert(GeluModel(Form::kTorch, 1.5f), "other_constant.onnx", dir);
+  const convert::Result other_constant = ConvertProven(GeluModel(Form::kTorch, 1.5f), "other_constant.onnx", dir);
   EXPECT_EQ(Count(other_constant, "GELU"), 0);
-  const convert::Result read_twice = Convert(GeluModel(Form::kTorch, 1.41421356f, true), "read_twice.onnx", dir);
+  const convert::Result read_twice = ConvertProven(GeluModel(Form::kTorch, 1.41421356f, true), "read_twice.onnx", dir);
   EXPECT_EQ(Count(read_twice, "GELU"), 0);
 }
 

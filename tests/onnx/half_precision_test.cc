@@ -89,15 +89,6 @@ TEST(HalfPrecision, Fp16InputsAndOutputsStayHalf) {
   EXPECT_EQ(r.report.half_weights_kept, 2);
 }
 
-// The first constant float tensor read by an op of `code`, at input `slot`.
-ir::Tensor* ConstInput(ir::Model& m, tfl::BuiltinOperator code, int slot) {
-  for (const ir::Op& op : m.main().ops)
-    if (op.code == code && slot < static_cast<int>(op.inputs.size()) && op.inputs[slot] >= 0 &&
-        m.main().tensors[op.inputs[slot]].is_const())
-      return &m.main().tensors[op.inputs[slot]];
-  return nullptr;
-}
-
 // onnxconverter-common's float16 models (the background-removal ISNet)
 // Cast an fp32 Resize's output to float16 into a Concat. onnxruntime's CPU
 // provider runs that Concat in float16, so the value is rounded there; the
@@ -132,7 +123,7 @@ TEST(HalfPrecision, RoundingWhereOnnxruntimeKeepsHalfProvesUnderTheHalfStorageFl
                           << r.report.RenderText();
 
   ir::Model corrupted = r.model;
-  ir::Tensor* w = ConstInput(corrupted, tfl::BuiltinOperator_CONV_2D, 1);
+  ir::Tensor* w = testing::FirstConstInput(corrupted, tfl::BuiltinOperator_CONV_2D, 1);
   ASSERT_NE(w, nullptr);
   std::vector<float> v(w->data->as<float>().begin(), w->data->as<float>().end());
   v[0] += 0.05f;

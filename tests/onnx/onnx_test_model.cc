@@ -206,4 +206,19 @@ std::vector<float> RandomValues(size_t n, uint32_t seed, float scale) {
   return v;
 }
 
+convert::Result ConvertWithoutTarget(const OnnxTestModel& m, const std::string& file, TempDir& dir) {
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file(file));
+  o.target = "none";
+  return convert::Convert(o);
+}
+
+ir::Tensor* FirstConstInput(ir::Model& m, tfl::BuiltinOperator code, int slot) {
+  for (const ir::Op& op : m.main().ops)
+    if (op.code == code && slot < static_cast<int>(op.inputs.size()) && op.inputs[slot] >= 0 &&
+        m.main().tensors[op.inputs[slot]].is_const())
+      return &m.main().tensors[op.inputs[slot]];
+  return nullptr;
+}
+
 }  // namespace gpuclean::testing

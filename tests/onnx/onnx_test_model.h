@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "gpuclean/convert.h"
+#include "gpuclean/ir.h"
+#include "support/test_support.h"
+
 namespace gpuclean::testing {
 
 // ONNX element types used by tests.
@@ -79,5 +83,13 @@ class OnnxTestModel {
 
 // Deterministic values in [-scale, scale).
 std::vector<float> RandomValues(size_t n, uint32_t seed, float scale = 1.0f);
+
+// `m` written to `dir`/`file` and converted with --target none (the proof
+// against onnxruntime on).
+convert::Result ConvertWithoutTarget(const OnnxTestModel& m, const std::string& file, TempDir& dir);
+
+// The first constant tensor an op of `code` reads at input `slot`, or
+// nullptr: where a test corrupts a converted model's weight.
+ir::Tensor* FirstConstInput(ir::Model& m, tfl::BuiltinOperator code, int slot);
 
 }  // namespace gpuclean::testing

@@ -19,15 +19,6 @@ namespace fs = std::filesystem;
 
 using testing::OnnxCache;
 
-// The first constant float tensor read by an op of `code`, at input `slot`.
-ir::Tensor* ConstInput(ir::Model& m, tfl::BuiltinOperator code, int slot) {
-  for (const ir::Op& op : m.main().ops)
-    if (op.code == code && slot < static_cast<int>(op.inputs.size()) && op.inputs[slot] >= 0 &&
-        m.main().tensors[op.inputs[slot]].is_const())
-      return &m.main().tensors[op.inputs[slot]];
-  return nullptr;
-}
-
 TEST(ProofBound, NoiseFloorPassesFaithfulConversionAndFailsACorruptedWeight) {
   const fs::path onnx = OnnxCache() / "npm" / "mlsd_tiny_320.onnx";
   ASSERT_TRUE(fs::exists(onnx)) << onnx << " missing: run tools/fetch_npm_onnx.sh";
@@ -42,7 +33,7 @@ TEST(ProofBound, NoiseFloorPassesFaithfulConversionAndFailsACorruptedWeight) {
 
   // One bias element of the first convolution moved by 0.05.
   ir::Model corrupted = r.model;
-  ir::Tensor* bias = ConstInput(corrupted, tfl::BuiltinOperator_CONV_2D, 2);
+  ir::Tensor* bias = testing::FirstConstInput(corrupted, tfl::BuiltinOperator_CONV_2D, 2);
   ASSERT_NE(bias, nullptr);
   std::vector<float> v(bias->data->as<float>().begin(), bias->data->as<float>().end());
   v[0] += 0.05f;
@@ -65,7 +56,7 @@ TEST(ProofBound, AReductionOverTheWrongAxisFails) {
   const convert::Result r = convert::Convert(o);
   ASSERT_TRUE(r.report.proven);
   ir::Model wrong = r.model;
-  ir::Tensor* axes = ConstInput(wrong, tfl::BuiltinOperator_SUM, 1);
+  ir::Tensor* axes = testing::FirstConstInput(wrong, tfl::BuiltinOperator_SUM, 1);
   ASSERT_NE(axes, nullptr);
   const std::vector<int32_t> two = {2};
   axes->data = Bytes::FromValues(std::span<const int32_t>(two));

@@ -32,10 +32,7 @@ std::vector<int32_t> Codes(size_t n, uint32_t seed, int lo, int hi) {
 }
 
 convert::Result ConvertAndExpectProven(const OnnxTestModel& m, const std::string& file, testing::TempDir& dir) {
-  convert::Options o;
-  o.onnx_path = m.Write(dir.file(file));
-  o.target = "none";
-  convert::Result r = convert::Convert(o);
+  convert::Result r = testing::ConvertWithoutTarget(m, file, dir);
   EXPECT_TRUE(r.report.proven) << r.report.RenderText();
   for (const auto& [op, count] : r.report.ops_out)
     EXPECT_TRUE(op != "QUANTIZE") << "a QUANTIZE op is left: " << r.report.RenderText();
