@@ -154,6 +154,13 @@ class QuantExpander {
 
   void Expand(const pb::NodeProto& n) {
     const std::string& op = n.op_type();
+    // Inputs every form reads (the rest are optional).
+    static const std::map<std::string, int> kRequired = {
+        {"QuantizeLinear", 2}, {"DequantizeLinear", 2}, {"DynamicQuantizeLinear", 1}, {"ConvInteger", 2},
+        {"MatMulInteger", 2},  {"QLinearConv", 8},      {"QLinearMatMul", 8}};
+    if (const auto r = kRequired.find(op); r != kRequired.end())
+      for (int i = 0; i < r->second; ++i)
+        if (!Has(n, i)) Refuse(n, fmt::format("needs {} inputs, input {} is missing", r->second, i));
     if (op == "QuantizeLinear") {
       if (IntAttr(n, "block_size", 0) != 0) Refuse(n, "blocked quantization is not supported");
       if (FindAttr(n, "output_dtype") && !Has(n, 2)) Refuse(n, "output_dtype without a zero point is not supported");

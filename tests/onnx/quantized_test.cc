@@ -148,6 +148,26 @@ TEST(QuantizedModels, QLinearConvAndQLinearMatMulProve) {
   ConvertAndExpectProven(m, "qoperator.onnx", dir);
 }
 
+// The ONNX import fuzzer's find: a ConvInteger with one input read its
+// missing weight (a heap overflow). Every form's required inputs are checked.
+TEST(QuantizedModels, MissingRequiredInputsAreOneLine) {
+  testing::TempDir dir;
+  for (const std::string op : {"ConvInteger", "MatMulInteger", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
+                               "QLinearMatMul"}) {
+    OnnxTestModel m(15);
+    m.Input("x", {1, 3, 8, 8});
+    m.Node(op, {"x"}, {"y"});
+    m.Output("y");
+    try {
+      onnx::Import(m.Write(dir.file(op + ".onnx")));
+      ADD_FAILURE() << op << " with one input was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is missing"), std::string::npos) << op << ": " << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+}
+
 TEST(QuantizedModels, BlockedQuantizationIsOneLine) {
   OnnxTestModel m(21);
   m.Input("x", {4, 8});
