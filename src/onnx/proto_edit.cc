@@ -83,14 +83,14 @@ std::vector<int64_t> IntsOf(const pb::TensorProto& t) {
   if (t.data_type() == pb::TensorProto::INT64) {
     if (t.has_raw_data()) {
       out.resize(t.raw_data().size() / 8);
-      std::memcpy(out.data(), t.raw_data().data(), out.size() * 8);
+      if (!out.empty()) std::memcpy(out.data(), t.raw_data().data(), out.size() * 8);
     } else {
       out.assign(t.int64_data().begin(), t.int64_data().end());
     }
   } else if (t.data_type() == pb::TensorProto::INT32) {
     if (t.has_raw_data()) {
       std::vector<int32_t> v(t.raw_data().size() / 4);
-      std::memcpy(v.data(), t.raw_data().data(), v.size() * 4);
+      if (!v.empty()) std::memcpy(v.data(), t.raw_data().data(), v.size() * 4);
       out.assign(v.begin(), v.end());
     } else {
       out.assign(t.int32_data().begin(), t.int32_data().end());
@@ -104,7 +104,7 @@ std::vector<float> FloatsOf(const pb::TensorProto& t) {
   if (t.data_type() != pb::TensorProto::FLOAT) return out;
   if (t.has_raw_data()) {
     out.resize(t.raw_data().size() / 4);
-    std::memcpy(out.data(), t.raw_data().data(), out.size() * 4);
+    if (!out.empty()) std::memcpy(out.data(), t.raw_data().data(), out.size() * 4);
   } else {
     out.assign(t.float_data().begin(), t.float_data().end());
   }

@@ -166,6 +166,22 @@ TEST(OnnxBadInput, ConvOfARank2InputIsOneLine) {
   }
 }
 
+// The ONNX import fuzzer's find (UBSan): the Shape of a scalar made an empty
+// int64 constant through a memcpy from a null vector. It is the empty shape.
+TEST(OnnxBadInput, ShapeOfAScalarIsAnEmptyShape) {
+  testing::TempDir dir;
+  OnnxTestModel m(15);
+  m.Input("x", {});
+  m.Node("Shape", {"x"}, {"s"});
+  m.Node("Reshape", {"x", "s"}, {"r"});
+  m.Node("Relu", {"r"}, {"y"});
+  m.Output("y");
+  const onnx::LoweredGraph lowered = onnx::Lower(onnx::Import(m.Write(dir.file("shape_scalar.onnx"))), {});
+  const ir::Subgraph& g = lowered.model.main();
+  ASSERT_EQ(g.outputs.size(), 1u);
+  EXPECT_TRUE(g.tensors[g.outputs[0]].shape.empty());
+}
+
 TEST(OnnxBadInput, SmallModelIsFine) {
   testing::TempDir dir;
   const std::string path = WriteProto(dir.path() / "ok.onnx", Small());

@@ -27,7 +27,7 @@ npy::Array ToF32(NodeContext& ctx, int index) {
   a.shape = ctx.Shape(index);
   const auto values = ctx.ConstFloats(index);
   a.data.resize(values.size() * 4);
-  std::memcpy(a.data.data(), values.data(), a.data.size());
+  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
   return a;
 }
 

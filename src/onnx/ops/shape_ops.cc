@@ -20,7 +20,7 @@ npy::Array Int64Array(const Dims& shape, const std::vector<int64_t>& values) {
   a.dtype = tfl::TensorType_INT64;
   a.shape = shape;
   a.data.resize(values.size() * 8);
-  std::memcpy(a.data.data(), values.data(), a.data.size());
+  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
   return a;
 }
 
@@ -110,7 +110,7 @@ void Constant(NodeContext& ctx) {
     a.dtype = tfl::TensorType_FLOAT32;
     a.shape = {static_cast<int64_t>(v.size())};
     a.data.resize(v.size() * 4);
-    std::memcpy(a.data.data(), v.data(), a.data.size());
+    if (!v.empty()) std::memcpy(a.data.data(), v.data(), a.data.size());
     ctx.OutConst(0, std::move(a));
   } else if (ctx.HasAttr("value_int")) {
     ctx.OutConst(0, Int64Array({}, {ctx.Int("value_int", 0)}));
