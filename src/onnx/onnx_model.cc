@@ -623,7 +623,9 @@ namespace {
 // libonnx's opset 6 -> 7 Gemm adapter indexes A's and B's shapes without
 // looking (a null read on a rank-1 or unknown shape; found by the ONNX import
 // fuzzer): such a Gemm is refused here, in one line, before the converter runs.
-void CheckLegacyGemmShapes(const std::string& path, int64_t opset, const pb::GraphProto& graph) {
+// `unknown_ok`: before shape inference, only shapes the file declares are
+// checked (inference itself read a declared rank-0 B; a fuzz find).
+void CheckLegacyGemmShapes(const std::string& path, int64_t opset, const pb::GraphProto& graph, bool unknown_ok) {
   std::map<std::string, int> ranks;  // known ranks by value name
   const auto note = [&](const pb::ValueInfoProto& v) {
     if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
@@ -638,6 +640,7 @@ void CheckLegacyGemmShapes(const std::string& path, int64_t opset, const pb::Gra
     for (int i = 0; i < 2; ++i) {
       const std::string input = i < node.input_size() ? node.input(i) : "";
       const auto it = ranks.find(input);
+      if (unknown_ok && it == ranks.end()) continue;
       if (it == ranks.end() || it->second != 2)
         ThrowUnsupported(OneLine(fmt::format(
             "{}: Gemm '{}' at opset {}: its {} ('{}') needs a known rank-2 shape to be brought to opset 7 ({})", path,
@@ -677,8 +680,9 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   if (opset < kFirstAdaptedOpset) {
     // Before opset 7 broadcasting was explicit (broadcast/axis attributes):
     // libonnx's converter brings such models to 7, ours takes it from there.
+    CheckLegacyGemmShapes(path, opset, model.graph(), /*unknown_ok=*/true);
     InferShapesOrThrow(path, model);
-    CheckLegacyGemmShapes(path, opset, model.graph());
+    CheckLegacyGemmShapes(path, opset, model.graph(), /*unknown_ok=*/false);
     try {
       pb::checker::check_model(model);
       model = pb::version_conversion::ConvertVersion(model, kFirstAdaptedOpset);

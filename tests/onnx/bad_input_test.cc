@@ -182,6 +182,20 @@ TEST(OnnxBadInput, ShapeOfAScalarIsAnEmptyShape) {
   EXPECT_TRUE(g.tensors[g.outputs[0]].shape.empty());
 }
 
+// The ONNX import fuzzer's find: at opset 6 a Gemm whose B the file declares
+// as a scalar crashed libonnx's own shape inference (a null read) before the
+// rank check ran; declared ranks are checked first now.
+TEST(OnnxBadInput, Opset6GemmOfADeclaredScalarIsRefusedBeforeInference) {
+  testing::TempDir dir;
+  OnnxTestModel m(6);
+  m.Input("a", {2, 7});
+  m.Input("b", {});
+  m.Input("c", {1, 91});
+  m.Node("Gemm", {"a", "b", "c"}, {"y"});
+  m.Output("y");
+  ExpectRefused(m.Write(dir.file("gemm6_scalar.onnx")), ErrorKind::kUnsupported, "needs a known rank-2 shape");
+}
+
 TEST(OnnxBadInput, SmallModelIsFine) {
   testing::TempDir dir;
   const std::string path = WriteProto(dir.path() / "ok.onnx", Small());
