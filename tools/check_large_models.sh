@@ -10,6 +10,7 @@
 #      normalisation, (p - 128) / 256), its mask compared with onnxruntime's
 #      (correlation, mask IoU) and checked to be meaningful: the portrait's
 #      centre is foreground, its top corners background.
+# Then SAM 2.1 Hiera-T's encoder at 1024x1024 when exported (below).
 # Prints one line per step and a table; exit 0 when every model converts,
 # proves and passes its gates, 1 otherwise, 2 when fixtures are missing.
 #
@@ -78,6 +79,49 @@ for name in isnet_fp16 isnet_quint8; do
   ratio="$(node -e 'console.log((process.argv[1] * 1000 / process.argv[2]).toFixed(1))' "$convert_s" "$ort_ms")"
   rows+=("$name | ${convert_s} s | ${ort_ms} ms | ${ratio}x | $((rss_kb / 1024)) MB | centre $centre, corner $corners | $gates")
 done
+# SAM 2.1 Hiera-T's image encoder at 1024x1024 (our export, random weights:
+# tools/fetch_onnx_fixtures.sh sam2_hiera_t; skipped when absent) for the
+# default target, whose rewrites feed a 24 MB constant from the host and
+# rebuild the norms fp16-safe. Gated on agreement with onnxruntime on the
+# photograph (ImageNet normalisation), every FPN level.
+sam2=.cache/onnx/sam2_hiera_t.onnx
+if [[ -f "$sam2" ]]; then
+  name=sam2_hiera_t
+  echo "== $name: convert"
+  /usr/bin/time -f "%e %M" -o "$OUT/$name.time" "$GPUCLEAN" convert "$sam2" -o "$OUT/$name.tflite" -q \
+    >"$OUT/$name.convert.txt" 2>&1
+  rc=$?
+  read -r convert_s rss_kb <"$OUT/$name.time"
+  if ((rc != 0)); then
+    echo "   convert exited $rc; its report: $OUT/$name.convert.txt"
+    status=1
+    rows+=("$name | convert failed ($rc) | | | |")
+  else
+    fed=()  # the constants convert moved out of the file, fed from beside it
+    while read -r input; do
+      fed+=(--input "$input=$OUT/$name.${input//\//_}.npy")
+    done < <(sed -n 's/.*fed from the host: \([^ ]*\) \[.*/\1/p' "$OUT/$name.convert.txt")
+    echo "== $name: gpuclean run on the photograph"
+    if "$GPUCLEAN" run "$OUT/$name.tflite" --image "$PHOTO" --normalize imagenet "${fed[@]}" --out "$OUT/$name.ours" \
+      >/dev/null && "$GPUCLEAN" probe "$sam2" --runtime onnxruntime --threads 1 --repeat 2 \
+      --input "0=$OUT/$name.ours/in0.npy" --out "$OUT/$name.ort" >"$OUT/$name.ort.txt" 2>&1; then
+      ort_ms="$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).run_ms.toFixed(0))' "$OUT/$name.ort/meta.json")"
+      gates="pass"
+      for k in 0 1 2; do
+        "$GPUCLEAN" compare "$OUT/$name.ort/out$k.npy" "$OUT/$name.ours/out$k.npy" --gate "corr>=0.9999" \
+          >>"$OUT/$name.compare.txt" 2>&1 || { gates="FAIL (fpn$k)"; status=1; }
+      done
+      ratio="$(node -e 'console.log((process.argv[1] * 1000 / process.argv[2]).toFixed(1))' "$convert_s" "$ort_ms")"
+      rows+=("$name | ${convert_s} s | ${ort_ms} ms | ${ratio}x | $((rss_kb / 1024)) MB | (an encoder: no mask) | $gates")
+    else
+      status=1
+      rows+=("$name | ${convert_s} s | run or onnxruntime failed | | | |")
+    fi
+  fi
+else
+  echo "== sam2_hiera_t: skipped ($sam2 absent: tools/fetch_onnx_fixtures.sh sam2_hiera_t)"
+fi
+
 echo
 echo "model | convert | onnxruntime, 1 inference | convert / inference | peak RSS | mask on the portrait | vs onnxruntime"
 for r in "${rows[@]}"; do echo "$r"; done

@@ -103,6 +103,10 @@ const Pass* FindPass(std::string_view id);  // nullptr when not implemented
 
 // ------------------------------------------------------------------ fix
 
+struct ReferenceOutputs {
+  std::vector<std::vector<npy::Array>> outputs;  // per proof input set
+};
+
 struct FixOptions {
   std::string target = lint::kDefaultTarget;
   std::string data_dir;  // holds compat/; empty: lint::DefaultDataDir()
@@ -113,6 +117,22 @@ struct FixOptions {
   // Passes outside the registry (an embedder's own), applied and proven
   // after the chosen ones.
   std::vector<const Pass*> extra_passes;
+  // Interpreter threads for the proof runs.
+  int threads = 1;
+  // Prove the applied chain once against the original, within the sum of
+  // its passes' bounds (two runs instead of two per pass); the passes are
+  // proven one by one only when that fails, so the failure names one.
+  // convert uses it: its onnxruntime proof of the result follows anyway.
+  bool prove_as_chain = false;
+  // Off: apply and lint only (to choose options before the proven fix);
+  // the result is never proven.
+  bool prove = true;
+  // The proof's input sets, one array per graph input of the model, in
+  // order; empty: ProofInputs(seed).
+  std::vector<std::vector<npy::Array>> inputs;
+  // The original model's outputs on the proof inputs (a set left empty is
+  // run and filled in), shared by Fix calls on the same model and inputs.
+  std::shared_ptr<ReferenceOutputs> reference;
 };
 
 // The numeric proof of one pass (or of the whole fix) on one output.
@@ -161,6 +181,9 @@ struct FixResult {
   // Error-level findings of `after`, each with why no pass removed it.
   std::vector<Remaining> remaining;
   std::vector<OutputDelta> total;  // original vs final model
+  // The final model's outputs on each proof input set; empty when no pass
+  // changed anything (nothing ran) or nothing was proven.
+  std::vector<std::vector<npy::Array>> outputs;
   // Every applied pass is proven and the chain added no lint error.
   bool proven = false;
   // proven and no error-level finding remains: the model is fixed.

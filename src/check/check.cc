@@ -321,6 +321,7 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
     rewrite::FixOptions fix;
     fix.target = options.target;
     fix.seed = options.seed;
+    fix.threads = options.threads;
     for (const std::string& p : r.passes)
       if (rewrite::FindPass(p)) fix.passes.push_back(p);
     const rewrite::FixResult result = rewrite::Fix(*model, fix);

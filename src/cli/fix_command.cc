@@ -65,6 +65,9 @@ void AddFix(CLI::App& app, Handler& handler) {
   cmd->add_flag("--allow-remaining", args->allow_remaining,
                 "also write a proven rewrite that leaves lint errors (the exit code stays 1)");
   cmd->add_option("--seed", args->options.seed, "seed of the proof inputs")->capture_default_str();
+  cmd->add_option("--threads", args->options.threads, "interpreter threads for the proofs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   cmd->add_flag("--gelu-sigmoid", args->options.pass_options.gelu_sigmoid,
                 "gelu-tanh: use x*sigmoid(1.702x) instead of the tanh form");
   cmd->add_option("--host-min-elements", args->options.pass_options.host_fed_min_elements,

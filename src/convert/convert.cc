@@ -532,45 +532,48 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
   return FirstDivergence(onnx_path, g, tflite, inputs, atol, chunk_bytes);
 }
 
-// Worst output correlation of `model` in the target's numeric model against
-// fp32, on the fix proof's first input set (host inputs fed their values).
-// Where one TOPK_V2 over a batch of 1 decides which rows the outputs hold
-// ([1, K, ...]), rows are paired by the indices each run selected before
-// they are compared: near-equal scores that fp16 ranks the other way, or
-// swaps in or out of the top K, are equally valid selections. `swaps`
-// counts the slots selected by one run only; at most 2% of K are left out.
-double NumericCorrelation(const ir::Model& model, exec::Precision precision,
-                          const std::vector<rewrite::HostInput>& host_inputs, int* swaps = nullptr) {
-  const auto shared = std::make_shared<const ir::Model>(model);
-  const std::vector<npy::Array> inputs = rewrite::ProofInputs(model.main(), 0, host_inputs).at(0);
+// One run for the numeric check: the outputs and, where exactly one
+// TOPK_V2 over a batch of 1 decides which rows the outputs hold
+// ([1, K, ...]), the indices it selected.
+struct NumericRun {
+  std::vector<npy::Array> outputs;
+  std::vector<int64_t> selected;
+};
+
+NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, const std::vector<npy::Array>& inputs) {
   int selection = -1;  // the indices output of the one TOPK_V2, if there is exactly one
   for (const ir::Op& op : model.main().ops)
     if (op.code == tfl::BuiltinOperator_TOPK_V2 && op.outputs.size() == 2)
       selection = selection == -1 ? op.outputs[1] : -2;
-  std::vector<std::vector<npy::Array>> outputs;
-  std::vector<std::vector<int64_t>> selected(2);
-  for (exec::Precision p : {exec::Precision::kFp32, precision}) {
-    exec::InterpreterOptions io;
-    io.precision = p;
-    io.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    exec::Interpreter interp(shared, io);
-    for (size_t i = 0; i < inputs.size(); ++i) interp.SetInput(static_cast<int>(i), inputs[i]);
-    std::vector<int64_t>& mine = selected[outputs.size()];
-    interp.Invoke([&](int, int tensor, const exec::Tensor& value) {
-      if (tensor != selection || value.dtype != tfl::TensorType_INT32 || value.rank() != 2 || value.dim(0) != 1) return;
-      mine.assign(value.as<int32_t>(), value.as<int32_t>() + value.num_elements());
-    });
-    outputs.emplace_back();
-    for (int k = 0; k < interp.num_outputs(); ++k) outputs.back().push_back(interp.Output(k));
-  }
+  exec::InterpreterOptions io;
+  io.precision = precision;
+  io.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  exec::Interpreter interp(std::make_shared<const ir::Model>(model), io);
+  for (size_t i = 0; i < inputs.size(); ++i) interp.SetInput(static_cast<int>(i), inputs[i]);
+  NumericRun run;
+  interp.Invoke([&](int, int tensor, const exec::Tensor& value) {
+    if (tensor != selection || value.dtype != tfl::TensorType_INT32 || value.rank() != 2 || value.dim(0) != 1) return;
+    run.selected.assign(value.as<int32_t>(), value.as<int32_t>() + value.num_elements());
+  });
+  for (int k = 0; k < interp.num_outputs(); ++k) run.outputs.push_back(interp.Output(k));
+  return run;
+}
+
+// Worst output correlation of a run in the target's numeric model against
+// the fp32 run. Where a TOPK_V2 selected the rows, rows are paired by the
+// indices each run selected before they are compared: near-equal scores
+// that fp16 ranks the other way, or swaps in or out of the top K, are
+// equally valid selections. `swaps` counts the slots selected by one run
+// only; at most 2% of K are left out.
+double NumericCorrelation(const NumericRun& fp32, const NumericRun& reduced, int* swaps = nullptr) {
   // Slot pairs (fp32 slot, fp16 slot) holding the same selected index.
   std::vector<int64_t> ref_rows, got_rows;
-  const int64_t k = static_cast<int64_t>(selected[0].size());
-  if (k > 0 && selected[1].size() == selected[0].size()) {
+  const int64_t k = static_cast<int64_t>(fp32.selected.size());
+  if (k > 0 && reduced.selected.size() == fp32.selected.size()) {
     std::map<int64_t, int64_t> slot_of;
-    for (int64_t j = 0; j < k; ++j) slot_of[selected[1][j]] = j;
+    for (int64_t j = 0; j < k; ++j) slot_of[reduced.selected[j]] = j;
     for (int64_t i = 0; i < k; ++i)
-      if (auto it = slot_of.find(selected[0][i]); it != slot_of.end()) {
+      if (auto it = slot_of.find(fp32.selected[i]); it != slot_of.end()) {
         ref_rows.push_back(i);
         got_rows.push_back(it->second);
       }
@@ -579,9 +582,9 @@ double NumericCorrelation(const ir::Model& model, exec::Precision precision,
   const bool pair = k > 0 && unpaired <= std::max<int64_t>(1, k / 50);
   if (swaps) *swaps = static_cast<int>(pair ? unpaired : 0);
   double worst = 1;
-  for (size_t o = 0; o < outputs[0].size(); ++o) {
-    const npy::Array& want = outputs[0][o];
-    const npy::Array& got = outputs[1][o];
+  for (size_t o = 0; o < fp32.outputs.size() && o < reduced.outputs.size(); ++o) {
+    const npy::Array& want = fp32.outputs[o];
+    const npy::Array& got = reduced.outputs[o];
     if (want.dtype != tfl::TensorType_FLOAT32) continue;
     const bool rows_selected = pair && want.shape.size() >= 2 && want.shape[0] == 1 && want.shape[1] == k;
     const double c = rows_selected ? analyze::Compare(analyze::TakeRows(want, 1, ref_rows), analyze::TakeRows(got, 1, got_rows)).correlation
@@ -591,38 +594,59 @@ double NumericCorrelation(const ir::Model& model, exec::Precision precision,
   return worst;
 }
 
+// The arrays for `graph`'s inputs: a proof set of the lowered graph's
+// inputs (in their order) and the host inputs the rewrites added, by name.
+std::vector<npy::Array> InputsWithHostFed(const ir::Subgraph& lowered, const std::vector<npy::Array>& set,
+                                          const ir::Subgraph& graph, const std::vector<rewrite::HostInput>& host_inputs) {
+  std::map<std::string, const npy::Array*> by_name;
+  for (size_t i = 0; i < set.size(); ++i) by_name[lowered.tensors[lowered.inputs[i]].name] = &set[i];
+  for (const rewrite::HostInput& h : host_inputs) by_name[h.name] = &h.value;
+  std::vector<npy::Array> out;
+  for (int t : graph.inputs) {
+    auto it = by_name.find(graph.tensors[t].name);
+    if (it == by_name.end()) ThrowInternal(fmt::format("graph input '{}' has no proof value", graph.tensors[t].name));
+    out.push_back(*it->second);
+  }
+  return out;
+}
+
+// The proof's input sets in the lowered graph's layout: the target step's
+// fix proves its rewrites on them, and its outputs of the final model on
+// them spare the proof a run of its own.
+struct ProofRuns {
+  std::vector<std::vector<npy::Array>> inputs;         // per set, one array per lowered graph input
+  std::vector<std::vector<npy::Array>> final_outputs;  // graph layout; empty: the proof runs the model
+};
+
 // The target gives wrong numbers for large baked constants (the matrix's
 // large-constant rule, FACTS: RF-DETR-Seg's were right fed at run time):
 // when lint still flags some after the automatic rewrites, the fix is
 // redone with host-fed-constants for exactly the constants the rule flags,
-// and the report names each one.
-// On success `fo` becomes the options that fed them, so a later fix of the
-// same model (the fp16-safe norms) keeps feeding them.
-void FeedLargeConstants(const Options& o, const ir::Model& model, const lint::Matrix& matrix,
-                        rewrite::FixOptions& fo, rewrite::FixResult& fix, TargetReport& t) {
+// and the report names each one. True when `fo` became those options.
+bool FeedLargeConstants(const Options& o, const lint::Matrix& matrix, const rewrite::FixResult& planned,
+                        rewrite::FixOptions& fo) {
   bool flagged = false;
-  for (const rewrite::Remaining& left : fix.remaining)
+  for (const rewrite::Remaining& left : planned.remaining)
     flagged = flagged || (left.pass == "host-fed-constants" && left.cause == rewrite::RemainingCause::kOptIn);
   const lint::Entry* rule = matrix.Rule("large-constant");
-  if (!flagged || !rule) return;
+  if (!flagged || !rule) return false;
   Progress(o, "feeding the large constants the target mishandles from the host");
-  rewrite::FixOptions fed = fo;
-  fed.passes = {"auto", "host-fed-constants"};
-  fed.pass_options.host_fed_min_elements = rule->params.value("min_elements", fed.pass_options.host_fed_min_elements);
-  rewrite::FixResult with = rewrite::Fix(model, fed);
-  if (!with.proven) return;
-  // Named on purpose this time: not a suggestion left unapplied.
-  std::erase_if(with.not_applied, [](const std::string& line) { return line.starts_with("host-fed-constants "); });
-  for (const rewrite::HostInput& h : with.host_inputs)
-    t.host_fed.push_back(fmt::format("{} [{}] ({} elements): {}", h.name, fmt::join(h.value.shape, ","),
-                                     h.value.num_elements(), rule->why));
-  fix = std::move(with);
-  fo = fed;
+  fo.passes = {"auto", "host-fed-constants"};
+  fo.pass_options.host_fed_min_elements = rule->params.value("min_elements", fo.pass_options.host_fed_min_elements);
+  return true;
+}
+
+bool AppliedWithoutFailure(const rewrite::FixResult& planned) {
+  return std::none_of(planned.passes.begin(), planned.passes.end(),
+                      [](const rewrite::PassOutcome& p) { return !p.failure.empty(); });
 }
 
 // Lint for the target, then the proven rewrites lint suggests (fix's
 // engine); `model` becomes the rewritten one when the chain is proven.
-void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
+// The options (constants fed from the host, fp16-safe norms) are chosen on
+// applied-only fixes; one proven fix of the chosen options follows.
+void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs,
+                    ProofRuns& runs) {
   const auto start = Clock::now();
   TargetReport& t = r.target;
   t.target = o.target;
@@ -630,34 +654,64 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   rewrite::FixOptions fo;
   fo.target = o.target;
   fo.data_dir = o.data_dir;
-  rewrite::FixResult fix = rewrite::Fix(model, fo);
+  fo.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  fo.prove_as_chain = true;
+  fo.inputs = runs.inputs;
+  fo.reference = std::make_shared<rewrite::ReferenceOutputs>();
+  auto planned_with = [&](const rewrite::FixOptions& options) {
+    rewrite::FixOptions dry = options;
+    dry.prove = false;
+    return rewrite::Fix(model, dry);
+  };
+  rewrite::FixResult planned = planned_with(fo);
   const std::string data_dir = o.data_dir.empty() ? lint::DefaultDataDir() : o.data_dir;
   const lint::Matrix matrix = lint::LoadMatrix(data_dir + "/compat", o.target);
-  if (fix.proven && o.host_feed_large_constants) FeedLargeConstants(o, model, matrix, fo, fix, t);
+  const rewrite::FixOptions plain = fo;
+  bool fed = false;
+  if (AppliedWithoutFailure(planned) && o.host_feed_large_constants && FeedLargeConstants(o, matrix, planned, fo)) {
+    rewrite::FixResult with = planned_with(fo);
+    fed = AppliedWithoutFailure(with);
+    if (fed) planned = std::move(with);
+    else fo = plain;
+  }
+  const rewrite::FixOptions unsafe = fo;
   // fp16 targets: where the target's arithmetic breaks the outputs (a
   // LayerNorm squaring |x| ~ 400 overflows half precision), the norms are
   // rebuilt in their scale-first forms, kept only when that helps.
   const exec::Precision precision = lint::NumericModel(matrix);
-  if (fix.proven && precision != exec::Precision::kFp32) {
+  bool safe_norms = false;
+  if (AppliedWithoutFailure(planned) && precision != exec::Precision::kFp32) {
     Progress(o, fmt::format("checking the outputs in {}'s arithmetic ({})", o.target, exec::PrecisionName(precision)));
     try {
       t.numeric_model = std::string(exec::PrecisionName(precision));
-      t.fp16_correlation = NumericCorrelation(fix.model, precision, fix.host_inputs, &t.fp16_selection_swaps);
+      // fp32 truth is the lowered model on the first proof set (the
+      // rewrites keep it within their bounds); the fix reuses that run.
+      const std::vector<npy::Array> first =
+          fo.inputs.empty() ? rewrite::ProofInputs(model.main(), fo.seed, {}).at(0) : fo.inputs.at(0);
+      const NumericRun fp32 = RunForNumerics(model, exec::Precision::kFp32, first);
+      fo.reference->outputs.resize(std::max<size_t>(1, fo.inputs.size()));
+      fo.reference->outputs[0] = fp32.outputs;
+      auto correlation = [&](const rewrite::FixResult& fixed, int* swaps) {
+        const std::vector<npy::Array> inputs = InputsWithHostFed(model.main(), first, fixed.model.main(), fixed.host_inputs);
+        return NumericCorrelation(fp32, RunForNumerics(fixed.model, precision, inputs), swaps);
+      };
+      t.fp16_correlation = correlation(planned, &t.fp16_selection_swaps);
       if (t.fp16_correlation < kFp16MinCorrelation) {
         Progress(o, fmt::format("{} correlation {:.6f}: rebuilding norms in their fp16-safe forms",
                                 t.numeric_model, t.fp16_correlation));
         rewrite::FixOptions safe = fo;
         if (safe.passes.empty()) safe.passes = {"auto"};
         safe.passes.insert(safe.passes.end(), {"safe-layernorm-v2", "rmsnorm-scale-first"});
-        rewrite::FixResult safer = rewrite::Fix(model, safe);
-        if (safer.proven) {
+        rewrite::FixResult safer = planned_with(safe);
+        if (AppliedWithoutFailure(safer)) {
           int swaps = 0;
-          const double c = NumericCorrelation(safer.model, precision, safer.host_inputs, &swaps);
+          const double c = correlation(safer, &swaps);
           if (c > t.fp16_correlation) {
             t.fp16_correlation_before = t.fp16_correlation;
             t.fp16_correlation = c;
             t.fp16_selection_swaps = swaps;
-            fix = std::move(safer);
+            fo = safe;
+            safe_norms = true;
           }
         }
       }
@@ -665,6 +719,26 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
       if (e.kind() == ErrorKind::kInternal) throw;
       t.numeric_model.clear();  // the interpreter cannot run it: lint's verdict stands alone
     }
+  }
+  Progress(o, "proving the rewrites on our interpreter");
+  rewrite::FixResult fix = rewrite::Fix(model, fo);
+  if (!fix.proven && safe_norms) {  // the norm rewrites did not prove: without them
+    fix = rewrite::Fix(model, unsafe);
+    t.fp16_correlation = *t.fp16_correlation_before;
+    t.fp16_correlation_before.reset();
+  }
+  if (!fix.proven && fed) {  // feeding did not prove: the plain fix, lint names the constants
+    fed = false;
+    fix = rewrite::Fix(model, plain);
+  }
+  runs.final_outputs = fix.proven ? fix.outputs : std::vector<std::vector<npy::Array>>{};
+  if (fed) {
+    const lint::Entry* rule = matrix.Rule("large-constant");
+    // Named on purpose this time: not a suggestion left unapplied.
+    std::erase_if(fix.not_applied, [](const std::string& line) { return line.starts_with("host-fed-constants "); });
+    for (const rewrite::HostInput& h : fix.host_inputs)
+      t.host_fed.push_back(fmt::format("{} [{}] ({} elements): {}", h.name, fmt::join(h.value.shape, ","),
+                                       h.value.num_elements(), rule->why));
   }
   t.errors_before = fix.before.count(lint::Severity::kError);
   t.warnings_before = fix.before.count(lint::Severity::kWarning);
@@ -705,9 +779,11 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
 // each target's rewrites in turn on the result of the others', rounds
 // until a whole round changes nothing, then every target's lint of the
 // final model. The first target's numeric model is the one checked.
-void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs) {
+void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs,
+                 ProofRuns& runs) {
   const std::vector<std::string> targets = lint::SplitTargets(o.target);
-  if (targets.size() <= 1) return ApplyOneTarget(o, model, r, host_inputs);
+  if (targets.size() <= 1) return ApplyOneTarget(o, model, r, host_inputs, runs);
+  ProofRuns none;  // each round's fix on its own model proves on its own inputs
   const auto start = Clock::now();
   const std::string data_dir = o.data_dir.empty() ? lint::DefaultDataDir() : o.data_dir;
   std::vector<lint::Matrix> matrices;
@@ -715,7 +791,7 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
   const ir::Model lowered = model;
   Options first = o;
   first.target = targets[0];
-  ApplyOneTarget(first, model, r, host_inputs);
+  ApplyOneTarget(first, model, r, host_inputs, none);
   TargetReport& t = r.target;
   constexpr int kMaxRounds = 3;
   for (int round = 0; round < kMaxRounds && t.failure.empty(); ++round) {
@@ -725,7 +801,7 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
       one.target = targets[k];
       Report other;
       std::vector<rewrite::HostInput> added;
-      ApplyOneTarget(one, model, other, added);
+      ApplyOneTarget(one, model, other, added, none);
       host_inputs.insert(host_inputs.end(), added.begin(), added.end());
       for (const std::string& p : other.target.passes) t.passes.push_back(p + " for " + targets[k]);
       for (const std::string& h : other.target.host_fed) t.host_fed.push_back(h);
@@ -800,22 +876,29 @@ void ProbeWebGpu(const Options& o, const onnx::Graph& g, const ir::Model& model,
 // `ref` receive the inputs and onnxruntime's outputs.
 void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const std::vector<onnx::Perm>& in_perms,
            const std::vector<onnx::Perm>& out_perms, const std::vector<rewrite::HostInput>& host_inputs, Report& r,
-           std::vector<std::vector<npy::Array>>& sets, std::vector<std::vector<npy::Array>>& ref) {
+           const std::vector<std::vector<npy::Array>>& sets, const ProofRuns& runs,
+           std::vector<std::vector<npy::Array>>& ref) {
   const auto prove_start = Clock::now();
   r.proof_run = true;
-  for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
-  UseGivenInputs(o, g, sets.at(0));
   ScratchDir dir("gpuclean-convert");
   Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
   ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
   auto shared = std::make_shared<const ir::Model>(model);
   r.proven = true;
   std::vector<std::vector<npy::Array>> our_outputs;
+  const bool reuse = runs.final_outputs.size() == sets.size();
+  if (reuse) Progress(o, "proving: our interpreter's outputs from the target step's proof of the same inputs");
   for (size_t s = 0; s < sets.size(); ++s) {
-    Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
-    std::vector<npy::Array> inputs = sets[s];
-    for (const rewrite::HostInput& h : host_inputs) inputs.push_back(h.value);
-    OurRun ours = RunOurs(shared, inputs, in_perms, out_perms);
+    OurRun ours;
+    if (reuse) {
+      for (size_t k = 0; k < runs.final_outputs[s].size(); ++k)
+        ours.outputs.push_back(onnx::TransposeHost(runs.final_outputs[s][k], onnx::InversePerm(out_perms.at(k))));
+    } else {
+      Progress(o, fmt::format("proving: our interpreter, input set {}/{}", s + 1, sets.size()));
+      std::vector<npy::Array> inputs = sets[s];
+      for (const rewrite::HostInput& h : host_inputs) inputs.push_back(h.value);
+      ours = RunOurs(shared, inputs, in_perms, out_perms);
+    }
     for (size_t k = 0; k < ours.outputs.size() && k < ref[s].size(); ++k) {
       const Agreement a = Agree(ref[s][k], ours.outputs[k], r.atol, r.min_correlation);
       OutputProof p;
@@ -888,11 +971,24 @@ Result Convert(const Options& o) {
   model.metadata.push_back({kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
   model.source = o.output_path.empty() ? o.onnx_path + " (converted)" : o.output_path;
   std::vector<rewrite::HostInput> host_inputs;
-  if (o.target != "none") ApplyTarget(o, model, r, host_inputs);
+  std::vector<std::vector<npy::Array>> sets, ref;
+  ProofRuns runs;
+  if (o.prove) {
+    for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
+    UseGivenInputs(o, g, sets.at(0));
+    const ir::Subgraph& sg = model.main();
+    for (const std::vector<npy::Array>& set : sets) {
+      runs.inputs.emplace_back();
+      for (size_t i = 0; i < set.size() && i < sg.inputs.size(); ++i) {
+        const ir::Tensor& t = sg.tensors[sg.inputs[i]];
+        runs.inputs.back().push_back(ToGraphInput(set[i], t, IoPerm(t, o.nhwc_io, g.inputs[i].shape.size())));
+      }
+    }
+  }
+  if (o.target != "none") ApplyTarget(o, model, r, host_inputs, runs);
   r.ops_out = OpHistogram(model.main());
   r.transposes = TransposeReasons(model.main());
 
-  std::vector<std::vector<npy::Array>> sets, ref;
   std::vector<onnx::Perm> in_perms, out_perms;
   if (o.prove) {
     const ir::Subgraph& sg = model.main();
@@ -915,7 +1011,7 @@ Result Convert(const Options& o) {
       r.atol += r.target.added_atol;
       r.min_correlation = std::min(r.min_correlation, kFp16WeightsMinCorrelation);
     }
-    Prove(o, g, model, in_perms, out_perms, host_inputs, r, sets, ref);
+    Prove(o, g, model, in_perms, out_perms, host_inputs, r, sets, runs, ref);
   }
 
   const std::vector<uint8_t> bytes = format::Serialize(model);
@@ -970,7 +1066,9 @@ Report ProveConverted(const std::string& onnx_path, const ir::Model& tflite, con
   r.atol = o.atol;
   r.min_correlation = o.min_correlation;
   std::vector<std::vector<npy::Array>> sets, ref;
-  Prove(o, g, tflite, in_perms, out_perms, {}, r, sets, ref);
+  for (int s = 0; s < o.proof_seeds; ++s) sets.push_back(ProofInputs(g, static_cast<uint32_t>(s + 1)));
+  UseGivenInputs(o, g, sets.at(0));
+  Prove(o, g, tflite, in_perms, out_perms, {}, r, sets, ProofRuns{}, ref);
   return r;
 }
 

@@ -1,6 +1,7 @@
 // Fix(): choose passes, apply them one at a time, and prove each on the
 // interpreter before the next one runs, so a failed proof names the pass
-// that broke the numbers and by how much.
+// that broke the numbers and by how much (or, with prove_as_chain, prove
+// the whole chain at once and fall back to that only when it fails).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -168,8 +169,10 @@ std::vector<npy::Array> InputsFor(const ir::Subgraph& graph, const std::map<std:
   return out;
 }
 
-std::vector<npy::Array> Run(const ir::Model& model, const std::vector<npy::Array>& inputs) {
-  exec::Interpreter interpreter(std::make_shared<const ir::Model>(model));
+std::vector<npy::Array> Run(const ir::Model& model, const std::vector<npy::Array>& inputs, int threads) {
+  exec::InterpreterOptions io;
+  io.threads = threads;
+  exec::Interpreter interpreter(std::make_shared<const ir::Model>(model), io);
   for (size_t i = 0; i < inputs.size(); ++i) interpreter.SetInput(static_cast<int>(i), inputs[i]);
   interpreter.Invoke();
   std::vector<npy::Array> out;
@@ -278,109 +281,171 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   const lint::Matrix matrix = lint::LoadMatrix((std::filesystem::path(data_dir) / "compat").string(), options.target);
   FixResult result;
   result.before = lint::Lint(model, matrix);
-  std::vector<const Pass*> chosen = ChoosePasses(options.passes, result.before, result.not_applied);
-  chosen.insert(chosen.end(), options.extra_passes.begin(), options.extra_passes.end());
+  const std::vector<const Pass*> first_chosen = [&] {
+    std::vector<const Pass*> out = ChoosePasses(options.passes, result.before, result.not_applied);
+    out.insert(out.end(), options.extra_passes.begin(), options.extra_passes.end());
+    return out;
+  }();
 
   // Proof inputs, by graph input name, for every input set.
   std::vector<std::map<std::string, npy::Array>> sets;
-  for (auto& set : ProofInputs(model.main(), options.seed, {})) {
+  for (auto& set : options.inputs.empty() ? ProofInputs(model.main(), options.seed, {}) : options.inputs) {
+    if (set.size() != model.main().inputs.size())
+      ThrowInternal(fmt::format("a proof input set has {} arrays for {} graph inputs", set.size(),
+                                model.main().inputs.size()));
     std::map<std::string, npy::Array> by_name;
     for (size_t i = 0; i < set.size(); ++i) by_name[model.main().tensors[model.main().inputs[i]].name] = set[i];
     sets.push_back(std::move(by_name));
   }
+  const int threads = options.threads > 0 ? options.threads : 1;
   // The original runs only once a pass has changed something: a model the
   // interpreter cannot run is still fine when there is nothing to prove.
   std::vector<std::vector<npy::Array>> reference, current_outputs;
   auto ensure_reference = [&] {
-    if (!reference.empty()) return;
-    for (const auto& set : sets) reference.push_back(Run(model, InputsFor(model.main(), set)));
-    current_outputs = reference;
+    if (reference.empty() && options.reference) reference = options.reference->outputs;
+    reference.resize(sets.size());
+    for (size_t s = 0; s < sets.size(); ++s)
+      if (reference[s].empty()) reference[s] = Run(model, InputsFor(model.main(), sets[s]), threads);
+    if (options.reference) options.reference->outputs = reference;
+    if (current_outputs.empty()) current_outputs = reference;
   };
 
+  const bool automatic = options.passes.empty() ||
+                         std::find(options.passes.begin(), options.passes.end(), "auto") != options.passes.end();
   ir::Model current = model;
   double total_bound = 0;
   std::set<std::string> ran;
   std::vector<PassSkip> skips;
-  std::set<std::string> known_rules;
-  for (const lint::Finding& f : result.before.findings) known_rules.insert(f.rule);
-  const bool automatic = options.passes.empty() ||
-                         std::find(options.passes.begin(), options.passes.end(), "auto") != options.passes.end();
-  // A rewrite can expose a finding the original did not have (an island
-  // merged to rank 3 meets a constant the delegate misreads at rank 3);
-  // later rounds apply the passes those new findings name.
-  constexpr int kMaxRounds = 3;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    if (round > 0) {
-      if (!automatic) break;
-      lint::Report fresh = lint::Lint(current, matrix);
-      std::erase_if(fresh.findings, [&](const lint::Finding& f) { return known_rules.count(f.rule) > 0; });
-      if (fresh.findings.empty()) break;
-      for (const lint::Finding& f : fresh.findings) known_rules.insert(f.rule);
-      std::vector<std::string> ignored;
-      chosen = PassesFromFindings(fresh, ignored);
-    }
-    for (const Pass* pass : chosen) {
-      PassOutcome outcome;
-      outcome.id = std::string(pass->id());
-      outcome.exactness = pass->exactness();
-      outcome.bound = pass->bound(options.pass_options);
-      ir::Model candidate = current;
-      PassResult applied;
-      try {
-        applied = pass->Apply(candidate, options.pass_options);
-      } catch (const Error& e) {
-        outcome.failure = fmt::format("pass {} failed: {}", outcome.id, e.what());
-        result.failure = outcome.failure;
-        result.passes.push_back(std::move(outcome));
-        result.model = std::move(current);
-        return result;
+  // Applies the chosen passes (and, in later rounds, those new findings
+  // name). With `prove_each`, each is proven before the next runs; without,
+  // they are only applied. False when a pass failed (result.failure says why).
+  auto apply_passes = [&](bool prove_each) {
+    current = model;
+    total_bound = 0;
+    ran.clear();
+    skips.clear();
+    result.passes.clear();
+    result.host_inputs.clear();
+    current_outputs = reference;
+    std::vector<const Pass*> chosen = first_chosen;
+    std::set<std::string> known_rules;
+    for (const lint::Finding& f : result.before.findings) known_rules.insert(f.rule);
+    // A rewrite can expose a finding the original did not have (an island
+    // merged to rank 3 meets a constant the delegate misreads at rank 3);
+    // later rounds apply the passes those new findings name.
+    constexpr int kMaxRounds = 3;
+    for (int round = 0; round < kMaxRounds; ++round) {
+      if (round > 0) {
+        if (!automatic) break;
+        lint::Report fresh = lint::Lint(current, matrix);
+        std::erase_if(fresh.findings, [&](const lint::Finding& f) { return known_rules.count(f.rule) > 0; });
+        if (fresh.findings.empty()) break;
+        for (const lint::Finding& f : fresh.findings) known_rules.insert(f.rule);
+        std::vector<std::string> ignored;
+        chosen = PassesFromFindings(fresh, ignored);
       }
-      outcome.sites = applied.sites;
-      ran.insert(outcome.id);
-      for (const Skip& skip : applied.skipped) skips.push_back({outcome.id, skip});
-      if (applied.sites.empty()) {
-        result.passes.push_back(std::move(outcome));
-        continue;
-      }
-      std::vector<std::vector<npy::Array>> outputs;
-      try {
-        ensure_reference();
+      for (const Pass* pass : chosen) {
+        PassOutcome outcome;
+        outcome.id = std::string(pass->id());
+        outcome.exactness = pass->exactness();
+        outcome.bound = pass->bound(options.pass_options);
+        ir::Model candidate = current;
+        PassResult applied;
+        try {
+          applied = pass->Apply(candidate, options.pass_options);
+        } catch (const Error& e) {
+          outcome.failure = fmt::format("pass {} failed: {}", outcome.id, e.what());
+          result.failure = outcome.failure;
+          result.passes.push_back(std::move(outcome));
+          return false;
+        }
+        outcome.sites = applied.sites;
+        ran.insert(outcome.id);
+        for (const Skip& skip : applied.skipped) skips.push_back({outcome.id, skip});
+        if (applied.sites.empty()) {
+          result.passes.push_back(std::move(outcome));
+          continue;
+        }
         for (const HostInput& h : applied.host_inputs)
           for (auto& set : sets) set[h.name] = h.value;
-        for (size_t s = 0; s < sets.size(); ++s) {
-          outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s])));
-          Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
+        if (prove_each) {
+          std::vector<std::vector<npy::Array>> outputs;
+          try {
+            ensure_reference();
+            for (size_t s = 0; s < sets.size(); ++s) {
+              outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s]), threads));
+              Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
+            }
+          } catch (const Error& e) {
+            if (e.kind() == ErrorKind::kInternal) throw;
+            outcome.failure = fmt::format("pass {} cannot be proven: the interpreter cannot run the model: {}",
+                                          outcome.id, e.what());
+            result.failure = outcome.failure;
+            result.passes.push_back(std::move(outcome));
+            return false;
+          }
+          for (const OutputDelta& d : outcome.deltas)
+            if (!(d.max_abs_diff <= d.allowed)) {
+              outcome.failure = fmt::format(
+                  "pass {} is not proven: output '{}' moved by max |diff| {:.3g}, allowed {:.3g} ({} bound {:.3g} x "
+                  "max(1, max |ref| {:.3g}))",
+                  outcome.id, d.output, d.max_abs_diff, d.allowed, ExactnessName(outcome.exactness), outcome.bound,
+                  d.max_abs_ref);
+              break;
+            }
+          if (!outcome.failure.empty()) {
+            result.failure = outcome.failure;
+            result.passes.push_back(std::move(outcome));
+            return false;
+          }
+          outcome.proven = true;
+          current_outputs = std::move(outputs);
         }
-      } catch (const Error& e) {
-        if (e.kind() == ErrorKind::kInternal) throw;
-        outcome.failure = fmt::format("pass {} cannot be proven: the interpreter cannot run the model: {}", outcome.id,
-                                      e.what());
-        result.failure = outcome.failure;
+        total_bound += outcome.bound;
+        current = std::move(candidate);
+        result.host_inputs.insert(result.host_inputs.end(), applied.host_inputs.begin(), applied.host_inputs.end());
         result.passes.push_back(std::move(outcome));
-        result.model = std::move(current);
-        return result;
       }
-      for (const OutputDelta& d : outcome.deltas)
-        if (!(d.max_abs_diff <= d.allowed)) {
-          outcome.failure = fmt::format(
-              "pass {} is not proven: output '{}' moved by max |diff| {:.3g}, allowed {:.3g} ({} bound {:.3g} x max(1, "
-              "max |ref| {:.3g}))",
-              outcome.id, d.output, d.max_abs_diff, d.allowed, ExactnessName(outcome.exactness), outcome.bound,
-              d.max_abs_ref);
-          break;
-        }
-      if (!outcome.failure.empty()) {
-        result.failure = outcome.failure;
-        result.passes.push_back(std::move(outcome));
-        result.model = std::move(current);
-        return result;
+    }
+    return true;
+  };
+
+  // The whole chain against the original, its passes' bounds summed: one
+  // run per input set instead of one per pass. Only when it fails are the
+  // passes proven one by one, to name the one that broke the numbers.
+  auto chain_proven = [&] {
+    const bool changed = std::any_of(result.passes.begin(), result.passes.end(),
+                                     [](const PassOutcome& p) { return !p.sites.empty(); });
+    if (!changed) return true;
+    std::vector<std::vector<npy::Array>> outputs;
+    std::vector<OutputDelta> deltas;
+    try {
+      ensure_reference();
+      for (size_t s = 0; s < sets.size(); ++s) {
+        outputs.push_back(Run(current, InputsFor(current.main(), sets[s]), threads));
+        Merge(deltas, Deltas(model.main(), reference[s], outputs.back(), std::max(total_bound, kExactTolerance)));
       }
-      outcome.proven = true;
-      total_bound += outcome.bound;
-      current = std::move(candidate);
-      current_outputs = std::move(outputs);
-      result.host_inputs.insert(result.host_inputs.end(), applied.host_inputs.begin(), applied.host_inputs.end());
-      result.passes.push_back(std::move(outcome));
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kInternal) throw;
+      return false;  // the one-by-one proofs say which pass and why
+    }
+    for (const OutputDelta& d : deltas)
+      if (!(d.max_abs_diff <= d.allowed)) return false;
+    for (PassOutcome& p : result.passes) p.proven = !p.sites.empty();
+    current_outputs = std::move(outputs);
+    return true;
+  };
+
+  if (!options.prove) {
+    if (!apply_passes(false)) {
+      result.model = std::move(current);
+      return result;
+    }
+  } else if (!options.prove_as_chain || !apply_passes(false) || !chain_proven()) {
+    if (options.prove_as_chain) result.failure.clear();
+    if (!apply_passes(true)) {
+      result.model = std::move(current);
+      return result;
     }
   }
 
@@ -388,6 +453,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     Merge(result.total, Deltas(model.main(), reference[s], current_outputs[s], std::max(total_bound, kExactTolerance)));
   result.after = lint::Lint(current, matrix);
   result.model = std::move(current);
+  if (!reference.empty()) result.outputs = current_outputs;
 
   // The chain must not introduce an error lint did not report before.
   std::set<std::string> known;
@@ -403,10 +469,14 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
                                  ErrorCount(result.after), ErrorCount(result.before));
     return result;
   }
-  result.proven = true;
+  result.proven = options.prove;
   // Proven is not fixed: a CI job reads ok, so it holds only when no lint
   // error is left for the GPU delegate to reject.
   result.remaining = Explain(result.after, ran, skips);
+  if (!options.prove) {
+    result.failure = "applied only: nothing was proven (FixOptions::prove is off)";
+    return result;
+  }
   if (!result.remaining.empty()) {
     result.failure = fmt::format("{} lint error(s) remain after the fix", result.remaining.size());
     return result;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <span>
 
 #include "gpuclean/builder.h"
 #include "gpuclean/error.h"
@@ -63,6 +64,84 @@ TEST(Fix, RefusesAPassWhoseNumbersMoveAndNamesIt) {
   EXPECT_FALSE(result.passes.back().proven);
   EXPECT_GT(result.passes.back().deltas.at(0).max_abs_diff, 0.01);
   EXPECT_THROW(WriteResult(result, testing::TempDir().file("x.tflite"), false), Error);
+}
+
+// A correct exact pass: RELU -> MAXIMUM(x, 0).
+class ReluAsMaximumPass final : public Pass {
+ public:
+  std::string_view id() const override { return "test-relu-max"; }
+  Exactness exactness() const override { return Exactness::kExact; }
+  std::string_view contract() const override { return "relu(x) = max(x, 0)"; }
+  PassResult Apply(ir::Model& model, const PassOptions&) const override {
+    PassResult result;
+    GraphEdit edit(model, "test-relu-max");
+    for (size_t i = 0; i < edit.graph().ops.size(); ++i)
+      if (edit.graph().ops[i].code == tfl::BuiltinOperator_RELU) {
+        const int x = edit.graph().ops[i].inputs[0];
+        edit.Replace(static_cast<int>(i), {edit.b().Maximum(x, edit.b().ConstF32("zero", {1}, {0.0f}))});
+        result.sites.push_back({static_cast<int>(i), "RELU", "maximum"});
+      }
+    edit.Commit();
+    return result;
+  }
+};
+
+TEST(Fix, AChainProofStillNamesThePassThatBrokeTheNumbers) {
+  const ReluAsMaximumPass right;
+  const WrongPass wrong;
+  FixOptions options;
+  options.passes = {"auto"};
+  options.extra_passes = {&wrong, &right};
+  options.prove_as_chain = true;
+  const FixResult result = Fix(ReluModel(), options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.failure.find("pass test-wrong is not proven"), std::string::npos) << result.failure;
+  ASSERT_EQ(result.passes.size(), 1u);  // the one-by-one proofs stopped at it
+  EXPECT_FALSE(result.passes.back().proven);
+  EXPECT_GT(result.passes.back().deltas.at(0).max_abs_diff, 0.01);
+}
+
+TEST(Fix, AProvenChainKeepsItsOutputsAndSharesTheReference) {
+  const ReluAsMaximumPass right;
+  const ir::Model model = ReluModel();
+  FixOptions options;
+  options.passes = {"auto"};
+  options.extra_passes = {&right};
+  options.prove_as_chain = true;
+  options.reference = std::make_shared<ReferenceOutputs>();
+  const FixResult result = Fix(model, options);
+  ASSERT_TRUE(result.ok) << result.failure;
+  ASSERT_EQ(result.passes.size(), 1u);
+  EXPECT_TRUE(result.passes[0].proven);
+  ASSERT_EQ(result.outputs.size(), 2u);  // the fixed model's outputs on both proof sets
+  ASSERT_EQ(options.reference->outputs.size(), 2u);
+  EXPECT_EQ(result.outputs[1][0].data, options.reference->outputs[1][0].data);  // max(x, 0) is relu(x) exactly
+
+  // A later fix on the same model reads the shared reference instead of
+  // running the original: a reference moved by 1 fails its proof.
+  for (auto& set : options.reference->outputs)
+    for (float& v : std::span(set[0].as<float>(), static_cast<size_t>(set[0].num_elements()))) v += 1;
+  const FixResult again = Fix(model, options);
+  EXPECT_FALSE(again.proven);
+  EXPECT_NE(again.failure.find("pass test-relu-max is not proven"), std::string::npos) << again.failure;
+}
+
+TEST(Fix, AppliedOnlyIsNeverProven) {
+  const ReluAsMaximumPass right;
+  FixOptions options;
+  options.passes = {"auto"};
+  options.extra_passes = {&right};
+  options.prove = false;
+  const FixResult result = Fix(ReluModel(), options);
+  EXPECT_FALSE(result.proven);
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(result.outputs.empty());
+  ASSERT_EQ(result.passes.size(), 1u);
+  EXPECT_FALSE(result.passes[0].proven);
+  EXPECT_EQ(result.passes[0].sites.size(), 1u);
+  int maximums = 0;
+  for (const ir::Op& op : result.model.main().ops) maximums += op.code == tfl::BuiltinOperator_MAXIMUM;
+  EXPECT_EQ(maximums, 1);
 }
 
 TEST(Fix, NothingToDoIsOkAndLeavesTheGraph) {
