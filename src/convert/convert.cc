@@ -615,7 +615,8 @@ std::vector<npy::Array> InputsWithHostFed(const ir::Subgraph& lowered, const std
 // them spare the proof a run of its own.
 struct ProofRuns {
   std::vector<std::vector<npy::Array>> inputs;         // per set, one array per lowered graph input
-  std::vector<std::vector<npy::Array>> final_outputs;  // graph layout; empty: the proof runs the model
+  // Per set, the final model's outputs in graph layout; empty: the proof runs it.
+  std::vector<std::vector<npy::Array>> final_outputs;
 };
 
 // The target gives wrong numbers for large baked constants (the matrix's
@@ -703,7 +704,11 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
         if (safe.passes.empty()) safe.passes = {"auto"};
         safe.passes.insert(safe.passes.end(), {"safe-layernorm-v2", "rmsnorm-scale-first"});
         rewrite::FixResult safer = planned_with(safe);
-        if (AppliedWithoutFailure(safer)) {
+        const bool rebuilt = std::any_of(safer.passes.begin(), safer.passes.end(), [](const rewrite::PassOutcome& p) {
+          return !p.sites.empty() && (p.id == "safe-layernorm-v2" || p.id == "rmsnorm-scale-first");
+        });
+        if (!rebuilt) Progress(o, "no norm to rebuild");
+        if (rebuilt && AppliedWithoutFailure(safer)) {
           int swaps = 0;
           const double c = correlation(safer, &swaps);
           if (c > t.fp16_correlation) {
@@ -731,7 +736,9 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
     fed = false;
     fix = rewrite::Fix(model, plain);
   }
-  runs.final_outputs = fix.proven ? fix.outputs : std::vector<std::vector<npy::Array>>{};
+  // The fix's runs of the model it proved, or, where the model stays the
+  // lowered one, the reference runs of it.
+  runs.final_outputs = fix.proven && fix.changed_sites() > 0 ? fix.outputs : fo.reference->outputs;
   if (fed) {
     const lint::Entry* rule = matrix.Rule("large-constant");
     // Named on purpose this time: not a suggestion left unapplied.
@@ -886,11 +893,10 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
   auto shared = std::make_shared<const ir::Model>(model);
   r.proven = true;
   std::vector<std::vector<npy::Array>> our_outputs;
-  const bool reuse = runs.final_outputs.size() == sets.size();
-  if (reuse) Progress(o, "proving: our interpreter's outputs from the target step's proof of the same inputs");
   for (size_t s = 0; s < sets.size(); ++s) {
     OurRun ours;
-    if (reuse) {
+    if (s < runs.final_outputs.size() && !runs.final_outputs[s].empty()) {
+      Progress(o, fmt::format("proving: our interpreter, input set {}/{} (run by the target step)", s + 1, sets.size()));
       for (size_t k = 0; k < runs.final_outputs[s].size(); ++k)
         ours.outputs.push_back(onnx::TransposeHost(runs.final_outputs[s][k], onnx::InversePerm(out_perms.at(k))));
     } else {
