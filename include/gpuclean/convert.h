@@ -144,11 +144,17 @@ struct TargetReport {
   // A TOPK_V2 decides which rows outputs hold: they are paired by the
   // selected indices first; slots one run selected and the other did not.
   int fp16_selection_swaps = 0;
-  // Set when the fp16-safe norm rewrites were applied because of it.
+  // What fp16_correlation had to reach (kFp16MinCorrelation, or lower for
+  // a quantized model, by its own noise) and whether it fell short.
+  double fp16_min_correlation = 0;
+  bool fp16_broken = false;
+  // Set when the fp16-safe rewrites (norms, dot-product scales) were applied because of it.
   std::optional<double> fp16_correlation_before;
   // Bound the rewrites add to the onnxruntime proof (approx passes).
   double added_atol = 0;
-  bool clean = true;     // no error-level finding after the rewrites
+  // No error-level finding after the rewrites, and outputs in the target's
+  // arithmetic within kFp16MinCorrelation of fp32.
+  bool clean = true;
   std::string failure;   // one line when a rewrite failed its proof
 };
 

@@ -619,6 +619,32 @@ struct ProofRuns {
   std::vector<std::vector<npy::Array>> final_outputs;
 };
 
+// Rewrites that keep values in half's range where the target's arithmetic
+// overflows: norms scaled before squaring, dot products of quantized codes
+// scaled before summing. Tried when the fp16 check fails.
+const std::vector<std::string> kFp16SafePasses = {"safe-layernorm-v2", "rmsnorm-scale-first", "dot-scale-first"};
+
+// The outputs in the target's arithmetic are wrong: the model is not
+// GPU-clean whatever lint says, and the report says so in a `left:` line.
+// A quantized model's codes flip under any change of rounding, fp16's
+// included, so it is held to onnxruntime's own correlation as its proof is
+// (1 - kNoiseMultiple * (1 - floor), the worst output's floor).
+void CheckFp16Outputs(const Report& r, TargetReport& t) {
+  if (t.numeric_model.empty()) return;
+  double floor = 1;
+  for (const OutputProof& p : r.proof)
+    if (p.correlation_floor >= 0) floor = std::min(floor, p.correlation_floor);
+  const double needed = std::min(kFp16MinCorrelation, 1.0 - kNoiseMultiple * (1.0 - floor));
+  t.fp16_min_correlation = needed;
+  if (t.fp16_correlation >= needed) return;
+  t.fp16_broken = true;
+  t.clean = false;
+  t.remaining.push_back(fmt::format(
+      "outputs in the target's arithmetic ({}) correlate {:.6f} with fp32 (< {:.6g}): the GPU would return wrong "
+      "numbers; `gpuclean bisect` on the .tflite names the first op that breaks",
+      t.numeric_model, t.fp16_correlation, needed));
+}
+
 // The target gives wrong numbers for large baked constants (the matrix's
 // large-constant rule, FACTS: RF-DETR-Seg's were right fed at run time):
 // when lint still flags some after the automatic rewrites, the fix is
@@ -698,16 +724,17 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
       };
       t.fp16_correlation = correlation(planned, &t.fp16_selection_swaps);
       if (t.fp16_correlation < kFp16MinCorrelation) {
-        Progress(o, fmt::format("{} correlation {:.6f}: rebuilding norms in their fp16-safe forms",
-                                t.numeric_model, t.fp16_correlation));
+        Progress(o, fmt::format("{} correlation {:.6f}: trying the fp16-safe rewrites ({})", t.numeric_model,
+                                t.fp16_correlation, fmt::join(kFp16SafePasses, ", ")));
         rewrite::FixOptions safe = fo;
         if (safe.passes.empty()) safe.passes = {"auto"};
-        safe.passes.insert(safe.passes.end(), {"safe-layernorm-v2", "rmsnorm-scale-first"});
+        safe.passes.insert(safe.passes.end(), kFp16SafePasses.begin(), kFp16SafePasses.end());
         rewrite::FixResult safer = planned_with(safe);
         const bool rebuilt = std::any_of(safer.passes.begin(), safer.passes.end(), [](const rewrite::PassOutcome& p) {
-          return !p.sites.empty() && (p.id == "safe-layernorm-v2" || p.id == "rmsnorm-scale-first");
+          return !p.sites.empty() &&
+                 std::find(kFp16SafePasses.begin(), kFp16SafePasses.end(), p.id) != kFp16SafePasses.end();
         });
-        if (!rebuilt) Progress(o, "no norm to rebuild");
+        if (!rebuilt) Progress(o, "nothing for the fp16-safe rewrites to change");
         if (rebuilt && AppliedWithoutFailure(safer)) {
           int swaps = 0;
           const double c = correlation(safer, &swaps);
@@ -727,7 +754,7 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   }
   Progress(o, "proving the rewrites on our interpreter");
   rewrite::FixResult fix = rewrite::Fix(model, fo);
-  if (!fix.proven && safe_norms) {  // the norm rewrites did not prove: without them
+  if (!fix.proven && safe_norms) {  // the fp16-safe rewrites did not prove: without them
     fix = rewrite::Fix(model, unsafe);
     t.fp16_correlation = *t.fp16_correlation_before;
     t.fp16_correlation_before.reset();
@@ -1019,6 +1046,7 @@ Result Convert(const Options& o) {
     }
     Prove(o, g, model, in_perms, out_perms, host_inputs, r, sets, runs, ref);
   }
+  if (o.target != "none") CheckFp16Outputs(r, r.target);
 
   const std::vector<uint8_t> bytes = format::Serialize(model);
   r.tflite_bytes = bytes.size();
@@ -1161,6 +1189,9 @@ nlohmann::json Report::ToJson() const {
                    {"added_atol", target.added_atol},
                    {"numeric_model", target.numeric_model},
                    {"fp16_correlation", target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_correlation)},
+                   {"fp16_min_correlation",
+                    target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_min_correlation)},
+                   {"fp16_broken", target.fp16_broken},
                    {"fp16_correlation_before_norm_rewrites",
                     target.fp16_correlation_before ? nlohmann::json(*target.fp16_correlation_before) : nlohmann::json()},
                    {"clean", target.clean},
@@ -1221,14 +1252,18 @@ std::string Report::RenderText() const {
     s += "    after:  " + target.predicted_after + "\n";
     for (const std::string& p : target.passes) s += "    applied: " + p + "\n";
     if (!target.numeric_model.empty())
-      s += fmt::format("    outputs in the target's arithmetic ({}) vs fp32: corr {:.6f}{}{}\n", target.numeric_model,
+      s += fmt::format("    outputs in the target's arithmetic ({}) vs fp32: corr {:.6f}{}{}{}\n", target.numeric_model,
                        target.fp16_correlation,
                        target.fp16_selection_swaps > 0
                            ? fmt::format(" (rows paired by the top-K selection; {} slot(s) selected by one run only)",
                                          target.fp16_selection_swaps)
                            : "",
                        target.fp16_correlation_before
-                           ? fmt::format(" (was {:.6f} before the fp16-safe norm rewrites)", *target.fp16_correlation_before)
+                           ? fmt::format(" (was {:.6f} before the fp16-safe rewrites)", *target.fp16_correlation_before)
+                           : "",
+                       target.fp16_min_correlation > 0 && target.fp16_min_correlation < kFp16MinCorrelation
+                           ? fmt::format("; needs >= {:.6f}, the model's own quantization noise held {:g} x",
+                                         target.fp16_min_correlation, kNoiseMultiple)
                            : "");
     for (const std::string& line : target.per_target) s += "    " + line + "\n";
     for (const std::string& h : target.host_fed) s += "    fed from the host: " + h + "\n";
@@ -1282,11 +1317,14 @@ std::string Report::RenderText() const {
   if (written) s += "  wrote " + output_path + "\n";
   else if (!output_path.empty())
     s += !proof_ok ? "  wrote nothing: the proof failed\n"
-                   : "  wrote nothing: lint errors remain for " + target.target + " (--allow-remaining writes it)\n";
+                   : fmt::format("  wrote nothing: {} for {} (--allow-remaining writes it)\n",
+                                 target.errors_after > 0 ? "lint errors remain" : "the outputs break in the arithmetic",
+                                 target.target);
   if (proof_ok && !target.clean)
-    s += fmt::format("  not GPU-clean for {}: {} lint error(s) remain (--target none converts without the GPU "
+    s += fmt::format("  not GPU-clean for {}: {} lint error(s) remain{} (--target none converts without the GPU "
                      "check)\n",
-                     target.target, target.errors_after);
+                     target.target, target.errors_after,
+                     target.fp16_broken ? ", and the outputs break in the target's arithmetic" : "");
   return s;
 }
 

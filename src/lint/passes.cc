@@ -22,6 +22,7 @@ const std::vector<PassInfo>& PassCatalog() {
       {"mean-split-axes", PassKind::kAutomatic, "multi-axis MEAN/SUM -> single-axis reductions in sequence (exact in real arithmetic)"},
       {"safe-layernorm-v2", PassKind::kNumeric, "LayerNorm -> per-row scaled normalisation that never rebuilds var * S^2"},
       {"rmsnorm-scale-first", PassKind::kNumeric, "RMSNorm / ScaleNorm -> scale x down before squaring"},
+      {"dot-scale-first", PassKind::kNumeric, "dot product times one scale -> the input scaled first"},
       {"layerscale-fold", PassKind::kAutomatic, "FULLY_CONNECTED followed by a broadcast MUL (LayerScale) -> gamma folded into weights and bias (exact)"},
       {"rank5-to-rank4", PassKind::kAutomatic, "every op with a rank >= 5 tensor -> the same op at rank <= 4 by its op-table rank rule (merged dimensions; decomposed transposes, tiles, broadcasts) (exact)"},
       {"gather-onehot-matmul", PassKind::kAutomatic, "GATHER / GATHER_ND of a small constant table at runtime int32 indices -> one-hot (EQUAL + CAST) x table by FULLY_CONNECTED (exact)"},

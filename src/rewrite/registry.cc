@@ -16,6 +16,7 @@ const std::vector<const Pass*>& Registry() {
       &passes::LayerScaleFold(),
       &passes::SafeLayerNormV2(),
       &passes::RmsNormScaleFirst(),  // after safe-layernorm-v2: a LayerNorm is an RMSNorm of x - mean
+      &passes::DotScaleFirst(),
       &passes::AddOutputAlias(),
       &passes::TokenOutputLeaf(),
       &passes::HostFedConstants(),

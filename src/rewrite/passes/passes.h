@@ -12,6 +12,7 @@ const Pass& HostFedConstants();
 const Pass& TokenOutputLeaf();
 const Pass& SafeLayerNormV2();
 const Pass& RmsNormScaleFirst();
+const Pass& DotScaleFirst();
 const Pass& Rank5ToRank4();
 const Pass& SplitToSlices();
 const Pass& PackToReshapeConcat();
