@@ -2,6 +2,7 @@
 // `gpuclean run`: feed a model (given or generated inputs), run it, write
 // out<i>.npy, in<i>.npy for generated inputs, meta.json and optional taps.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,11 +49,22 @@ nlohmann::json RunToFolder(const RunRequest& request);
 int ResolveInputKey(const ir::Subgraph& graph, const std::string& key);
 
 // Every graph input's value: the given files (KEY=path) read and checked,
-// photographs loaded (image::LoadImageInput), the rest generated with
-// GenerateInput(seed).
+// photographs loaded (image::LoadImageInput), constants `convert`/`fix`
+// moved out of the file read from beside `model_path` (HostInputBeside),
+// the rest generated with GenerateInput(seed).
 std::vector<npy::Array> PrepareInputs(const ir::Subgraph& graph,
                                       const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed,
-                                      const image::ImageInputs& images = {});
+                                      const image::ImageInputs& images = {}, const std::string& model_path = "");
+
+// Where `convert` and `fix` write the value of host-fed input `name` of a
+// model written to `model_path`: <model_path minus .tflite>.<name, with '/',
+// ':' and ' ' as '_'>.npy.
+std::string HostInputPath(const std::string& model_path, const std::string& name);
+
+// That file's value for graph input `t` of the model at `model_path`, when
+// the file exists (Error(kUsage) when its dtype or shape is not the
+// input's); nullopt otherwise.
+std::optional<npy::Array> HostInputBeside(const std::string& model_path, const ir::Tensor& t);
 
 // The input index each photograph goes to and its value. An empty key takes
 // the first input that looks like an image; Error(kUsage) when none does,

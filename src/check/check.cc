@@ -109,14 +109,22 @@ image::ImageInputs ChooseImages(const ir::Subgraph& g, const CheckOptions& optio
   return images;
 }
 
-std::string DescribeInputs(const ir::Subgraph& g, const CheckOptions& options, const image::ImageInputs& images) {
+std::string DescribeInputs(const ir::Subgraph& g, const CheckOptions& options, const image::ImageInputs& images,
+                           const std::string& model_path) {
   std::vector<std::string> parts;
+  size_t beside = 0;
+  for (int t : g.inputs) {
+    const bool named = std::any_of(options.inputs.begin(), options.inputs.end(),
+                                   [&](const auto& given) { return given.first == g.tensors[t].name; });
+    beside += !named && fs::is_regular_file(exec::HostInputPath(model_path, g.tensors[t].name));
+  }
   for (const image::ImageInput& i : images.images)
     parts.push_back(fmt::format("photograph {} ({}, normalised {})", fs::path(i.path).filename().string(),
                                 i.key.empty() ? "first image input" : "input " + i.key,
                                 images.options.normalization.spec));
   if (!options.inputs.empty()) parts.push_back(fmt::format("{} given .npy input(s)", options.inputs.size()));
-  if (g.inputs.size() > images.images.size() + options.inputs.size())
+  if (beside > 0) parts.push_back(fmt::format("{} host-fed constant(s) read from beside the model", beside));
+  if (g.inputs.size() > images.images.size() + options.inputs.size() + beside)
     parts.push_back(fmt::format("generated inputs (uniform [0,1), seed {})", options.seed));
   return fmt::format("{}", fmt::join(parts, " + "));
 }
@@ -275,9 +283,10 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
   r.matrix = lint::LoadMatrix((options.data_dir.empty() ? lint::DefaultDataDir() : options.data_dir) + "/compat",
                               options.target);
   const image::ImageInputs images = ChooseImages(model->main(), options);
-  const std::vector<npy::Array> inputs = exec::PrepareInputs(model->main(), options.inputs, options.seed, images);
+  const std::vector<npy::Array> inputs =
+      exec::PrepareInputs(model->main(), options.inputs, options.seed, images, model_path);
   analyze::ResolveTaskGates(model->main(), options.gates, options.gate_options, {});  // a bad OUT fails here
-  r.inputs_source = DescribeInputs(model->main(), options, images);
+  r.inputs_source = DescribeInputs(model->main(), options, images, model_path);
   r.numeric_model = std::string(exec::PrecisionName(lint::NumericModel(r.matrix)));
   progress("[1/4] inspect");
   r.inspect = inspect::Summarize(*model);

@@ -107,7 +107,7 @@ void AddBisect(CLI::App& app, Handler& handler) {
       const analyze::BisectSide a = Side(args->a, args->target, model),
                                 b = Side(args->b, args->target, model);
       const std::vector<npy::Array> inputs =
-          exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed, args->image.Parse());
+          exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed, args->image.Parse(), args->model);
       std::cerr << "bisect: running " << a.label << " and " << b.label << " with every tensor tapped...\n";
       analyze::BisectReport report = analyze::Bisect(
           a, b, inputs, {.min_correlation = args->min_correlation, .threads = args->threads});

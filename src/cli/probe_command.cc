@@ -1,9 +1,12 @@
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "gpuclean/error.h"
+#include "gpuclean/format.h"
 #include "gpuclean/probe.h"
+#include "gpuclean/run.h"
 
 namespace gpuclean::cli {
 
@@ -60,6 +63,21 @@ void PrintText(const probe::ProbeResult& r, const probe::ProbeRequest& q) {
   std::cout << "compile " << r.compile_ms << " ms";
   if (!q.residency_only) std::cout << ", run " << r.run_ms << " ms (first " << r.run_ms_first << " ms)";
   std::cout << "; results in " << q.out_dir << "\n";
+}
+
+// Constants `convert` moved out of a .tflite, read from beside it for the
+// inputs --input does not name: generated values there would be garbage.
+void FeedHostInputsBeside(probe::ProbeRequest& request) {
+  const ir::Model model = format::ReadModel(request.model_path);
+  const ir::Subgraph& g = model.main();
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const ir::Tensor& t = g.tensors[g.inputs[i]];
+    const bool given = std::any_of(request.inputs.begin(), request.inputs.end(), [&](const auto& in) {
+      return in.first == t.name || in.first == std::to_string(i);
+    });
+    if (!given && exec::HostInputBeside(request.model_path, t))
+      request.inputs.emplace_back(std::to_string(i), exec::HostInputPath(request.model_path, t.name));
+  }
 }
 
 }  // namespace
@@ -126,6 +144,7 @@ void AddProbe(CLI::App& app, Handler& handler) {
       }
       args->request.optimize = !args->no_optimize;
       args->request.runtime = probe::ParseRuntime(args->runtime);
+      if (args->request.runtime != probe::Runtime::kOnnxRuntime) FeedHostInputsBeside(args->request);
       const probe::ProbeResult result = probe::RunProbe(args->request);
       if (args->json) std::cout << result.meta.dump(2) << "\n";
       else PrintText(result, args->request);

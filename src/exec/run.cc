@@ -1,6 +1,7 @@
 #include "gpuclean/run.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -127,9 +128,30 @@ void CheckTensorsFitMemory(const ir::Model& model) {
     }
 }
 
+std::string HostInputPath(const std::string& model_path, const std::string& name) {
+  fs::path stem(model_path);
+  if (stem.extension() == ".tflite") stem.replace_extension();
+  std::string safe = name;
+  std::replace_if(safe.begin(), safe.end(), [](char c) { return c == '/' || c == ':' || c == ' '; }, '_');
+  return stem.string() + "." + safe + ".npy";
+}
+
+std::optional<npy::Array> HostInputBeside(const std::string& model_path, const ir::Tensor& t) {
+  if (model_path.empty()) return std::nullopt;
+  const std::string path = HostInputPath(model_path, t.name);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  npy::Array a = npy::Read(path);
+  if (a.dtype != t.dtype || a.shape != std::vector<int64_t>(t.shape.begin(), t.shape.end()))
+    throw Error(ErrorKind::kUsage, fmt::format("{} (beside the model, for input '{}') holds {} [{}], the input is {} {}",
+                                               path, t.name, ir::DTypeName(a.dtype), fmt::join(a.shape, ","),
+                                               ir::DTypeName(t.dtype), ir::FormatShape(t.shape)));
+  return a;
+}
+
 std::vector<npy::Array> PrepareInputs(const ir::Subgraph& g,
                                       const std::vector<std::pair<std::string, std::string>>& given, uint32_t seed,
-                                      const image::ImageInputs& images) {
+                                      const image::ImageInputs& images, const std::string& model_path) {
   std::vector<std::optional<npy::Array>> values(g.inputs.size());
   std::vector<std::string> npy_keys;
   for (const auto& [key, path] : given) {
@@ -138,8 +160,11 @@ std::vector<npy::Array> PrepareInputs(const ir::Subgraph& g,
   }
   for (auto& [index, value] : LoadImageInputs(g, images, npy_keys)) values[index] = std::move(value);
   std::vector<npy::Array> out;
-  for (size_t i = 0; i < g.inputs.size(); ++i)
-    out.push_back(values[i] ? std::move(*values[i]) : GenerateInput(g.tensors[g.inputs[i]], seed, static_cast<int>(i)));
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const ir::Tensor& t = g.tensors[g.inputs[i]];
+    if (!values[i]) values[i] = HostInputBeside(model_path, t);
+    out.push_back(values[i] ? std::move(*values[i]) : GenerateInput(t, seed, static_cast<int>(i)));
+  }
   return out;
 }
 
@@ -252,6 +277,10 @@ json RunToFolder(const RunRequest& request) {
       m.update(*from_image[i]);
     } else if (given[i]) {
       m["source"] = "given";
+    } else if (std::optional<npy::Array> beside = HostInputBeside(request.model_path, t)) {
+      interpreter.SetInput(static_cast<int>(i), *beside);
+      m["source"] = "beside the model";
+      m["file"] = HostInputPath(request.model_path, t.name);
     } else {
       npy::Array generated = GenerateInput(t, request.seed, static_cast<int>(i));
       npy::Write(fmt::format("{}/in{}.npy", request.out_dir, i), generated);

@@ -17,6 +17,7 @@
 #include "gpuclean/io.h"
 #include "gpuclean/limits.h"
 #include "gpuclean/rewrite.h"
+#include "gpuclean/run.h"
 
 namespace gpuclean::rewrite {
 namespace {
@@ -546,11 +547,7 @@ std::vector<std::string> WriteResult(const FixResult& result, const std::string&
 }
 
 std::string HostInputPath(const std::string& model_path, const std::string& name) {
-  std::filesystem::path stem(model_path);
-  if (stem.extension() == ".tflite") stem.replace_extension();
-  std::string safe = name;
-  std::replace_if(safe.begin(), safe.end(), [](char c) { return c == '/' || c == ':' || c == ' '; }, '_');
-  return stem.string() + "." + safe + ".npy";
+  return exec::HostInputPath(model_path, name);
 }
 
 }  // namespace gpuclean::rewrite

@@ -70,6 +70,38 @@ TEST(RunCommand, GeneratedInputsAreWrittenAndReproduceTheOutputs) {
   EXPECT_FALSE(npy::Read(other + "/in0.npy").data == in.data);
 }
 
+// What convert writes for a constant the target mishandles: the model, and
+// the constant's value beside it as OUT.<input>.npy. `run` feeds it.
+TEST(RunCommand, FeedsTheHostFedConstantsBesideTheModel) {
+  TempDir dir;
+  builder::GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4});
+  const int c = b.Input("host-fed-constants/table", tfl::TensorType_FLOAT32, {1, 4});
+  b.Output(b.Add(x, c));
+  const std::string model = dir.file("m.tflite");
+  format::WriteModel(b.Finish(), model);
+  npy::Array table;
+  table.dtype = tfl::TensorType_FLOAT32;
+  table.shape = {1, 4};
+  table.data.resize(16);
+  for (int k = 0; k < 4; ++k) table.as<float>()[k] = 100.0f * (k + 1);
+  npy::Write(dir.file("m.host-fed-constants_table.npy"), table);
+
+  auto r = RunGpuclean("run " + ShellQuote(model) + " --out " + ShellQuote(dir.file("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json meta = testing::ReadJsonFile(dir.file("out") + "/meta.json");
+  EXPECT_EQ(meta["inputs"][1]["source"], "beside the model");
+  const npy::Array in = npy::Read(dir.file("out") + "/in0.npy"), out = npy::Read(dir.file("out") + "/out0.npy");
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(out.as<float>()[k], in.as<float>()[k] + 100.0f * (k + 1));
+
+  // A file of another shape is one line, not a silent garbage run.
+  table.shape = {4};
+  npy::Write(dir.file("m.host-fed-constants_table.npy"), table);
+  r = RunGpuclean("run " + ShellQuote(model) + " --out " + ShellQuote(dir.file("bad")));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("beside the model"), std::string::npos) << r.err;
+}
+
 TEST(RunCommand, PrecisionFp16IsTheTargetsNumericModel) {
   TempDir dir;
   builder::GraphBuilder b;
