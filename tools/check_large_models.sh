@@ -88,18 +88,15 @@ done
 # SAM 2.1 Hiera-T's image encoder at 1024x1024 (our export, random weights:
 # tools/fetch_onnx_fixtures.sh sam2_hiera_t; skipped when absent) for the
 # default target, whose rewrites feed a 24 MB constant from the host and
-# rebuild the norms fp16-safe. Gated on agreement with onnxruntime on the
+# rebuild the norms fp16-safe (`run` reads that constant from beside the
+# model). Gated on agreement with onnxruntime on the
 # photograph (ImageNet normalisation), every FPN level.
 sam2=.cache/onnx/sam2_hiera_t.onnx
 if [[ -f "$sam2" ]]; then
   name=sam2_hiera_t
   if timed_convert "$name" "$sam2"; then
-    fed=()  # the constants convert moved out of the file, fed from beside it
-    while read -r input; do
-      fed+=(--input "$input=$OUT/$name.${input//\//_}.npy")
-    done < <(sed -n 's/.*fed from the host: \([^ ]*\) \[.*/\1/p' "$OUT/$name.convert.txt")
     echo "== $name: gpuclean run on the photograph"
-    if "$GPUCLEAN" run "$OUT/$name.tflite" --image "$PHOTO" --normalize imagenet "${fed[@]}" --out "$OUT/$name.ours" \
+    if "$GPUCLEAN" run "$OUT/$name.tflite" --image "$PHOTO" --normalize imagenet --out "$OUT/$name.ours" \
       >/dev/null && "$GPUCLEAN" probe "$sam2" --runtime onnxruntime --threads 1 --repeat 2 \
       --input "0=$OUT/$name.ours/in0.npy" --out "$OUT/$name.ort" >"$OUT/$name.ort.txt" 2>&1; then
       ort_ms="$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).run_ms.toFixed(0))' "$OUT/$name.ort/meta.json")"
