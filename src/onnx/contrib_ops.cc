@@ -334,18 +334,6 @@ class Expander {
   NodeWriter w_;
 };
 
-bool AnyExpanded(const pb::GraphProto& g) {
-  for (const auto& n : g.node()) {
-    if (IsExpandedContribOp(n.domain(), n.op_type())) return true;
-    for (const auto& a : n.attribute()) {
-      if (a.has_g() && AnyExpanded(a.g())) return true;
-      for (const auto& sub : a.graphs())
-        if (AnyExpanded(sub)) return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 bool IsExpandedContribOp(const std::string& domain, const std::string& op_type) {
@@ -358,7 +346,8 @@ bool IsExpandedContribOp(const std::string& domain, const std::string& op_type) 
 }
 
 void ExpandContribOps(pb::ModelProto& model, const std::string& path) {
-  if (!AnyExpanded(model.graph())) return;
+  if (!AnyNode(model.graph(), [](const pb::NodeProto& n) { return IsExpandedContribOp(n.domain(), n.op_type()); }))
+    return;
   ShapeKnowledge known = LearnShapes(model);
   Expander(*model.mutable_graph(), known, path).Run();
 }

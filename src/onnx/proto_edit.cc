@@ -14,6 +14,18 @@ std::string OneLine(std::string text) {
   return text;
 }
 
+bool AnyNode(const pb::GraphProto& g, const std::function<bool(const pb::NodeProto&)>& matches) {
+  for (const auto& n : g.node()) {
+    if (matches(n)) return true;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && AnyNode(a.g(), matches)) return true;
+      for (const auto& sub : a.graphs())
+        if (AnyNode(sub, matches)) return true;
+    }
+  }
+  return false;
+}
+
 std::string NodeLabel(const pb::NodeProto& n) {
   return n.name().empty() ? n.op_type() + " '" + (n.output_size() ? n.output(0) : std::string()) + "'"
                           : n.op_type() + " '" + n.name() + "'";

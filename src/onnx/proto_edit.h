@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace gpuclean::onnx {
 std::string OneLine(std::string text);
 // "Op 'name'" (or "Op 'first output'") for messages.
 std::string NodeLabel(const ::onnx::NodeProto& n);
+// Whether a node of `g`, or of a graph nested in one of its attributes
+// (If/Loop/Scan bodies), satisfies `matches`.
+bool AnyNode(const ::onnx::GraphProto& g, const std::function<bool(const ::onnx::NodeProto&)>& matches);
 const ::onnx::AttributeProto* FindAttr(const ::onnx::NodeProto& n, const std::string& name);
 // Removes `name` and returns whether it was there.
 bool RemoveAttr(::onnx::NodeProto& n, const std::string& name);

@@ -238,18 +238,6 @@ class QuantExpander {
   std::set<std::string> floats_;  // values this expansion made float
 };
 
-bool AnyQuantized(const pb::GraphProto& g) {
-  for (const auto& n : g.node()) {
-    if (IsExpandedQuantizedOp(n.domain(), n.op_type())) return true;
-    for (const auto& a : n.attribute()) {
-      if (a.has_g() && AnyQuantized(a.g())) return true;
-      for (const auto& sub : a.graphs())
-        if (AnyQuantized(sub)) return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 bool IsExpandedQuantizedOp(const std::string& domain, const std::string& op_type) {
@@ -263,7 +251,8 @@ bool IsExpandedQuantizedOp(const std::string& domain, const std::string& op_type
 }
 
 int ExpandQuantizedOps(pb::ModelProto& model, const std::string& path) {
-  if (!AnyQuantized(model.graph())) return 0;
+  if (!AnyNode(model.graph(), [](const pb::NodeProto& n) { return IsExpandedQuantizedOp(n.domain(), n.op_type()); }))
+    return 0;
   ShapeKnowledge known = LearnShapes(model);
   int expanded = 0;
   QuantExpander(*model.mutable_graph(), known, path, expanded).Run();
