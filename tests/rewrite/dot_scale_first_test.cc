@@ -56,6 +56,24 @@ TEST(DotScaleFirst, KeepsADynamicallyQuantizedConvolutionFiniteInFp16) {
   EXPECT_EQ(testing::RunOurs(model, Inputs())[0].data, testing::RunOurs(proof.rewritten, Inputs())[0].data);
 }
 
+// The real WebGPU delegate in fp16 (LiteRT.js 2.5.3 in headless Chromium,
+// SwiftShader without shader-f16) computes a conv and the elementwise ops it
+// fuses in float and stores half at the chain's end (its numeric model,
+// fp16-fused): there the original is right too, as our fp16-fused run
+// predicts. The pass is for fp16-compute targets (ML Drift's OpenCL
+// default); on WebGPU it must stay right.
+TEST(DotScaleFirst, BothFormsAreRightOnWebGpuAsFp16FusedPredicts) {
+  const ir::Model model = DynamicQuantizedConv(false);
+  ir::Model rewritten = model;
+  ASSERT_EQ(FindPass("dot-scale-first")->Apply(rewritten, {}).sites.size(), 1u);
+  const std::vector<double> corr = testing::WebGpuCorrelations({model, rewritten}, {Inputs(), Inputs()}, "fp16");
+  EXPECT_GE(corr[0], 0.999);
+  EXPECT_GE(corr[1], 0.999);
+  const std::vector<npy::Array> fused =
+      testing::RunOurs(model, Inputs(), exec::InterpreterOptions{.precision = exec::Precision::kFp16Fused});
+  EXPECT_GE(testing::Compare(testing::RunOurs(model, Inputs())[0], fused[0]).correlation, 0.999);
+}
+
 TEST(DotScaleFirst, MovesTheScaleOfAMatMulOfAnyRank) {
   GraphBuilder b;
   const int a = b.Input("a", F32, {2, 8, 64});
