@@ -68,7 +68,13 @@ void PrintText(const probe::ProbeResult& r, const probe::ProbeRequest& q) {
 // Constants `convert` moved out of a .tflite, read from beside it for the
 // inputs --input does not name: generated values there would be garbage.
 void FeedHostInputsBeside(probe::ProbeRequest& request) {
-  const ir::Model model = format::ReadModel(request.model_path);
+  ir::Model model;
+  try {
+    model = format::ReadModel(request.model_path);
+  } catch (const Error&) {
+    return;  // the probe itself says what is wrong with the file, in its words
+  }
+  if (model.subgraphs.empty()) return;
   const ir::Subgraph& g = model.main();
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const ir::Tensor& t = g.tensors[g.inputs[i]];

@@ -8,6 +8,7 @@
 
 #include "gpuclean/builder.h"
 #include "gpuclean/format.h"
+#include "gpuclean/npy.h"
 #include "support/test_support.h"
 
 namespace gpuclean {
@@ -31,6 +32,27 @@ TEST(ProbeCli, WebGpuResidencyOnlyReportsTheRankFiveRejection) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("out/out0.npy")));  // compiled, not run
   auto meta = nlohmann::json::parse(std::ifstream(dir.file("out/meta.json")));
   EXPECT_EQ(meta["residency"]["gpu_ops"], 0);
+}
+
+// A constant convert moved out of the file (OUT.<input>.npy beside it) is
+// fed to LiteRT.js, not generated.
+TEST(ProbeCli, FeedsTheHostFedConstantBesideTheModel) {
+  testing::TempDir dir;
+  builder::GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4});
+  b.Output(b.Add(x, b.Input("host-fed-constants/c", tfl::TensorType_FLOAT32, {1, 4})));
+  format::WriteModel(b.Finish(), dir.file("m.tflite"));
+  npy::Array c;
+  c.dtype = tfl::TensorType_FLOAT32;
+  c.shape = {1, 4};
+  c.data.resize(16);
+  for (int k = 0; k < 4; ++k) c.as<float>()[k] = 1000.0f * (k + 1);
+  npy::Write(dir.file("m.host-fed-constants_c.npy"), c);
+  auto r = testing::RunGpuclean("probe " + ShellQuote(dir.file("m.tflite")) + " --runtime litert-wasm --out " +
+                                ShellQuote(dir.file("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const npy::Array in = npy::Read(dir.file("out/in0.npy")), out = npy::Read(dir.file("out/out0.npy"));
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(out.as<float>()[k], in.as<float>()[k] + 1000.0f * (k + 1));
 }
 
 TEST(ProbeCli, WasmJsonRunWritesOutputs) {
