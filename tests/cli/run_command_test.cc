@@ -12,6 +12,7 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/format.h"
 #include "gpuclean/npy.h"
+#include "support/arrays.h"
 #include "support/test_support.h"
 
 namespace gpuclean {
@@ -80,12 +81,7 @@ TEST(RunCommand, FeedsTheHostFedConstantsBesideTheModel) {
   b.Output(b.Add(x, c));
   const std::string model = dir.file("m.tflite");
   format::WriteModel(b.Finish(), model);
-  npy::Array table;
-  table.dtype = tfl::TensorType_FLOAT32;
-  table.shape = {1, 4};
-  table.data.resize(16);
-  for (int k = 0; k < 4; ++k) table.as<float>()[k] = 100.0f * (k + 1);
-  npy::Write(dir.file("m.host-fed-constants_table.npy"), table);
+  npy::Write(dir.file("m.host-fed-constants_table.npy"), testing::F32({1, 4}, {100, 200, 300, 400}));
 
   auto r = RunGpuclean("run " + ShellQuote(model) + " --out " + ShellQuote(dir.file("out")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -95,8 +91,7 @@ TEST(RunCommand, FeedsTheHostFedConstantsBesideTheModel) {
   for (int k = 0; k < 4; ++k) EXPECT_EQ(out.as<float>()[k], in.as<float>()[k] + 100.0f * (k + 1));
 
   // A file of another shape is one line, not a silent garbage run.
-  table.shape = {4};
-  npy::Write(dir.file("m.host-fed-constants_table.npy"), table);
+  npy::Write(dir.file("m.host-fed-constants_table.npy"), testing::F32({4}, {100, 200, 300, 400}));
   r = RunGpuclean("run " + ShellQuote(model) + " --out " + ShellQuote(dir.file("bad")));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("beside the model"), std::string::npos) << r.err;

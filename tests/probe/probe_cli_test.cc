@@ -9,6 +9,7 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/format.h"
 #include "gpuclean/npy.h"
+#include "support/arrays.h"
 #include "support/test_support.h"
 
 namespace gpuclean {
@@ -42,12 +43,7 @@ TEST(ProbeCli, FeedsTheHostFedConstantBesideTheModel) {
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4});
   b.Output(b.Add(x, b.Input("host-fed-constants/c", tfl::TensorType_FLOAT32, {1, 4})));
   format::WriteModel(b.Finish(), dir.file("m.tflite"));
-  npy::Array c;
-  c.dtype = tfl::TensorType_FLOAT32;
-  c.shape = {1, 4};
-  c.data.resize(16);
-  for (int k = 0; k < 4; ++k) c.as<float>()[k] = 1000.0f * (k + 1);
-  npy::Write(dir.file("m.host-fed-constants_c.npy"), c);
+  npy::Write(dir.file("m.host-fed-constants_c.npy"), testing::F32({1, 4}, {1000, 2000, 3000, 4000}));
   auto r = testing::RunGpuclean("probe " + ShellQuote(dir.file("m.tflite")) + " --runtime litert-wasm --out " +
                                 ShellQuote(dir.file("out")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
