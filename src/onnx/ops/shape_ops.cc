@@ -64,8 +64,8 @@ void CastTo(NodeContext& ctx, ir::DType to) {
     ctx.Out(0, b.Cast(b.Cast(x, to), stored), perm);
     return;
   }
-  if (b.tensor(x).dtype == stored) {
-    ctx.Out(0, b.Reshape(x, b.shape(x)), perm);
+  if (b.tensor(x).dtype == stored) {  // nothing to convert: the value itself, as Identity
+    ctx.Out(0, x, perm);
     return;
   }
   ctx.Out(0, b.Cast(x, stored), perm);
