@@ -170,12 +170,14 @@ struct Finding {
 struct SubgraphResidency {
   int subgraph = 0;
   int nodes = 0;           // nodes the runtime counts
+  // The headline counts a node the matrix has no entry for (status unknown)
+  // as not delegated: nothing measured or read says the delegate takes it.
   int gpu_nodes = 0;       // nodes inside delegated partitions
   int partitions = 0;      // delegated partitions
   int all_partitions = 0;  // delegated + CPU subsets, as TFLite's log counts them
-  int unknown_nodes = 0;   // nodes with status unknown (assumed delegated)
-  int worst_gpu_nodes = 0;  // if every unknown node were declined
-  int worst_partitions = 0;
+  int unknown_nodes = 0;   // nodes with status unknown
+  int if_accepted_gpu_nodes = 0;  // if every unknown node were accepted
+  int if_accepted_partitions = 0;
   std::vector<std::vector<int>> partition_nodes;  // node indices per delegated partition
 };
 

@@ -18,11 +18,15 @@ const Entry& NoEntry() {
     e.op = "*";
     e.status = Status::kUnknown;
     e.provenance = "none";
-    e.why = "the target's matrix has no entry for this op under these constraints: not measured, not documented";
-    e.consequence = "none";
+    e.consequence = "not counted on the GPU";
     return e;
   }();
   return entry;
+}
+
+std::string NoEntryWhy(const std::string& target, const std::string& op) {
+  return target + "'s matrix has no entry for " + op +
+         " under these constraints (not measured, not read from source): counted off the GPU in the prediction";
 }
 
 std::vector<int> NodeTensors(const ir::Op& op) {
@@ -65,8 +69,14 @@ Report Lint(const ir::Model& model, const Matrix& matrix) {
       const Entry& verdict = best ? *best : NoEntry();
       status[node] = verdict.status;
       folded[node] = best && best->folded;
-      if (verdict.status != Status::kDelegated || verdict.params.contains("severity"))
-        report.findings.push_back(MakeFinding(view, s, node, NodeTensors(g.ops[node]), verdict, verdict.why));
+      // A cross-cutting entry that decides the node (a rejection of every
+      // unlisted custom op, say) answers what a missing op entry would ask.
+      const bool decided_elsewhere = !best && std::any_of(cross_cutting.begin(), cross_cutting.end(), [](const Entry* e) {
+        return !RunsOnAccelerator(e->status);
+      });
+      if ((verdict.status != Status::kDelegated || verdict.params.contains("severity")) && !decided_elsewhere)
+        report.findings.push_back(MakeFinding(view, s, node, NodeTensors(g.ops[node]), verdict,
+                                              best ? verdict.why : NoEntryWhy(matrix.target, name)));
       for (const Entry* entry : cross_cutting) {
         report.findings.push_back(MakeFinding(view, s, node, NodeTensors(g.ops[node]), *entry, entry->why));
         if (StatusRank(entry->status) > StatusRank(status[node])) status[node] = entry->status;

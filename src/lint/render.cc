@@ -78,8 +78,8 @@ json ToJson(const Report& report, const Matrix& matrix) {
                                 {"partitions", r.partitions},
                                 {"all_partitions", r.all_partitions},
                                 {"unknown_nodes", r.unknown_nodes},
-                                {"worst_gpu_nodes", r.worst_gpu_nodes},
-                                {"worst_partitions", r.worst_partitions},
+                                {"if_accepted_gpu_nodes", r.if_accepted_gpu_nodes},
+                                {"if_accepted_partitions", r.if_accepted_partitions},
                                 {"predicted", PredictedLine(r)},
                                 {"runtime_log", RuntimeLogLine(r, matrix.residency)},
                                 {"delegated_partitions", partitions}});

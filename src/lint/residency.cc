@@ -100,24 +100,24 @@ SubgraphResidency PredictResidency(int subgraph, const ir::Subgraph& g, const st
   SubgraphResidency r;
   r.subgraph = subgraph;
   r.nodes = n;
-  std::vector<bool> optimistic(n), pessimistic(n);
+  std::vector<bool> proven(n), if_accepted(n);
   for (int i = 0; i < n; ++i) {
-    optimistic[i] = RunsOnAccelerator(status[i]);
-    pessimistic[i] = optimistic[i] && status[i] != Status::kUnknown;
+    if_accepted[i] = RunsOnAccelerator(status[i]);
+    proven[i] = if_accepted[i] && status[i] != Status::kUnknown;
     if (status[i] == Status::kUnknown) ++r.unknown_nodes;
   }
-  Outcome best = Predict(g, optimistic, folded, model);
-  r.gpu_nodes = best.gpu_nodes;
-  r.partitions = static_cast<int>(best.delegated.size());
-  r.all_partitions = best.all_partitions;
-  r.partition_nodes = std::move(best.delegated);
+  Outcome headline = Predict(g, proven, folded, model);
+  r.gpu_nodes = headline.gpu_nodes;
+  r.partitions = static_cast<int>(headline.delegated.size());
+  r.all_partitions = headline.all_partitions;
+  r.partition_nodes = std::move(headline.delegated);
   if (r.unknown_nodes > 0) {
-    Outcome worst = Predict(g, pessimistic, folded, model);
-    r.worst_gpu_nodes = worst.gpu_nodes;
-    r.worst_partitions = static_cast<int>(worst.delegated.size());
+    Outcome accepted = Predict(g, if_accepted, folded, model);
+    r.if_accepted_gpu_nodes = accepted.gpu_nodes;
+    r.if_accepted_partitions = static_cast<int>(accepted.delegated.size());
   } else {
-    r.worst_gpu_nodes = r.gpu_nodes;
-    r.worst_partitions = r.partitions;
+    r.if_accepted_gpu_nodes = r.gpu_nodes;
+    r.if_accepted_partitions = r.partitions;
   }
   return r;
 }
@@ -126,9 +126,10 @@ std::string PredictedLine(const SubgraphResidency& r) {
   std::string line = "predicted: " + std::to_string(r.gpu_nodes) + " of " + std::to_string(r.nodes) + " nodes on GPU, " +
                      std::to_string(r.partitions) + (r.partitions == 1 ? " partition" : " partitions");
   if (r.unknown_nodes > 0)
-    line += " (" + std::to_string(r.unknown_nodes) + " node(s) of unknown status counted as delegated; if declined: " +
-            std::to_string(r.worst_gpu_nodes) + " of " + std::to_string(r.nodes) + ", " +
-            std::to_string(r.worst_partitions) + " partition(s))";
+    line += " (" + std::to_string(r.unknown_nodes) +
+            " node(s) with no matrix entry counted off the GPU; if the delegate accepts them: " +
+            std::to_string(r.if_accepted_gpu_nodes) + " of " + std::to_string(r.nodes) + ", " +
+            std::to_string(r.if_accepted_partitions) + (r.if_accepted_partitions == 1 ? " partition)" : " partitions)");
   return line;
 }
 

@@ -167,6 +167,31 @@ ir::Model BmmConst(bool constant_first) {
   return b.Finish();
 }
 
+// MediaPipe's custom ops. TransformLandmarks is one of the face-landmark
+// attention model's three; LiteRT.js registers no kernel for it.
+enum class MediaPipeOp { kTransformLandmarks, kMaxUnpool };
+
+ir::Model MediaPipeCustom(MediaPipeOp which) {
+  GraphBuilder b;
+  int x = b.Input("x", F32, {1, 4, 4, 4});
+  int y = b.Relu(x);
+  switch (which) {
+    case MediaPipeOp::kTransformLandmarks: {
+      int landmarks = b.Reshape(y, {1, 1, 16, 4});
+      int matrix = b.ConstF32("matrix", {1, 4, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
+      y = b.Custom("TransformLandmarks", {landmarks, matrix}, {}, {{F32, {1, 1, 16, 4}}}).at(0);
+      break;
+    }
+    case MediaPipeOp::kMaxUnpool: {
+      auto [pooled, indices] = b.MaxPoolingWithArgmax2D(y, tfl::Padding_VALID, 2, 2, 2, 2);
+      y = b.MaxUnpooling2D(pooled, indices, tfl::Padding_VALID, 2, 2, 2, 2);
+      break;
+    }
+  }
+  b.Output(b.Relu(y));
+  return b.Finish();
+}
+
 ir::Model HardSigmoid() {
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 8});
@@ -361,6 +386,11 @@ std::vector<SynthGraph> ProbeGraphs() {
       {"where-select-v2", "select-v2", kDefault, "where(x > 0.5, x, -1) by SELECT_V2",
        "the arithmetic blend x*m + fill*(1-m), m = CAST(x > 0.5)",
        [] { return WhereMask(tfl::BuiltinOperator_SELECT_V2); }, [] { return WhereMask(std::nullopt); }},
+      {"custom-unregistered", "custom-unregistered", "mldrift-webgpu@2.5.3",
+       "MediaPipe's TransformLandmarks custom op, which LiteRT.js registers no kernel for",
+       "MediaPipe's MaxPoolingWithArgmax2D and MaxUnpooling2D, which it registers and delegates",
+       [] { return MediaPipeCustom(MediaPipeOp::kTransformLandmarks); },
+       [] { return MediaPipeCustom(MediaPipeOp::kMaxUnpool); }},
       {"relu-chain-1001", "compile-ceiling", kDefault, "1001 chained RELUs, past the compile-ceiling threshold",
        "100 chained RELUs", [] { return Chain(1001); }, [] { return Chain(100); }},
   };

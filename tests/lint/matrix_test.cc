@@ -3,6 +3,7 @@
 #include <map>
 
 #include "gpuclean/error.h"
+#include "lint/residency.h"
 #include "lint/rules/rule.h"
 #include "lint_test_util.h"
 
@@ -142,7 +143,10 @@ TEST(Matrix, NoEntryIsReportedUnknownNeverGuessed) {
   ASSERT_EQ(testing::CountRule(r, "no-entry"), 1);
   EXPECT_EQ(testing::FirstOf(r, "no-entry")->status, Status::kUnknown);
   EXPECT_EQ(r.residency[0].unknown_nodes, 1);
-  EXPECT_EQ(r.residency[0].worst_gpu_nodes, 0);
+  EXPECT_EQ(r.residency[0].gpu_nodes, 0) << "a node nothing vouches for is not counted on the GPU";
+  EXPECT_EQ(r.residency[0].if_accepted_gpu_nodes, 1);
+  EXPECT_NE(PredictedLine(r.residency[0]).find("predicted: 0 of 1 nodes on GPU"), std::string::npos)
+      << PredictedLine(r.residency[0]);
 }
 
 }  // namespace
