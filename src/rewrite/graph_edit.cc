@@ -37,6 +37,12 @@ int GraphEdit::ConstF32(const std::string& name, std::vector<int32_t> shape, con
   return builder_.ConstF32(prefix_ + name, std::move(shape), values);
 }
 
+int GraphEdit::SharedScalarF32(const std::string& name, float value) {
+  auto [it, inserted] = shared_scalars_.try_emplace(name, -1);
+  if (inserted) it->second = ConstF32(name, {}, {value});
+  return it->second;
+}
+
 int GraphEdit::Input(const std::string& name, ir::DType dtype, std::vector<int32_t> shape) {
   inputs_added_ = true;
   const int t = builder_.Input(prefix_ + name, dtype, std::move(shape));

@@ -13,6 +13,7 @@
 //     edit.Replace(node, {y});
 //   }
 //   edit.Commit();
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ class GraphEdit {
   void Remove(int node);
   // A float32 constant named "<pass_id>/<name>".
   int ConstF32(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values);
+  // A float32 scalar constant named "<pass_id>/<name>", made once per edit
+  // however many sites ask for it.
+  int SharedScalarF32(const std::string& name, float value);
   // A graph input named "<pass_id>/<name>" appended to the graph's inputs.
   int Input(const std::string& name, ir::DType dtype, std::vector<int32_t> shape);
   // A [1] float32 graph input the host feeds with `value` (add-output-alias's
@@ -60,6 +64,7 @@ class GraphEdit {
   builder::GraphBuilder builder_;
   std::vector<std::pair<int, std::vector<int>>> replaced_;
   std::vector<int> removed_;
+  std::map<std::string, int> shared_scalars_;
   bool inputs_added_ = false;
   bool committed_ = false;
 };

@@ -12,7 +12,7 @@
 // NaN for inf/NaN x, like the original.
 #include <fmt/format.h>
 
-#include "rewrite/graph_edit.h"
+#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
 
 namespace gpuclean::rewrite::passes {
@@ -21,48 +21,45 @@ namespace {
 // Beyond this a stored constant costs more file size than two cheap ops.
 constexpr int64_t kMaxOnesElements = 16384;
 
-class DivIdenticalInputsPass final : public Pass {
+class DivIdenticalInputsPass final : public PatternPass<int> {
  public:
-  std::string_view id() const override { return "div-identical-inputs"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float32 DIV(x, x); assumes x != 0 and finite (there the original is NaN), elsewhere x/x = 1 exactly";
+  DivIdenticalInputsPass()
+      : PatternPass({"div-identical-inputs", Exactness::kExact,
+                     "float32 DIV(x, x); assumes x != 0 and finite (there the original is NaN), elsewhere x/x = 1 "
+                     "exactly"},
+                    {tfl::BuiltinOperator_DIV}) {}
+
+ private:
+  // x, when the op is DIV(x, x) of float32 whose fused activation keeps 1.
+  std::optional<int> Match(const OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (op.inputs.size() != 2 || op.inputs[0] != op.inputs[1]) return std::nullopt;
+    const ir::Tensor& xt = site.tensor(op.inputs[0]);
+    if (xt.dtype != tfl::TensorType_FLOAT32 || !xt.quant.empty()) return std::nullopt;
+    // RELU, RELU6 and RELU_N1_TO_1 all keep 1; TANH and SIGN_BIT would not.
+    const auto* options = op.options.AsDivOptions();
+    const auto act = options ? options->fused_activation_function : tfl::ActivationFunctionType_NONE;
+    if (act != tfl::ActivationFunctionType_NONE && act != tfl::ActivationFunctionType_RELU &&
+        act != tfl::ActivationFunctionType_RELU6 && act != tfl::ActivationFunctionType_RELU_N1_TO_1)
+      return std::nullopt;
+    return op.inputs[0];
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    int zero = -1, one = -1;
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = edit.graph().ops[i];
-      if (op.code != tfl::BuiltinOperator_DIV || op.inputs.size() != 2 || op.inputs[0] != op.inputs[1]) continue;
-      const int x = op.inputs[0], out = op.outputs.at(0);
-      const ir::Tensor& xt = edit.graph().tensors.at(x);
-      if (xt.dtype != tfl::TensorType_FLOAT32 || !xt.quant.empty()) continue;
-      // RELU, RELU6 and RELU_N1_TO_1 all keep 1; TANH and SIGN_BIT would not.
-      const auto* options = op.options.AsDivOptions();
-      const auto act = options ? options->fused_activation_function : tfl::ActivationFunctionType_NONE;
-      if (act != tfl::ActivationFunctionType_NONE && act != tfl::ActivationFunctionType_RELU &&
-          act != tfl::ActivationFunctionType_RELU6 && act != tfl::ActivationFunctionType_RELU_N1_TO_1)
-        continue;
-      const ir::Tensor outt = edit.graph().tensors.at(out);
-      int replacement;
-      std::string what;
-      if (StoredConstantIsSafe(edit.graph(), out)) {
-        replacement = edit.ConstF32(fmt::format("ones_{}", i), outt.shape,
-                                    std::vector<float>(static_cast<size_t>(outt.num_elements()), 1.0f));
-        what = fmt::format("stored constant 1 ({} values)", outt.num_elements());
-      } else {
-        if (zero < 0) zero = edit.ConstF32("zero", {}, {0.0f}), one = edit.ConstF32("one", {}, {1.0f});
-        replacement = edit.b().Add(edit.b().Mul(x, zero), one);
-        what = "x * 0 + 1 (kept runtime-valued)";
-      }
-      result.sites.push_back({static_cast<int>(i), "DIV", what});
-      edit.Replace(static_cast<int>(i), {replacement});
+  std::string Rewrite(OpSite& site, const int& x) const override {
+    const ir::Tensor out = site.tensor(site.op.outputs.at(0));
+    int replacement;
+    std::string what;
+    if (StoredConstantIsSafe(site.graph(), site.op.outputs[0])) {
+      replacement = site.edit.ConstF32(fmt::format("ones_{}", site.node), out.shape,
+                                       std::vector<float>(static_cast<size_t>(out.num_elements()), 1.0f));
+      what = fmt::format("stored constant 1 ({} values)", out.num_elements());
+    } else {
+      replacement = site.b().Add(site.b().Mul(x, site.edit.SharedScalarF32("zero", 0.0f)),
+                                 site.edit.SharedScalarF32("one", 1.0f));
+      what = "x * 0 + 1 (kept runtime-valued)";
     }
-    edit.Commit();
-    return result;
+    site.edit.Replace(site.node, {replacement});
+    return what;
   }
 
  private:

@@ -27,7 +27,7 @@
 
 #include <cmath>
 
-#include "rewrite/graph_edit.h"
+#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
 
 namespace gpuclean::rewrite::passes {
@@ -43,68 +43,61 @@ std::optional<float> UniformConst(const ir::Subgraph& g, int tensor) {
   return v[0];
 }
 
-class PowToExpLogPass final : public Pass {
+class PowToExpLogPass final : public OpPass {
  public:
-  std::string_view id() const override { return "pow-to-exp-log"; }
-  Exactness exactness() const override { return Exactness::kApprox; }
+  PowToExpLogPass()
+      : OpPass({"pow-to-exp-log", Exactness::kApprox,
+                "POW(x, g) with constant g (integer g only 1..4, -1; non-integer g needs x >= 0, x > 0 if g < 0, "
+                "|g| >= 0.15) or POW(c > 0, x); exp/log rounding <= (|g ln x| + 3) 2^-23 <= 1.1e-5 relative plus "
+                "the 1e-30 clamp <= 3.2e-5 absolute"},
+               {tfl::BuiltinOperator_POW}) {}
   double bound(const PassOptions&) const override { return 1e-4; }
-  std::string_view contract() const override {
-    return "POW(x, g) with constant g (integer g only 1..4, -1; non-integer g needs x >= 0, x > 0 if g < 0, "
-           "|g| >= 0.15) or POW(c > 0, x); exp/log rounding <= (|g ln x| + 3) 2^-23 <= 1.1e-5 relative plus "
-           "the 1e-30 clamp <= 3.2e-5 absolute";
-  }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    builder::GraphBuilder& b = edit.b();
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = edit.graph().ops[i];
-      if (op.code != tfl::BuiltinOperator_POW || op.inputs.size() != 2) continue;
-      const int base = op.inputs[0], exponent = op.inputs[1], out = op.outputs.at(0);
-      const ir::Tensor& ot = edit.graph().tensors.at(out);
-      if (ot.dtype != tfl::TensorType_FLOAT32) continue;
-      const bool is_output = edit.graph().IsGraphOutput(out);
-      const std::optional<float> g = UniformConst(edit.graph(), exponent);
-      const std::optional<float> c = UniformConst(edit.graph(), base);
-      int y = -1;
-      std::string what;
-      if (g && !c && edit.graph().tensors.at(base).shape == ot.shape) {
-        const int x = base;
-        const float e = *g;
-        if (e == 1.0f && !is_output) {
-          y = x, what = "x";
-        } else if (e == 1.0f || e == 2.0f) {
-          y = b.Mul(x, e == 1.0f ? edit.ConstF32(fmt::format("one_{}", i), {}, {1.0f}) : x);
-          what = e == 1.0f ? "x * 1" : "x * x";
-        } else if (e == 3.0f) {
-          y = b.Mul(b.Mul(x, x), x), what = "x * x * x";
-        } else if (e == 4.0f) {
-          const int sq = b.Mul(x, x);
-          y = b.Mul(sq, sq), what = "(x * x) * (x * x)";
-        } else if (e == 0.5f) {
-          y = b.Sqrt(x), what = "SQRT(x)";
-        } else if (e == -0.5f) {
-          y = b.Rsqrt(x), what = "RSQRT(x)";
-        } else if (e == -1.0f) {
-          y = b.Div(edit.ConstF32(fmt::format("one_{}", i), {}, {1.0f}), x), what = "1 / x";
-        } else if (std::isfinite(e) && std::floor(e) != e && std::fabs(e) >= kMinPositiveExponent) {
-          const int clamped = b.Maximum(x, edit.ConstF32(fmt::format("eps_{}", i), {}, {kEps}));
-          y = b.Exp(b.Mul(b.Log(clamped), edit.ConstF32(fmt::format("gamma_{}", i), {}, {e})));
-          what = fmt::format("EXP({} * LOG(MAXIMUM(x, 1e-30)))", e);
-        }
-      } else if (c && !g && *c > 0.0f && std::isfinite(*c) && edit.graph().tensors.at(exponent).shape == ot.shape) {
-        const float ln_c = std::log(*c);
-        y = b.Exp(b.Mul(exponent, edit.ConstF32(fmt::format("ln_base_{}", i), {}, {ln_c})));
-        what = fmt::format("EXP({} * x)", ln_c);
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    builder::GraphBuilder& b = site.b();
+    const ir::Op& op = site.op;
+    if (op.inputs.size() != 2) return std::nullopt;
+    const int base = op.inputs[0], exponent = op.inputs[1], out = op.outputs.at(0);
+    const ir::Tensor ot = site.graph().tensors.at(out);  // a copy: the builder appends tensors
+    if (ot.dtype != tfl::TensorType_FLOAT32) return std::nullopt;
+    const bool is_output = site.graph().IsGraphOutput(out);
+    const std::optional<float> g = UniformConst(site.graph(), exponent);
+    const std::optional<float> c = UniformConst(site.graph(), base);
+    int y = -1;
+    std::string what;
+    if (g && !c && site.graph().tensors.at(base).shape == ot.shape) {
+      const int x = base;
+      const float e = *g;
+      if (e == 1.0f && !is_output) {
+        y = x, what = "x";
+      } else if (e == 1.0f || e == 2.0f) {
+        y = b.Mul(x, e == 1.0f ? site.edit.ConstF32(fmt::format("one_{}", site.node), {}, {1.0f}) : x);
+        what = e == 1.0f ? "x * 1" : "x * x";
+      } else if (e == 3.0f) {
+        y = b.Mul(b.Mul(x, x), x), what = "x * x * x";
+      } else if (e == 4.0f) {
+        const int sq = b.Mul(x, x);
+        y = b.Mul(sq, sq), what = "(x * x) * (x * x)";
+      } else if (e == 0.5f) {
+        y = b.Sqrt(x), what = "SQRT(x)";
+      } else if (e == -0.5f) {
+        y = b.Rsqrt(x), what = "RSQRT(x)";
+      } else if (e == -1.0f) {
+        y = b.Div(site.edit.ConstF32(fmt::format("one_{}", site.node), {}, {1.0f}), x), what = "1 / x";
+      } else if (std::isfinite(e) && std::floor(e) != e && std::fabs(e) >= kMinPositiveExponent) {
+        const int clamped = b.Maximum(x, site.edit.ConstF32(fmt::format("eps_{}", site.node), {}, {kEps}));
+        y = b.Exp(b.Mul(b.Log(clamped), site.edit.ConstF32(fmt::format("gamma_{}", site.node), {}, {e})));
+        what = fmt::format("EXP({} * LOG(MAXIMUM(x, 1e-30)))", e);
       }
-      if (y < 0) continue;
-      result.sites.push_back({static_cast<int>(i), "POW", what});
-      edit.Replace(static_cast<int>(i), {y});
+    } else if (c && !g && *c > 0.0f && std::isfinite(*c) && site.graph().tensors.at(exponent).shape == ot.shape) {
+      const float ln_c = std::log(*c);
+      y = b.Exp(b.Mul(exponent, site.edit.ConstF32(fmt::format("ln_base_{}", site.node), {}, {ln_c})));
+      what = fmt::format("EXP({} * x)", ln_c);
     }
-    edit.Commit();
-    return result;
+    if (y < 0) return std::nullopt;
+    site.edit.Replace(site.node, {y});
+    return what;
   }
 };
 

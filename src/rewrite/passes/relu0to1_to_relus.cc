@@ -7,37 +7,28 @@
 // (Sterbenz for x in [1, 2], integer spacing above), so the pass is exact.
 #include <fmt/format.h>
 
-#include "rewrite/graph_edit.h"
+#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
 
-class Relu0To1ToRelusPass final : public Pass {
+class Relu0To1ToRelusPass final : public OpPass {
  public:
-  std::string_view id() const override { return "relu0to1-to-relus"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "any float32 RELU_0_TO_1; clamp(x,0,1) = relu(x) - relu(x-1) holds for every x";
-  }
+  Relu0To1ToRelusPass()
+      : OpPass({"relu0to1-to-relus", Exactness::kExact,
+                "any float32 RELU_0_TO_1; clamp(x,0,1) = relu(x) - relu(x-1) holds for every x"},
+               {tfl::BuiltinOperator_RELU_0_TO_1}) {}
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    int one = -1;  // shared by every match
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = edit.graph().ops[i];
-      if (op.code != tfl::BuiltinOperator_RELU_0_TO_1 || op.inputs.size() != 1) continue;
-      const int x = op.inputs[0];
-      if (edit.graph().tensors.at(x).dtype != tfl::TensorType_FLOAT32) continue;
-      if (one < 0) one = edit.ConstF32("one", {}, {1.0f});
-      const int y = edit.b().Sub(edit.b().Relu(x), edit.b().Relu(edit.b().Sub(x, one)));
-      result.sites.push_back({static_cast<int>(i), "RELU_0_TO_1", "RELU(x) - RELU(x - 1)"});
-      edit.Replace(static_cast<int>(i), {y});
-    }
-    edit.Commit();
-    return result;
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    if (site.op.inputs.size() != 1) return std::nullopt;
+    const int x = site.op.inputs[0];
+    if (site.tensor(x).dtype != tfl::TensorType_FLOAT32) return std::nullopt;
+    builder::GraphBuilder& b = site.b();
+    const int y = b.Sub(b.Relu(x), b.Relu(b.Sub(x, site.edit.SharedScalarF32("one", 1.0f))));
+    site.edit.Replace(site.node, {y});
+    return "RELU(x) - RELU(x - 1)";
   }
 };
 

@@ -1,0 +1,81 @@
+#pragma once
+// The base of a pass that looks at ops one at a time. A pass declares its
+// identity and the op codes it looks at once; the base owns the edit
+// session, the loop over the ops the graph had when the pass began (ops it
+// appends are not visited), a copy of each op (the builder appends to the
+// op vector, so a reference into it would dangle), the site record and the
+// commit.
+//
+//   class ReluSixPass final : public PatternPass<int> {
+//    public:
+//     ReluSixPass() : PatternPass({"relu-six", Exactness::kExact, "..."}, {tfl::BuiltinOperator_RELU6}) {}
+//     std::optional<int> Match(const OpSite& site) const override { ... }   // reads only
+//     std::string Rewrite(OpSite& site, const int& x) const override { ... } // edits
+//   };
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuclean/rewrite.h"
+#include "rewrite/graph_edit.h"
+
+namespace gpuclean::rewrite {
+
+struct PassIdentity {
+  std::string_view id;  // an id of lint::PassCatalog()
+  Exactness exactness;
+  std::string_view contract;  // see Pass::contract()
+};
+
+// One op the pass looks at, in the edit session of one Apply().
+struct OpSite {
+  GraphEdit& edit;
+  const PassOptions& options;
+  int node;          // index of the op in the graph as the pass found it
+  const ir::Op& op;  // a copy, stable while the edit appends ops
+  const ir::Subgraph& graph() const { return edit.graph(); }
+  builder::GraphBuilder& b() const { return edit.b(); }
+  const ir::Tensor& tensor(int index) const { return edit.graph().tensors.at(index); }
+};
+
+class OpPass : public Pass {
+ public:
+  OpPass(PassIdentity identity, std::initializer_list<tfl::BuiltinOperator> codes)
+      : identity_(identity), codes_(codes) {}
+  std::string_view id() const final { return identity_.id; }
+  Exactness exactness() const final { return identity_.exactness; }
+  std::string_view contract() const final { return identity_.contract; }
+  PassResult Apply(ir::Model& model, const PassOptions& options) const final;
+
+ protected:
+  // Rewrites the op through site.edit (Replace / Remove) and returns one line
+  // on what replaced it, or leaves the graph alone and returns nothing.
+  virtual std::optional<std::string> Visit(OpSite& site) const = 0;
+
+ private:
+  PassIdentity identity_;
+  std::vector<tfl::BuiltinOperator> codes_;
+};
+
+// An OpPass split into a read-only Match, which decides and extracts what
+// the rewrite needs, and a Rewrite, which edits and says what it did.
+template <class Found>
+class PatternPass : public OpPass {
+ public:
+  using OpPass::OpPass;
+
+ protected:
+  virtual std::optional<Found> Match(const OpSite& site) const = 0;
+  virtual std::string Rewrite(OpSite& site, const Found& found) const = 0;
+
+ private:
+  std::optional<std::string> Visit(OpSite& site) const final {
+    std::optional<Found> found = Match(site);
+    if (!found) return std::nullopt;
+    return Rewrite(site, *found);
+  }
+};
+
+}  // namespace gpuclean::rewrite
