@@ -9,9 +9,10 @@ PassResult OpPass::Apply(ir::Model& model, const PassOptions& options) const {
   GraphEdit edit(model, std::string(id()));
   const size_t count = edit.graph().ops.size();
   for (size_t i = 0; i < count; ++i) {
-    if (std::find(codes_.begin(), codes_.end(), edit.graph().ops[i].code) == codes_.end()) continue;
+    const tfl::BuiltinOperator code = edit.graph().ops[i].code;
+    if (looks_at_ ? !looks_at_(code) : std::find(codes_.begin(), codes_.end(), code) == codes_.end()) continue;
     const ir::Op op = edit.graph().ops[i];
-    OpSite site{edit, options, static_cast<int>(i), op};
+    OpSite site{edit, options, static_cast<int>(i), op, result.skipped};
     if (std::optional<std::string> what = Visit(site)) result.sites.push_back({site.node, op.name(), std::move(*what)});
   }
   edit.Commit();

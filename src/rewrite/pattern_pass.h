@@ -38,12 +38,19 @@ struct OpSite {
   const ir::Subgraph& graph() const { return edit.graph(); }
   builder::GraphBuilder& b() const { return edit.b(); }
   const ir::Tensor& tensor(int index) const { return edit.graph().tensors.at(index); }
+  // Records a match left alone, with the precondition that failed (PassResult::skipped).
+  void Skip(std::vector<std::string> tensors, std::string why) const {
+    skipped.push_back({node, op.name(), std::move(tensors), std::move(why)});
+  }
+  std::vector<rewrite::Skip>& skipped;
 };
 
 class OpPass : public Pass {
  public:
   OpPass(PassIdentity identity, std::initializer_list<tfl::BuiltinOperator> codes)
       : identity_(identity), codes_(codes) {}
+  // For a family the op table names (IsBinaryElementwise, say).
+  OpPass(PassIdentity identity, bool (*looks_at)(tfl::BuiltinOperator)) : identity_(identity), looks_at_(looks_at) {}
   std::string_view id() const final { return identity_.id; }
   Exactness exactness() const final { return identity_.exactness; }
   std::string_view contract() const final { return identity_.contract; }
@@ -57,6 +64,7 @@ class OpPass : public Pass {
  private:
   PassIdentity identity_;
   std::vector<tfl::BuiltinOperator> codes_;
+  bool (*looks_at_)(tfl::BuiltinOperator) = nullptr;
 };
 
 // An OpPass split into a read-only Match, which decides and extracts what
