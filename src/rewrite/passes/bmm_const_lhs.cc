@@ -11,7 +11,7 @@
 
 #include <numeric>
 
-#include "rewrite/graph_edit.h"
+#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
 
 namespace gpuclean::rewrite::passes {
@@ -29,59 +29,50 @@ std::vector<int32_t> LastTwoSwapped(int rank) {
   return SwapLastTwo(perm);
 }
 
-class BmmConstLhsPass final : public Pass {
+class BmmConstLhsPass final : public OpPass {
  public:
-  std::string_view id() const override { return "bmm-const-lhs"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float32 BATCH_MATMUL without adjoint flags whose first input is constant-valued and second is runtime, "
-           "both of rank 2..4 and the same rank; rewritten as a TRANSPOSE of BATCH_MATMUL(X^T, C^T) with C^T stored "
-           "(the same dot products: bit-identical)";
-  }
+  BmmConstLhsPass()
+      : OpPass({"bmm-const-lhs", Exactness::kExact,
+                "float32 BATCH_MATMUL without adjoint flags whose first input is constant-valued and second is "
+                "runtime, both of rank 2..4 and the same rank; rewritten as a TRANSPOSE of BATCH_MATMUL(X^T, C^T) "
+                "with C^T stored (the same dot products: bit-identical)"},
+               {tfl::BuiltinOperator_BATCH_MATMUL}) {}
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op op = edit.graph().ops[i];
-      if (op.code != tfl::BuiltinOperator_BATCH_MATMUL || op.inputs.size() != 2 || op.outputs.size() != 1) continue;
-      const int c = op.inputs[0], x = op.inputs[1];
-      const ir::Subgraph& g = edit.graph();
-      if (c < 0 || x < 0 || !IsConstantValued(g, c) || IsConstantValued(g, x)) continue;
-      const auto* options = op.options.AsBatchMatMulOptions();
-      const std::string name = g.tensors[c].name;
-      std::string why;
-      if (options && (options->adj_x || options->adj_y)) why = "adjoint flags are set";
-      else if (g.tensors[c].dtype != tfl::TensorType_FLOAT32 || g.tensors[x].dtype != tfl::TensorType_FLOAT32)
-        why = "an operand is not float32";
-      else if (g.tensors[c].rank() != g.tensors[x].rank() || g.tensors[c].rank() < 2 || g.tensors[c].rank() > 4)
-        why = "the operands' ranks differ or are outside 2..4";
-      if (!why.empty()) {
-        result.skipped.push_back({static_cast<int>(i), "BATCH_MATMUL", {name}, why});
-        continue;
-      }
-      const int rank = g.tensors[c].rank();
-      const std::vector<int32_t> perm = LastTwoSwapped(rank);
-      // C^T, computed once here and stored (row-major [.., k, m]).
-      const npy::Array value = EvaluateConstant(g, c);
-      const std::vector<int32_t> shape = g.tensors[c].shape;
-      const int64_t m = shape[rank - 2], k = shape[rank - 1], batch = value.num_elements() / (m * k);
-      std::vector<float> transposed(static_cast<size_t>(value.num_elements()));
-      const float* src = value.as<float>();
-      for (int64_t bi = 0; bi < batch; ++bi)
-        for (int64_t r = 0; r < m; ++r)
-          for (int64_t col = 0; col < k; ++col) transposed[(bi * k + col) * m + r] = src[(bi * m + r) * k + col];
-      builder::GraphBuilder& b = edit.b();
-      const int ct = edit.ConstF32(fmt::format("{}_t_{}", name, i), SwapLastTwo(shape), transposed);
-      const int y = b.Transpose(b.BatchMatMul(b.Transpose(x, perm), ct), perm);
-      edit.Replace(static_cast<int>(i), {y});
-      result.sites.push_back({static_cast<int>(i), "BATCH_MATMUL",
-                              fmt::format("constant '{}' [{}] moved to the second operand (transposed)", name,
-                                          fmt::join(shape, ","))});
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (op.inputs.size() != 2 || op.outputs.size() != 1) return std::nullopt;
+    const int c = op.inputs[0], x = op.inputs[1];
+    const ir::Subgraph& g = site.graph();
+    if (c < 0 || x < 0 || !IsConstantValued(g, c) || IsConstantValued(g, x)) return std::nullopt;
+    const auto* options = op.options.AsBatchMatMulOptions();
+    const std::string name = g.tensors[c].name;
+    std::string why;
+    if (options && (options->adj_x || options->adj_y)) why = "adjoint flags are set";
+    else if (g.tensors[c].dtype != tfl::TensorType_FLOAT32 || g.tensors[x].dtype != tfl::TensorType_FLOAT32)
+      why = "an operand is not float32";
+    else if (g.tensors[c].rank() != g.tensors[x].rank() || g.tensors[c].rank() < 2 || g.tensors[c].rank() > 4)
+      why = "the operands' ranks differ or are outside 2..4";
+    if (!why.empty()) {
+      site.Skip({name}, why);
+      return std::nullopt;
     }
-    edit.Commit();
-    return result;
+    const int rank = g.tensors[c].rank();
+    const std::vector<int32_t> perm = LastTwoSwapped(rank);
+    // C^T, computed once here and stored (row-major [.., k, m]).
+    const npy::Array value = EvaluateConstant(g, c);
+    const std::vector<int32_t> shape = g.tensors[c].shape;
+    const int64_t m = shape[rank - 2], k = shape[rank - 1], batch = value.num_elements() / (m * k);
+    std::vector<float> transposed(static_cast<size_t>(value.num_elements()));
+    const float* src = value.as<float>();
+    for (int64_t bi = 0; bi < batch; ++bi)
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t col = 0; col < k; ++col) transposed[(bi * k + col) * m + r] = src[(bi * m + r) * k + col];
+    builder::GraphBuilder& b = site.b();
+    const int ct = site.edit.ConstF32(fmt::format("{}_t_{}", name, site.node), SwapLastTwo(shape), transposed);
+    const int y = b.Transpose(b.BatchMatMul(b.Transpose(x, perm), ct), perm);
+    site.edit.Replace(site.node, {y});
+    return fmt::format("constant '{}' [{}] moved to the second operand (transposed)", name, fmt::join(shape, ","));
   }
 };
 

@@ -4,41 +4,32 @@
 #include <fmt/format.h>
 
 #include "gpuclean/bytes.h"
-#include "rewrite/graph_edit.h"
+#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
 
-class DensifyOfflinePass final : public Pass {
+class DensifyOfflinePass final : public OpPass {
  public:
-  std::string_view id() const override { return "densify-offline"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "DENSIFY whose input is a sparse constant; the dense values are stored (file grows by the zeros)";
-  }
+  DensifyOfflinePass()
+      : OpPass({"densify-offline", Exactness::kExact,
+                "DENSIFY whose input is a sparse constant; the dense values are stored (file grows by the zeros)"},
+               {tfl::BuiltinOperator_DENSIFY}) {}
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = edit.graph().ops[i];
-      if (op.code != tfl::BuiltinOperator_DENSIFY || op.inputs.empty()) continue;
-      const ir::Tensor& sparse = edit.graph().tensors.at(op.inputs[0]);
-      if (!sparse.is_const() || !sparse.sparsity) continue;
-      const std::string name = sparse.name;
-      const int output = op.outputs.at(0);
-      const ir::Tensor out = edit.graph().tensors[output];
-      npy::Array dense = EvaluateConstant(edit.graph(), output);
-      const int constant =
-          edit.mutable_graph().AddConst(edit.prefix() + name, out.dtype, out.shape, Bytes::Own(std::move(dense.data)));
-      result.sites.push_back(
-          {static_cast<int>(i), "DENSIFY", fmt::format("'{}' stored dense ({} values)", name, out.num_elements())});
-      edit.Replace(static_cast<int>(i), {constant});
-    }
-    edit.Commit();
-    return result;
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    if (site.op.inputs.empty()) return std::nullopt;
+    const ir::Tensor& sparse = site.tensor(site.op.inputs[0]);
+    if (!sparse.is_const() || !sparse.sparsity) return std::nullopt;
+    const std::string name = sparse.name;
+    const int output = site.op.outputs.at(0);
+    const ir::Tensor out = site.tensor(output);
+    npy::Array dense = EvaluateConstant(site.graph(), output);
+    const int constant = site.edit.mutable_graph().AddConst(site.edit.prefix() + name, out.dtype, out.shape,
+                                                            Bytes::Own(std::move(dense.data)));
+    site.edit.Replace(site.node, {constant});
+    return fmt::format("'{}' stored dense ({} values)", name, out.num_elements());
   }
 };
 
