@@ -11,8 +11,8 @@
 
 #include <numeric>
 
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -48,7 +48,8 @@ class BmmConstLhsPass final : public OpPass {
     const auto* options = op.options.AsBatchMatMulOptions();
     const std::string name = g.tensors[c].name;
     std::string why;
-    if (options && (options->adj_x || options->adj_y)) why = "adjoint flags are set";
+    if (options && (options->adj_x || options->adj_y))
+      why = "adjoint flags are set";
     else if (g.tensors[c].dtype != tfl::TensorType_FLOAT32 || g.tensors[x].dtype != tfl::TensorType_FLOAT32)
       why = "an operand is not float32";
     else if (g.tensors[c].rank() != g.tensors[x].rank() || g.tensors[c].rank() < 2 || g.tensors[c].rank() > 4)

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -33,87 +33,83 @@ int32_t Batch(const Shape& s) {
   return n;
 }
 
-class BmmSplitRowsPass final : public Pass {
+class BmmSplitRowsPass final : public OpPass {
  public:
-  std::string_view id() const override { return "bmm-split-rows"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float32 BATCH_MATMUL whose second operand has more than bmm_max_rhs_rows rows, both operands of the "
-           "same batch dimensions (or a 2-D second operand): computed in batch chunks (and, for one matrix past the "
-           "limit, row chunks) that stay within it, joined by CONCATENATION (or ADD of partial products)";
-  }
+  BmmSplitRowsPass()
+      : OpPass(
+            {"bmm-split-rows", Exactness::kExact,
+             "float32 BATCH_MATMUL whose second operand has more than bmm_max_rhs_rows rows, both operands of the "
+             "same batch dimensions (or a 2-D second operand): computed in batch chunks (and, for one matrix past the "
+             "limit, row chunks) that stay within it, joined by CONCATENATION (or ADD of partial products)"},
+            {tfl::BuiltinOperator_BATCH_MATMUL}) {}
 
-  PassResult Apply(ir::Model& model, const PassOptions& options) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const int64_t limit = options.bmm_max_rhs_rows;
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op op = edit.graph().ops[i];
-      if (op.code != tfl::BuiltinOperator_BATCH_MATMUL || op.inputs.size() != 2 || op.outputs.size() != 1) continue;
-      const ir::Subgraph& g = edit.graph();
-      const Shape a = g.tensors[op.inputs[0]].shape, b = g.tensors[op.inputs[1]].shape;
-      const Shape out = g.tensors[op.outputs[0]].shape;
-      if (a.size() < 2 || b.size() < 2 || Rows(b) <= limit) continue;
-      const auto* o = op.options.AsBatchMatMulOptions();
-      const bool adj_x = o && o->adj_x, adj_y = o && o->adj_y;
-      std::string why;
-      const bool same_batch = a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin());
-      if (g.tensors[op.inputs[0]].dtype != tfl::TensorType_FLOAT32) why = "not float32";
-      else if (!same_batch && b.size() != 2) why = "its operands broadcast over the batch";
-      if (!why.empty()) {
-        result.skipped.push_back({static_cast<int>(i), "BATCH_MATMUL", {g.tensors[op.outputs[0]].name}, why});
-        continue;
-      }
-      builder::GraphBuilder& bb = edit.b();
-      const int32_t batch = same_batch ? Batch(a) : 1;
-      const int32_t a_rows = a[a.size() - 2], a_cols = a.back(), b_rows = b[b.size() - 2], b_cols = b.back();
-      const int av = bb.Reshape(op.inputs[0], {Batch(a), a_rows, a_cols});
-      const int bv = b.size() == 2 ? op.inputs[1] : bb.Reshape(op.inputs[1], {batch, b_rows, b_cols});
-      auto matmul = [&](int x, int y) { return bb.BatchMatMul(x, y, adj_x, adj_y); };
-      std::vector<int> parts;
-      int concat_axis = 0;  // batch chunks join on the batch axis
-      std::string what;
-      if (b_rows <= limit && b.size() > 2) {
-        const int32_t per = static_cast<int32_t>(std::max<int64_t>(1, limit / b_rows));
-        for (int32_t first = 0; first < batch; first += per) {
-          const int32_t n = std::min(per, batch - first);
-          parts.push_back(matmul(bb.Slice(av, {first, 0, 0}, {n, a_rows, a_cols}),
-                                 bb.Slice(bv, {first, 0, 0}, {n, b_rows, b_cols})));
-        }
-        what = fmt::format("batch {} -> {} chunks of <= {}", batch, parts.size(), per);
-      } else {
-        // One matrix is past the limit: split its rows.
-        const int32_t per = static_cast<int32_t>(limit);
-        const bool rank2 = b.size() == 2;
-        auto b_rows_slice = [&](int32_t first, int32_t n) {
-          return rank2 ? bb.Slice(bv, {first, 0}, {n, b_cols}) : bb.Slice(bv, {0, first, 0}, {batch, n, b_cols});
-        };
-        int acc = -1;
-        for (int32_t first = 0; first < b_rows; first += per) {
-          const int32_t n = std::min(per, b_rows - first);
-          if (adj_y) {
-            parts.push_back(matmul(av, b_rows_slice(first, n)));  // columns of the output
-            concat_axis = 2;
-          } else {
-            // Rows of the second operand are the contraction: its columns of the first.
-            const int x = adj_x ? bb.Slice(av, {0, first, 0}, {Batch(a), n, a_cols})
-                                : bb.Slice(av, {0, 0, first}, {Batch(a), a_rows, n});
-            const int p = matmul(x, b_rows_slice(first, n));
-            acc = acc < 0 ? p : bb.Add(acc, p);
-          }
-        }
-        if (!adj_y) parts = {acc};
-        what = fmt::format("{} rows of one matrix -> chunks of <= {}", b_rows, per);
-      }
-      int y = parts.size() == 1 ? parts[0] : bb.Concatenation(parts, concat_axis);
-      y = bb.Reshape(y, out);
-      edit.Replace(static_cast<int>(i), {y});
-      result.sites.push_back({static_cast<int>(i), "BATCH_MATMUL",
-                              fmt::format("second operand [{}] ({} rows): {}", fmt::join(b, ","), Rows(b), what)});
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    const int64_t limit = site.options.bmm_max_rhs_rows;
+    const ir::Op& op = site.op;
+    if (op.inputs.size() != 2 || op.outputs.size() != 1) return std::nullopt;
+    const ir::Subgraph& g = site.graph();
+    const Shape a = g.tensors[op.inputs[0]].shape, b = g.tensors[op.inputs[1]].shape;
+    const Shape out = g.tensors[op.outputs[0]].shape;
+    if (a.size() < 2 || b.size() < 2 || Rows(b) <= limit) return std::nullopt;
+    const auto* o = op.options.AsBatchMatMulOptions();
+    const bool adj_x = o && o->adj_x, adj_y = o && o->adj_y;
+    std::string why;
+    const bool same_batch = a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin());
+    if (g.tensors[op.inputs[0]].dtype != tfl::TensorType_FLOAT32)
+      why = "not float32";
+    else if (!same_batch && b.size() != 2)
+      why = "its operands broadcast over the batch";
+    if (!why.empty()) {
+      site.Skip({g.tensors[op.outputs[0]].name}, why);
+      return std::nullopt;
     }
-    edit.Commit();
-    return result;
+    builder::GraphBuilder& bb = site.b();
+    const int32_t batch = same_batch ? Batch(a) : 1;
+    const int32_t a_rows = a[a.size() - 2], a_cols = a.back(), b_rows = b[b.size() - 2], b_cols = b.back();
+    const int av = bb.Reshape(op.inputs[0], {Batch(a), a_rows, a_cols});
+    const int bv = b.size() == 2 ? op.inputs[1] : bb.Reshape(op.inputs[1], {batch, b_rows, b_cols});
+    auto matmul = [&](int x, int y) { return bb.BatchMatMul(x, y, adj_x, adj_y); };
+    std::vector<int> parts;
+    int concat_axis = 0;  // batch chunks join on the batch axis
+    std::string what;
+    if (b_rows <= limit && b.size() > 2) {
+      const int32_t per = static_cast<int32_t>(std::max<int64_t>(1, limit / b_rows));
+      for (int32_t first = 0; first < batch; first += per) {
+        const int32_t n = std::min(per, batch - first);
+        parts.push_back(
+            matmul(bb.Slice(av, {first, 0, 0}, {n, a_rows, a_cols}), bb.Slice(bv, {first, 0, 0}, {n, b_rows, b_cols})));
+      }
+      what = fmt::format("batch {} -> {} chunks of <= {}", batch, parts.size(), per);
+    } else {
+      // One matrix is past the limit: split its rows.
+      const int32_t per = static_cast<int32_t>(limit);
+      const bool rank2 = b.size() == 2;
+      auto b_rows_slice = [&](int32_t first, int32_t n) {
+        return rank2 ? bb.Slice(bv, {first, 0}, {n, b_cols}) : bb.Slice(bv, {0, first, 0}, {batch, n, b_cols});
+      };
+      int acc = -1;
+      for (int32_t first = 0; first < b_rows; first += per) {
+        const int32_t n = std::min(per, b_rows - first);
+        if (adj_y) {
+          parts.push_back(matmul(av, b_rows_slice(first, n)));  // columns of the output
+          concat_axis = 2;
+        } else {
+          // Rows of the second operand are the contraction: its columns of the first.
+          const int x = adj_x ? bb.Slice(av, {0, first, 0}, {Batch(a), n, a_cols})
+                              : bb.Slice(av, {0, 0, first}, {Batch(a), a_rows, n});
+          const int p = matmul(x, b_rows_slice(first, n));
+          acc = acc < 0 ? p : bb.Add(acc, p);
+        }
+      }
+      if (!adj_y) parts = {acc};
+      what = fmt::format("{} rows of one matrix -> chunks of <= {}", b_rows, per);
+    }
+    int y = parts.size() == 1 ? parts[0] : bb.Concatenation(parts, concat_axis);
+    y = bb.Reshape(y, out);
+    site.edit.Replace(site.node, {y});
+    const std::string site_what = fmt::format("second operand [{}] ({} rows): {}", fmt::join(b, ","), Rows(b), what);
+    return site_what;
   }
 };
 

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -28,61 +28,56 @@ bool Selected(const ir::Subgraph& g, const ir::Op& op) {
          f[2] == 3 && f[0] > kMaxGroupChannels;
 }
 
-class ConvWinogradSplitPass final : public Pass {
+class ConvWinogradSplitPass final : public OpPass {
  public:
-  std::string_view id() const override { return "conv-winograd-split"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float32 3x3 stride-1 undilated CONV_2D with > 60 output channels and constant weights (and bias): "
-           "split into convs of <= 60 output channels joined by CONCATENATION on channels, each with the same "
-           "padding and activation (bit-identical)";
-  }
+  ConvWinogradSplitPass()
+      : OpPass({"conv-winograd-split", Exactness::kExact,
+                "float32 3x3 stride-1 undilated CONV_2D with > 60 output channels and constant weights (and bias): "
+                "split into convs of <= 60 output channels joined by CONCATENATION on channels, each with the same "
+                "padding and activation (bit-identical)"},
+               {tfl::BuiltinOperator_CONV_2D}) {}
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op op = edit.graph().ops[i];
-      const ir::Subgraph& g = edit.graph();
-      if (!Selected(g, op)) continue;
-      const int x = op.inputs[0], w = op.inputs[1], bias = op.inputs.size() > 2 ? op.inputs[2] : -1;
-      std::string why;
-      if (g.tensors[x].dtype != tfl::TensorType_FLOAT32) why = "the input is not float32";
-      else if (!IsConstantValued(g, w) || (bias >= 0 && !IsConstantValued(g, bias))) why = "weights or bias are computed at runtime";
-      if (!why.empty()) {
-        result.skipped.push_back({static_cast<int>(i), "CONV_2D", {g.tensors[op.outputs[0]].name}, why});
-        continue;
-      }
-      const std::vector<int32_t> f = g.tensors[w].shape;  // [O, 3, 3, I]
-      const npy::Array weights = EvaluateConstant(g, w);
-      const npy::Array biases = bias >= 0 ? EvaluateConstant(g, bias) : npy::Array{};
-      const int out_channels = f[0];
-      const int groups = (out_channels + kMaxGroupChannels - 1) / kMaxGroupChannels;
-      const int per_group = std::min(kMaxGroupChannels, ((out_channels + groups - 1) / groups + 3) / 4 * 4);
-      const int64_t per_channel = static_cast<int64_t>(f[1]) * f[2] * f[3];
-      const auto* o = op.options.AsConv2DOptions();
-      std::vector<int> parts;
-      for (int first = 0; first < out_channels; first += per_group) {
-        const int n = std::min(per_group, out_channels - first);
-        const float* wsrc = weights.as<float>() + first * per_channel;
-        const int wg = edit.ConstF32(fmt::format("w{}_{}", i, first), {n, f[1], f[2], f[3]},
-                                     std::vector<float>(wsrc, wsrc + n * per_channel));
-        int bg = -1;
-        if (bias >= 0) {
-          const float* bsrc = biases.as<float>() + first;
-          bg = edit.ConstF32(fmt::format("b{}_{}", i, first), {n}, std::vector<float>(bsrc, bsrc + n));
-        }
-        parts.push_back(edit.b().Conv2D(x, wg, bg, o->padding, 1, 1, o->fused_activation_function));
-      }
-      const int y = edit.b().Concatenation(parts, 3);
-      edit.Replace(static_cast<int>(i), {y});
-      result.sites.push_back({static_cast<int>(i), "CONV_2D",
-                              fmt::format("{} output channels -> {} convs of <= {} joined on channels", out_channels,
-                                          parts.size(), per_group)});
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (!Selected(site.graph(), op)) return std::nullopt;
+    const ir::Subgraph& g = site.graph();
+    const int x = op.inputs[0], w = op.inputs[1], bias = op.inputs.size() > 2 ? op.inputs[2] : -1;
+    std::string why;
+    if (g.tensors[x].dtype != tfl::TensorType_FLOAT32)
+      why = "the input is not float32";
+    else if (!IsConstantValued(g, w) || (bias >= 0 && !IsConstantValued(g, bias)))
+      why = "weights or bias are computed at runtime";
+    if (!why.empty()) {
+      site.Skip({g.tensors[op.outputs[0]].name}, why);
+      return std::nullopt;
     }
-    edit.Commit();
-    return result;
+    const std::vector<int32_t> f = g.tensors[w].shape;  // [O, 3, 3, I]
+    const npy::Array weights = EvaluateConstant(g, w);
+    const npy::Array biases = bias >= 0 ? EvaluateConstant(g, bias) : npy::Array{};
+    const int out_channels = f[0];
+    const int groups = (out_channels + kMaxGroupChannels - 1) / kMaxGroupChannels;
+    const int per_group = std::min(kMaxGroupChannels, ((out_channels + groups - 1) / groups + 3) / 4 * 4);
+    const int64_t per_channel = static_cast<int64_t>(f[1]) * f[2] * f[3];
+    const auto* o = op.options.AsConv2DOptions();
+    std::vector<int> parts;
+    for (int first = 0; first < out_channels; first += per_group) {
+      const int n = std::min(per_group, out_channels - first);
+      const float* wsrc = weights.as<float>() + first * per_channel;
+      const int wg = site.edit.ConstF32(fmt::format("w{}_{}", site.node, first), {n, f[1], f[2], f[3]},
+                                        std::vector<float>(wsrc, wsrc + n * per_channel));
+      int bg = -1;
+      if (bias >= 0) {
+        const float* bsrc = biases.as<float>() + first;
+        bg = site.edit.ConstF32(fmt::format("b{}_{}", site.node, first), {n}, std::vector<float>(bsrc, bsrc + n));
+      }
+      parts.push_back(site.b().Conv2D(x, wg, bg, o->padding, 1, 1, o->fused_activation_function));
+    }
+    const int y = site.b().Concatenation(parts, 3);
+    site.edit.Replace(site.node, {y});
+    const std::string site_what = fmt::format("{} output channels -> {} convs of <= {} joined on channels",
+                                              out_channels, parts.size(), per_group);
+    return site_what;
   }
 };
 

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "gpuclean/bytes.h"
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {

@@ -12,8 +12,8 @@
 // NaN for inf/NaN x, like the original.
 #include <fmt/format.h>
 
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {

@@ -4,8 +4,8 @@
 // along that axis once it exists, so the values are copied unchanged (exact).
 #include <fmt/format.h>
 
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {

@@ -27,8 +27,8 @@
 
 #include <cmath>
 
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {

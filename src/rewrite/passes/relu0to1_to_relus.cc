@@ -7,8 +7,8 @@
 // (Sterbenz for x in [1, 2], integer spacing above), so the pass is exact.
 #include <fmt/format.h>
 
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {

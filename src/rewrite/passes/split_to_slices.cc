@@ -3,8 +3,8 @@
 // the input along the split axis, so the slices copy the same values (exact).
 #include <fmt/format.h>
 
-#include "rewrite/pattern_pass.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
