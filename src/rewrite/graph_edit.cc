@@ -95,6 +95,21 @@ void RemoveDeadOps(ir::Subgraph& g) {
 
 }  // namespace
 
+namespace {
+
+// Subgraph::RewireConsumers checks the graph's invariants after it, and in
+// the middle of Commit() the replaced ops' outputs are detached (-1) until
+// the ops are dropped: the whole result is validated at the end instead.
+void RewireMidEdit(ir::Subgraph& g, int from, int to) {
+  for (ir::Op& op : g.ops)
+    for (int32_t& in : op.inputs)
+      if (in == from) in = to;
+  for (int32_t& out : g.outputs)
+    if (out == from) out = to;
+}
+
+}  // namespace
+
 void GraphEdit::Commit() {
   ir::Subgraph g = builder_.Release();
   committed_ = true;
@@ -123,13 +138,14 @@ void GraphEdit::Commit() {
         // output slot and signature entry stay as they were.
         for (int32_t& out : g.ops[producer].outputs)
           if (out == rep) out = old_tensor;
-        g.RewireConsumers(rep, old_tensor);
+        RewireMidEdit(g, rep, old_tensor);
       } else {
-        g.RewireConsumers(old_tensor, rep);
+        RewireMidEdit(g, old_tensor, rep);
       }
     }
   }
-  for (auto it = drop.rbegin(); it != drop.rend(); ++it) g.RemoveOp(*it);
+  // The dropped ops' detached (-1) outputs are invalid only until they go.
+  for (auto it = drop.rbegin(); it != drop.rend(); ++it) g.ops.erase(g.ops.begin() + *it);
   RemoveDeadOps(g);
   g.SortOps();
   model_.main() = std::move(g);
