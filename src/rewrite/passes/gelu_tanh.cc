@@ -109,12 +109,7 @@ class GeluTanhPass final : public Pass {
   PassResult Apply(ir::Model& model, const PassOptions& options) const override {
     PassResult result;
     GraphEdit edit(model, std::string(id()));
-    std::map<std::string, int> scalars;
-    auto scalar = [&](const std::string& name, float v) {
-      auto it = scalars.find(name);
-      if (it == scalars.end()) it = scalars.emplace(name, edit.ConstF32(name, {}, {v})).first;
-      return it->second;
-    };
+    auto scalar = [&](const std::string& name, float v) { return edit.SharedScalarF32(name, v); };
     auto gelu = [&](int x) {
       builder::GraphBuilder& b = edit.b();
       if (options.gelu_sigmoid) return b.Mul(x, b.Logistic(b.Mul(x, scalar("sigmoid_scale", kSigmoidScale))));

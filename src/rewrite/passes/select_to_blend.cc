@@ -85,7 +85,6 @@ class SelectToBlendPass final : public Pass {
   PassResult Apply(ir::Model& model, const PassOptions&) const override {
     PassResult result;
     GraphEdit edit(model, std::string(id()));
-    int one = -1, fp16_max = -1, fp16_min = -1;
     std::map<std::pair<int, builder::Shape>, std::pair<int, int>> masks;
     const size_t count = edit.graph().ops.size();
     for (size_t i = 0; i < count; ++i) {
@@ -144,7 +143,7 @@ class SelectToBlendPass final : public Pass {
       } else {
         auto it = masks.find({cond, mask_shape});
         if (it == masks.end()) {
-          if (one < 0) one = edit.ConstF32("one", {}, {1.0f});
+          const int one = edit.SharedScalarF32("one", 1.0f);
           int mk = b.Cast(cond, tfl::TensorType_FLOAT32);
           if (mask_shape != ct.shape) mk = b.Reshape(mk, mask_shape);
           it = masks.emplace(std::make_pair(cond, mask_shape), std::make_pair(mk, b.Sub(one, mk))).first;
@@ -155,11 +154,9 @@ class SelectToBlendPass final : public Pass {
       // overflow (exp(x) - 1 of an ELU at large x) meets a 0, not inf * 0.
       for (int k = 0; k < 2; ++k) {
         if (IsConstantValued(edit.graph(), operand[k])) continue;
-        if (fp16_max < 0) {
-          fp16_max = edit.ConstF32("fp16_max", {}, {kFp16Max});
-          fp16_min = edit.ConstF32("fp16_lowest", {}, {-kFp16Max});
-        }
-        operand[k] = b.Minimum(b.Maximum(operand[k], fp16_min), fp16_max);
+        const int fp16_max = edit.SharedScalarF32("fp16_max", kFp16Max);
+        const int fp16_lowest = edit.SharedScalarF32("fp16_lowest", -kFp16Max);
+        operand[k] = b.Minimum(b.Maximum(operand[k], fp16_lowest), fp16_max);
       }
       const int y = b.Add(b.Mul(operand[0], m), b.Mul(operand[1], inv));
       result.sites.push_back({static_cast<int>(i), std::string(v1 ? "SELECT" : "SELECT_V2"),
