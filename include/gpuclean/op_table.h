@@ -1,6 +1,8 @@
 #pragma once
 // Facts about each TFLite op, declared once in src/ir/ops.def.
+#include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "gpuclean/ir.h"
 
@@ -43,15 +45,31 @@ enum class RankRule {
   kFullyConnected,  // the rows merge
 };
 
+// Per-op flags (FLAGS in ops.def, which says what each means).
+enum OpFlag : uint32_t {
+  kNoFlags = 0,
+  kGpuLinked = 1u << 0,
+  kAccumulates = 1u << 1,
+};
+
 struct OpTraits {
   OpFamily family = OpFamily::kUnknown;
   RankRule rank_rule = RankRule::kNone;
+  uint32_t flags = kNoFlags;
   bool in_table = false;  // false: the op has no row (defaults above)
+  bool has_kernel = false;  // the interpreter has a kernel for it
 };
 
 // The op's row; defaults (unknown, kNone) for ops without one.
 const OpTraits& TraitsOf(tfl::BuiltinOperator code);
 std::string_view RankRuleName(RankRule rule);
+
+// Predicates read from the table (ops.def's header explains each).
+bool IsBinaryElementwise(tfl::BuiltinOperator code);  // kBinaryMath, broadcasting
+bool IsUnaryElementwise(tfl::BuiltinOperator code);   // unary math or activation, per element
+bool IsDotProduct(tfl::BuiltinOperator code);
+bool IsGpuLinked(tfl::BuiltinOperator code);
+bool Accumulates(tfl::BuiltinOperator code);
 // Every op with a row, in table order.
 const std::vector<tfl::BuiltinOperator>& TableOps();
 

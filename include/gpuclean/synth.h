@@ -10,6 +10,7 @@
 //    magnitudes reported on phones, each with its fixed form `<name>.fixed`
 //    and a documented input `<name>.in0.npy` that triggers the failure.
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,5 +88,13 @@ struct RuleEdgeSet {
   std::vector<std::string> skipped;  // "entry-id: why synth cannot build it"
 };
 RuleEdgeSet RuleEdgeProbes(const lint::Matrix& matrix);
+// The plain graph of one op (its name as the matrix spells it): inputs, the
+// op, its output; nullopt where synth has none. Throws where the builder
+// cannot shape it.
+std::optional<ir::Model> PlainGraph(const std::string& op);
+// The graph that measures one op on a runtime (`gpuclean synth --ops`): the
+// plain graph, or for ops that take or give bools, the op between
+// comparisons that make them and a CAST back to float32.
+std::optional<ir::Model> OpGraph(tfl::BuiltinOperator code);
 
 }  // namespace gpuclean::synth

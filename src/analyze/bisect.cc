@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "gpuclean/error.h"
+#include "gpuclean/op_table.h"
 #include "gpuclean/run.h"
 
 namespace gpuclean::analyze {
@@ -97,18 +98,11 @@ bool IsOp(const ir::Op& op, std::initializer_list<tfl::BuiltinOperator> codes) {
 }
 
 bool IsDotProduct(const ir::Op& op) {
-  return IsOp(op, {tfl::BuiltinOperator_CONV_2D, tfl::BuiltinOperator_DEPTHWISE_CONV_2D,
-                   tfl::BuiltinOperator_TRANSPOSE_CONV, tfl::BuiltinOperator_FULLY_CONNECTED,
-                   tfl::BuiltinOperator_BATCH_MATMUL}) ||
+  return ir::IsDotProduct(op.code) ||
          (op.code == tfl::BuiltinOperator_CUSTOM && op.custom_code == "Convolution2DTransposeBias");
 }
 
-bool IsReduction(const ir::Op& op) {
-  return IsOp(op, {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM, tfl::BuiltinOperator_REDUCE_PROD,
-                   tfl::BuiltinOperator_SOFTMAX, tfl::BuiltinOperator_LOG_SOFTMAX,
-                   tfl::BuiltinOperator_L2_NORMALIZATION, tfl::BuiltinOperator_AVERAGE_POOL_2D,
-                   tfl::BuiltinOperator_CUMSUM});
-}
+bool IsReduction(const ir::Op& op) { return ir::Accumulates(op.code); }
 
 bool IsSquare(const ir::Subgraph& g, int tensor) {
   const int p = g.Producer(tensor);

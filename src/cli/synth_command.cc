@@ -9,6 +9,7 @@
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
 #include "gpuclean/lint.h"
+#include "gpuclean/op_table.h"
 #include "gpuclean/synth.h"
 
 namespace gpuclean::cli {
@@ -39,6 +40,28 @@ int WriteRuleEdges(const std::string& target, const std::string& out) {
   return 0;
 }
 
+// The op table's plain graphs: OP.tflite per row that synth can build.
+int WriteOpGraphs(const std::string& out) {
+  if (out.empty()) throw Error(ErrorKind::kUsage, "synth --ops: --out DIR is required");
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw Error(ErrorKind::kIo, fmt::format("{}: cannot create: {}", out, ec.message()));
+  int written = 0;
+  std::string none;
+  for (tfl::BuiltinOperator code : ir::TableOps()) {
+    const std::string name = ir::BuiltinName(code);
+    const std::optional<ir::Model> model = synth::OpGraph(code);
+    if (!model) {
+      none += " " + name;
+      continue;
+    }
+    format::WriteModel(*model, (std::filesystem::path(out) / (name + ".tflite")).string());
+    ++written;
+  }
+  std::cout << fmt::format("{} op graphs written to {}; no plain graph for:{}\n", written, out, none);
+  return 0;
+}
+
 }  // namespace
 
 void AddSynth(CLI::App& app, Handler& handler) {
@@ -48,6 +71,7 @@ void AddSynth(CLI::App& app, Handler& handler) {
     std::string out;
     bool list = false;
     std::string edges;
+    bool ops = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("NAME", args->names, "graph names, or probes | patterns | all");
@@ -56,6 +80,9 @@ void AddSynth(CLI::App& app, Handler& handler) {
   cmd->add_option("--edges", args->edges,
                   "write the rule-edge probes of this target's matrix instead: ID.inside.tflite (delegated) and "
                   "ID.past.tflite (refused by entry ID) per op rule, and edges.json listing them");
+  cmd->add_flag("--ops", args->ops,
+                "write every op-table row's measuring graph instead (OP.tflite: inputs, the op, its output; "
+                "bools made by a comparison and cast back to float32), as the op-table WebGPU test measures them");
   cmd->callback([args, &handler] {
     handler = [args] {
       if (args->list) {
@@ -69,6 +96,7 @@ void AddSynth(CLI::App& app, Handler& handler) {
         return 0;
       }
       if (!args->edges.empty()) return WriteRuleEdges(args->edges, args->out);
+      if (args->ops) return WriteOpGraphs(args->out);
       if (args->names.empty()) throw Error(ErrorKind::kUsage, "synth: name at least one graph (or use --list)");
       if (args->out.empty()) throw Error(ErrorKind::kUsage, "synth: --out DIR is required");
       for (const synth::SynthGraph* g : synth::Resolve(args->names)) {

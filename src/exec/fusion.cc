@@ -11,26 +11,13 @@
 #include <set>
 
 #include "gpuclean/exec.h"
+#include "gpuclean/op_table.h"
 
 namespace gpuclean::exec {
 namespace {
 
 // Ops computed per element that the backend links into another kernel.
-bool IsLinkableElementwise(const ir::Op& op) {
-  static const std::set<tfl::BuiltinOperator> kLinkable = {
-      tfl::BuiltinOperator_ADD,          tfl::BuiltinOperator_SUB,        tfl::BuiltinOperator_MUL,
-      tfl::BuiltinOperator_DIV,          tfl::BuiltinOperator_SQUARED_DIFFERENCE,
-      tfl::BuiltinOperator_MAXIMUM,      tfl::BuiltinOperator_MINIMUM,    tfl::BuiltinOperator_POW,
-      tfl::BuiltinOperator_ABS,          tfl::BuiltinOperator_NEG,        tfl::BuiltinOperator_EXP,
-      tfl::BuiltinOperator_LOG,          tfl::BuiltinOperator_SQRT,       tfl::BuiltinOperator_RSQRT,
-      tfl::BuiltinOperator_SQUARE,       tfl::BuiltinOperator_SIN,        tfl::BuiltinOperator_COS,
-      tfl::BuiltinOperator_FLOOR,        tfl::BuiltinOperator_CEIL,       tfl::BuiltinOperator_TANH,
-      tfl::BuiltinOperator_LOGISTIC,     tfl::BuiltinOperator_RELU,       tfl::BuiltinOperator_RELU6,
-      tfl::BuiltinOperator_RELU_N1_TO_1, tfl::BuiltinOperator_LEAKY_RELU, tfl::BuiltinOperator_PRELU,
-      tfl::BuiltinOperator_ELU,          tfl::BuiltinOperator_HARD_SWISH, tfl::BuiltinOperator_GELU,
-  };
-  return op.code != tfl::BuiltinOperator_CUSTOM && kLinkable.count(op.code) > 0;
-}
+bool IsLinkableElementwise(const ir::Op& op) { return ir::IsGpuLinked(op.code); }
 
 bool IsRuntime(const ir::Subgraph& g, int32_t t) { return t >= 0 && !g.tensors[t].is_const(); }
 

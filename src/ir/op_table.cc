@@ -11,8 +11,9 @@ struct Table {
   std::array<OpTraits, kCodes> traits{};
   std::vector<tfl::BuiltinOperator> ops;
   Table() {
-#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE)                                     \
-  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY, RankRule::RANK_RULE, true}; \
+#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS)                                   \
+  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY, RankRule::RANK_RULE, FLAGS, true,    \
+                                         std::string_view(#KERNEL) != "NoKernel"};              \
   ops.push_back(tfl::BuiltinOperator_##CODE);
 #include "ir/ops.def"
 #undef GPUCLEAN_OP
@@ -33,6 +34,21 @@ const OpTraits& TraitsOf(tfl::BuiltinOperator code) {
 }
 
 const std::vector<tfl::BuiltinOperator>& TableOps() { return TheTable().ops; }
+
+bool IsBinaryElementwise(tfl::BuiltinOperator code) {
+  const OpTraits& t = TraitsOf(code);
+  return t.family == OpFamily::kBinaryMath && t.rank_rule == RankRule::kBroadcast;
+}
+
+bool IsUnaryElementwise(tfl::BuiltinOperator code) {
+  const OpTraits& t = TraitsOf(code);
+  return (t.family == OpFamily::kUnaryMath || t.family == OpFamily::kActivation) &&
+         t.rank_rule == RankRule::kPerElement;
+}
+
+bool IsDotProduct(tfl::BuiltinOperator code) { return TraitsOf(code).family == OpFamily::kDotProduct; }
+bool IsGpuLinked(tfl::BuiltinOperator code) { return (TraitsOf(code).flags & kGpuLinked) != 0; }
+bool Accumulates(tfl::BuiltinOperator code) { return (TraitsOf(code).flags & kAccumulates) != 0; }
 
 std::string_view RankRuleName(RankRule rule) {
   switch (rule) {

@@ -1,5 +1,6 @@
 // Shape rules of elementwise ops: unary maps, broadcasting binary ops,
 // comparisons and logic, selects, casts and (de)quantisation.
+#include "gpuclean/op_table.h"
 #include "ir/shapes_internal.h"
 
 namespace gpuclean::ir::shapes {
@@ -128,24 +129,13 @@ std::vector<TensorSpec> Quantize(const OpView& v) {
 }  // namespace
 
 void AddElementwiseRules(RuleTable& t) {
-  for (auto code : {tfl::BuiltinOperator_ABS, tfl::BuiltinOperator_NEG, tfl::BuiltinOperator_EXP,
-                    tfl::BuiltinOperator_LOG, tfl::BuiltinOperator_SQRT, tfl::BuiltinOperator_RSQRT,
-                    tfl::BuiltinOperator_SQUARE, tfl::BuiltinOperator_SIN, tfl::BuiltinOperator_COS,
-                    tfl::BuiltinOperator_FLOOR, tfl::BuiltinOperator_CEIL, tfl::BuiltinOperator_ROUND,
-                    tfl::BuiltinOperator_SIGN, tfl::BuiltinOperator_TANH, tfl::BuiltinOperator_LOGISTIC,
-                    tfl::BuiltinOperator_RELU, tfl::BuiltinOperator_RELU6, tfl::BuiltinOperator_RELU_N1_TO_1,
-                    tfl::BuiltinOperator_RELU_0_TO_1, tfl::BuiltinOperator_LEAKY_RELU, tfl::BuiltinOperator_ELU,
-                    tfl::BuiltinOperator_HARD_SWISH, tfl::BuiltinOperator_GELU})
-    t.builtin[code] = Unary;
+  // The families' rules, from the op table; ops that differ are set below.
+  for (tfl::BuiltinOperator code : TableOps()) {
+    if (IsUnaryElementwise(code)) t.builtin[code] = Unary;
+    if (IsBinaryElementwise(code)) t.builtin[code] = Binary;
+    if (TraitsOf(code).family == OpFamily::kComparison) t.builtin[code] = Comparison;
+  }
   for (auto code : {tfl::BuiltinOperator_ZEROS_LIKE, tfl::BuiltinOperator_DENSIFY}) t.builtin[code] = SameAsInput;
-  for (auto code : {tfl::BuiltinOperator_ADD, tfl::BuiltinOperator_SUB, tfl::BuiltinOperator_MUL,
-                    tfl::BuiltinOperator_DIV, tfl::BuiltinOperator_SQUARED_DIFFERENCE, tfl::BuiltinOperator_MAXIMUM,
-                    tfl::BuiltinOperator_MINIMUM, tfl::BuiltinOperator_POW, tfl::BuiltinOperator_FLOOR_DIV,
-                    tfl::BuiltinOperator_FLOOR_MOD})
-    t.builtin[code] = Binary;
-  for (auto code : {tfl::BuiltinOperator_EQUAL, tfl::BuiltinOperator_NOT_EQUAL, tfl::BuiltinOperator_LESS,
-                    tfl::BuiltinOperator_LESS_EQUAL, tfl::BuiltinOperator_GREATER, tfl::BuiltinOperator_GREATER_EQUAL})
-    t.builtin[code] = Comparison;
   t.builtin[tfl::BuiltinOperator_LOGICAL_AND] = LogicalBinary;
   t.builtin[tfl::BuiltinOperator_LOGICAL_OR] = LogicalBinary;
   t.builtin[tfl::BuiltinOperator_LOGICAL_NOT] = LogicalNot;

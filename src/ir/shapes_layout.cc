@@ -317,6 +317,14 @@ std::vector<TensorSpec> DynamicUpdateSlice(const OpView& v) {
   return {{v.dtype(0), v.shape(0)}};
 }
 
+// The input with the axes listed in input 1 reversed.
+std::vector<TensorSpec> ReverseV2(const OpView& v) {
+  v.ExpectInputCount(2);
+  v.ExpectDType(1, {kInt32, kInt64}, "axis");
+  v.ExpectRank(1, 1, "axis");
+  return {{v.dtype(0), v.shape(0)}};
+}
+
 std::vector<TensorSpec> BroadcastTo(const OpView& v) {
   v.ExpectInputCount(2);
   v.ExpectDType(1, {kInt32, kInt64}, "shape");
@@ -398,6 +406,7 @@ void AddLayoutRules(RuleTable& t) {
   t.builtin[tfl::BuiltinOperator_TILE] = Tile;
   t.builtin[tfl::BuiltinOperator_DYNAMIC_UPDATE_SLICE] = DynamicUpdateSlice;
   t.builtin[tfl::BuiltinOperator_BROADCAST_TO] = BroadcastTo;
+  t.builtin[tfl::BuiltinOperator_REVERSE_V2] = ReverseV2;
   t.builtin[tfl::BuiltinOperator_GATHER] = Gather;
   t.builtin[tfl::BuiltinOperator_GATHER_ND] = GatherNd;
   t.builtin[tfl::BuiltinOperator_SHAPE] = ShapeOp;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "gpuclean/error.h"
+#include "gpuclean/op_table.h"
 
 namespace gpuclean::lint {
 
@@ -177,7 +178,7 @@ const std::vector<std::string>& ConstraintKeys() {
       "runtime_input_at", "const_input_at",  "identical_inputs",  "dynamic_shape",   "attrs",
       "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops",
       "winograd_4x4", "elementwise_const_batched", "rows_above", "version_above", "attrs_not",
-      "input_rank", "dtype_at", "runtime_dtype_any", "builtin_op", "input_quant"};
+      "input_rank", "dtype_at", "runtime_dtype_any", "builtin_op", "input_quant", "inputs_above"};
   return keys;
 }
 
@@ -191,7 +192,7 @@ std::string ConstraintValueError(const std::string& key, const nlohmann::json& v
   const auto is_int = [](const nlohmann::json& v) { return v.is_number_integer(); };
   const auto is_string = [](const nlohmann::json& v) { return v.is_string(); };
   static const std::set<std::string> kInts = {"rank_at_least", "runtime_inputs", "const_nonzero_at",
-                                              "last_dim_not_multiple_of", "version_above"};
+                                              "last_dim_not_multiple_of", "version_above", "inputs_above"};
   static const std::set<std::string> kBools = {"identical_inputs", "dynamic_shape", "broadcast",
                                                "elementwise_const_batched", "builtin_op"};
   static const std::set<std::string> kNames = {"dtype_any", "input_dtype", "output_dtype", "not_ops",
@@ -325,6 +326,8 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     return true;
   }
   if (key == "version_above") return op.version > want.get<int>();
+  if (key == "inputs_above")
+    return std::count_if(op.inputs.begin(), op.inputs.end(), [](int t) { return t >= 0; }) > want.get<int>();
   if (key == "attrs_not") {
     for (const auto& [field, value] : want.items())
       if (OptionValue(op, field) != value) return true;
@@ -388,12 +391,8 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
   if (key == "elementwise_const_batched") {
     // A binary elementwise op with a constant operand of rank 2 or 3 whose
     // first dimension is > 1 (the delegate reads such constants wrongly).
-    static const tfl::BuiltinOperator kBinary[] = {
-        tfl::BuiltinOperator_ADD,     tfl::BuiltinOperator_SUB,     tfl::BuiltinOperator_MUL,
-        tfl::BuiltinOperator_DIV,     tfl::BuiltinOperator_MAXIMUM, tfl::BuiltinOperator_MINIMUM,
-        tfl::BuiltinOperator_SQUARED_DIFFERENCE, tfl::BuiltinOperator_POW};
     bool found = false;
-    if (op.inputs.size() == 2 && std::find(std::begin(kBinary), std::end(kBinary), op.code) != std::end(kBinary))
+    if (op.inputs.size() == 2 && ir::IsBinaryElementwise(op.code))
       for (int t : op.inputs)
         if (t >= 0 && view.IsConstLike(t) && (g.tensors[t].rank() == 2 || g.tensors[t].rank() == 3) &&
             g.tensors[t].shape[0] > 1)

@@ -226,22 +226,6 @@ std::optional<float> ConstScalar(const ir::Subgraph& graph, int tensor) {
   return v[0];
 }
 
-bool IsBinaryElementwise(tfl::BuiltinOperator code) {
-  switch (code) {
-    case tfl::BuiltinOperator_ADD:
-    case tfl::BuiltinOperator_SUB:
-    case tfl::BuiltinOperator_MUL:
-    case tfl::BuiltinOperator_DIV:
-    case tfl::BuiltinOperator_MAXIMUM:
-    case tfl::BuiltinOperator_MINIMUM:
-    case tfl::BuiltinOperator_SQUARED_DIFFERENCE:
-    case tfl::BuiltinOperator_POW:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool IsConstantValued(const ir::Subgraph& graph, int tensor) {
   if (tensor < 0) return false;
   if (graph.tensors.at(tensor).is_const()) return true;

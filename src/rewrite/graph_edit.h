@@ -20,6 +20,7 @@
 #include "gpuclean/builder.h"
 #include "gpuclean/ir.h"
 #include "gpuclean/npy.h"
+#include "gpuclean/op_table.h"
 #include "gpuclean/rewrite.h"
 
 namespace gpuclean::rewrite {
@@ -86,9 +87,8 @@ bool HasNoFusedActivation(const ir::Op& op);
 // The single-output op writing `tensor` when it has this code and no fused
 // activation; nullptr otherwise (a graph input, a constant, another op).
 const ir::Op* ProducerWithoutActivation(const ir::Subgraph& graph, int tensor, tfl::BuiltinOperator code);
-// ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW: two operands,
-// per element, with the usual right-aligned broadcasting.
-bool IsBinaryElementwise(tfl::BuiltinOperator code);
+// Two operands, per element, right-aligned broadcasting (the op table's).
+using ir::IsBinaryElementwise;
 // The value of a constant-valued tensor, computed by the interpreter from
 // just the ops it depends on. Throws Error(kUnsupported) when it cannot.
 npy::Array EvaluateConstant(const ir::Subgraph& graph, int tensor);

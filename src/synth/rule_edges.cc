@@ -196,6 +196,43 @@ const std::map<std::string, BaseMaker>& ExplicitBases() {
            return b.Op(tfl::BuiltinOperator_REVERSE_V2, {x, b.ConstI32("axis", {1}, {1})})[0];
          });
        }},
+      {"SQUEEZE", [] { return OneInput([](GraphBuilder& b, int x) { return b.Squeeze(x, {2}); }, {1, 4, 1, 8}); }},
+      {"EXPAND_DIMS", [] { return OneInput([](GraphBuilder& b, int x) { return b.ExpandDims(x, 0); }, {4, 4, 8}); }},
+      {"ARG_MIN", [] { return OneInput([](GraphBuilder& b, int x) { return b.ArgMin(x, 3); }); }},
+      {"LOG_SOFTMAX", [] { return OneInput([](GraphBuilder& b, int x) { return b.LogSoftmax(x); }); }},
+      {"L2_NORMALIZATION", [] { return OneInput([](GraphBuilder& b, int x) { return b.L2Normalization(x); }); }},
+      {"BROADCAST_TO",
+       [] { return OneInput([](GraphBuilder& b, int x) { return b.BroadcastTo(x, kMap); }, {1, 1, 4, 8}); }},
+      {"ZEROS_LIKE",
+       [] { return OneInput([](GraphBuilder& b, int x) { return b.Op(tfl::BuiltinOperator_ZEROS_LIKE, {x})[0]; }); }},
+      {"ADD_N",
+       [] {
+         GraphBuilder b;
+         const int x = b.Input("x", kF32, kMap);
+         return Finish(b, b.Op(tfl::BuiltinOperator_ADD_N, {x, b.Input("y", kF32, kMap)})[0]);
+       }},
+      {"SHAPE",
+       [] {
+         return OneInput([](GraphBuilder& b, int x) {
+           tfl::ShapeOptionsT o;
+           o.out_type = kI32;
+           tfl::BuiltinOptionsUnion options;
+           options.Set(o);
+           return b.Op(tfl::BuiltinOperator_SHAPE, {x}, options)[0];
+         });
+       }},
+      {"L2_POOL_2D",
+       [] {
+         return OneInput([](GraphBuilder& b, int x) {
+           tfl::Pool2DOptionsT o;
+           o.padding = tfl::Padding_VALID;
+           o.stride_w = o.stride_h = 2;
+           o.filter_width = o.filter_height = 2;
+           tfl::BuiltinOptionsUnion options;
+           options.Set(o);
+           return b.Op(tfl::BuiltinOperator_L2_POOL_2D, {x}, options)[0];
+         });
+       }},
       {"TOPK_V2",
        [] {
          return OneInput([](GraphBuilder& b, int x) {
@@ -271,6 +308,21 @@ class Mutator {
       op_.version = cap + 1;
       return "";
     }
+    if (key == "inputs_above") {
+      // One more runtime input like input 0 until the count passes the cap.
+      const int cap = want.get<int>();
+      if (op_.inputs.empty() || op_.inputs[0] < 0) return "the plain graph's op has no input 0 to repeat";
+      while (static_cast<int>(op_.inputs.size()) <= cap) {
+        ir::Tensor extra = g_.tensors[op_.inputs[0]];
+        extra.name = fmt::format("extra_{}", op_.inputs.size());
+        extra.data = {};
+        g_.tensors.push_back(std::move(extra));
+        const int t = static_cast<int>(g_.tensors.size()) - 1;
+        g_.inputs.push_back(t);
+        op_.inputs.push_back(t);
+      }
+      return "";
+    }
     if (key == "runtime_input_at" || key == "const_input_at") {
       std::vector<int> positions;
       if (want.is_number_integer()) positions.push_back(want.get<int>());
@@ -342,7 +394,37 @@ class Mutator {
   ir::Op& op_;
 };
 
+// LiteRT.js loads no model with a bool input or output ("Element type BOOL
+// is not supported"), so ops that take or give bools are measured between
+// a comparison that makes the bools and a CAST back to float32.
+std::optional<ir::Model> FloatIoGraph(tfl::BuiltinOperator code) {
+  GraphBuilder b;
+  const auto x = [&](const char* name) { return b.Input(name, kF32, kMap); };
+  const auto mask = [&](const char* name) { return b.Greater(x(name), b.ConstF32("zero", {}, {0.0f})); };
+  int out = -1;
+  switch (code) {
+    case tfl::BuiltinOperator_LOGICAL_NOT: out = b.LogicalNot(mask("x")); break;
+    case tfl::BuiltinOperator_LOGICAL_AND:
+    case tfl::BuiltinOperator_LOGICAL_OR: out = b.Binary(code, mask("x"), mask("y")); break;
+    case tfl::BuiltinOperator_REDUCE_ANY:
+    case tfl::BuiltinOperator_REDUCE_ALL: out = b.Reduce(code, mask("x"), {3}, false); break;
+    case tfl::BuiltinOperator_SELECT: return Finish(b, b.Select(mask("c"), x("x"), x("y")));
+    case tfl::BuiltinOperator_SELECT_V2: return Finish(b, b.SelectV2(mask("c"), x("x"), x("y")));
+    default:
+      if (ir::TraitsOf(code).family != ir::OpFamily::kComparison) return std::nullopt;
+      out = b.Binary(code, x("x"), x("y"));
+  }
+  return Finish(b, b.Cast(out, kF32));
+}
+
 }  // namespace rule_edges
+
+std::optional<ir::Model> PlainGraph(const std::string& op) { return rule_edges::BaseGraph(op); }
+
+std::optional<ir::Model> OpGraph(tfl::BuiltinOperator code) {
+  if (std::optional<ir::Model> wrapped = rule_edges::FloatIoGraph(code)) return wrapped;
+  return rule_edges::BaseGraph(ir::BuiltinName(code));
+}
 
 RuleEdgeSet RuleEdgeProbes(const lint::Matrix& matrix) {
   using rule_edges::BaseGraph;

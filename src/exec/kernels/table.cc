@@ -1,7 +1,6 @@
-// The one kernel table. Each family list (*.inc) names its ops as
-//   GPUCLEAN_BUILTIN(OP_NAME, FunctionStem)   -> kernels::FunctionStemKernel()
-//   GPUCLEAN_CUSTOM("custom code", FunctionStem)
-// and each FunctionStemKernel() lives in its own file under kernels/.
+// The one kernel table: builtin ops from the op table's KERNEL column
+// (src/ir/ops.def), custom ops from custom.inc. Each <Stem>Kernel() lives
+// in a file of its own or of its family under kernels/.
 #include <map>
 #include <string>
 
@@ -9,13 +8,15 @@
 
 namespace gpuclean::exec {
 namespace kernels {
-#define GPUCLEAN_BUILTIN(op, stem) Kernel stem##Kernel();
+#define GPUCLEAN_OP(code, family, rank_rule, stem, flags) Kernel stem##Kernel();
+#include "ir/ops.def"
+#undef GPUCLEAN_OP
 #define GPUCLEAN_CUSTOM(code, stem) Kernel stem##Kernel();
-#include "exec/kernels/elementwise.inc"
-#include "exec/kernels/conv.inc"
-#include "exec/kernels/shape.inc"
-#undef GPUCLEAN_BUILTIN
+#include "exec/kernels/custom.inc"
 #undef GPUCLEAN_CUSTOM
+
+// The KERNEL column's NoKernel: rows the interpreter has no kernel for.
+Kernel NoKernelKernel() { return {}; }
 }  // namespace kernels
 
 namespace {
@@ -24,13 +25,15 @@ struct Table {
   std::map<int, Kernel> builtin;
   std::map<std::string, Kernel> custom;
   Table() {
-#define GPUCLEAN_BUILTIN(op, stem) builtin[tfl::BuiltinOperator_##op] = kernels::stem##Kernel();
+#define GPUCLEAN_OP(code, family, rank_rule, stem, flags) Add(tfl::BuiltinOperator_##code, kernels::stem##Kernel());
+#include "ir/ops.def"
+#undef GPUCLEAN_OP
 #define GPUCLEAN_CUSTOM(code, stem) custom[code] = kernels::stem##Kernel();
-#include "exec/kernels/elementwise.inc"
-#include "exec/kernels/conv.inc"
-#include "exec/kernels/shape.inc"
-#undef GPUCLEAN_BUILTIN
+#include "exec/kernels/custom.inc"
 #undef GPUCLEAN_CUSTOM
+  }
+  void Add(tfl::BuiltinOperator code, Kernel kernel) {
+    if (kernel.eval) builtin[static_cast<int>(code)] = kernel;
   }
 };
 

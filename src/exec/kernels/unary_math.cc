@@ -1,0 +1,93 @@
+// The unary math family (FAMILY kUnaryMath in src/ir/ops.def): one function
+// per op, each op's <Stem>Kernel() one line. Float-only ops map float32 to
+// float32 through FloatMap; ABS, NEG and SIGN also take integers.
+#include "exec/kernels/elementwise_util.h"
+
+namespace gpuclean::exec::kernels {
+namespace {
+
+template <float (*F)(float)>
+Kernel FloatMap() {
+  return {ew::CheckFloatUnary, [](KernelContext& ctx) { ew::FloatUnary(ctx, [](float x) { return F(x); }); }};
+}
+
+// EXP overflows to inf above ~88.72.
+float Exp(float x) { return std::exp(x); }
+// log(0) = -inf, log(x < 0) = NaN. LiteRT.js (XNNPACK) returns ~88.38 for
+// log(inf) and ~88.78 for log(NaN); we keep the IEEE answers (inf, NaN).
+float Log(float x) { return std::log(x); }
+// sqrt(x < 0) = NaN, sqrt(-0) = -0.
+float Sqrt(float x) { return std::sqrt(x); }
+// rsqrt(0) = inf, rsqrt(-0) = -inf, rsqrt(x < 0) = NaN.
+float Rsqrt(float x) { return 1.0f / std::sqrt(x); }
+float Square(float x) { return x * x; }
+float Sin(float x) { return std::sin(x); }  // radians
+float Cos(float x) { return std::cos(x); }
+float Floor(float x) { return std::floor(x); }
+float Ceil(float x) { return std::ceil(x); }
+// To the nearest integer, ties to even: LiteRT's RoundToNearest (floor, then
+// up when the rest is over a half, or exactly a half with an odd floor).
+// nearbyint in the default rounding mode gives the same values at a fraction
+// of the cost (fmod was most of a quantized model's run); LiteRT's floor form
+// never yields -0 from a non-zero x, so neither does this (`+ 0.0f`).
+float Round(float x) { return x == 0.0f ? x : std::nearbyint(x) + 0.0f; }
+
+// ABS: float32 and int32 (|INT_MIN| wraps to INT_MIN).
+void EvalAbs(KernelContext& ctx) {
+  ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      ew::Unary<T, T>(ctx, [](T x) { return x < 0 ? ew::WrapSub(T(0), x) : x; });
+    } else {
+      ew::Unary<T, T>(ctx, [](T x) { return std::fabs(x); });
+    }
+  });
+}
+
+// NEG: float32, int32, int64 (integers wrap: -INT_MIN = INT_MIN).
+void EvalNeg(KernelContext& ctx) {
+  ew::Dispatch<float, int32_t, int64_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      ew::Unary<T, T>(ctx, [](T x) { return ew::WrapSub(T(0), x); });
+    } else {
+      ew::Unary<T, T>(ctx, [](T x) { return -x; });
+    }
+  });
+}
+
+// SIGN: float32 and int32, as tflite/kernels/sign.cc: 1, -1 or 0 (+0 for
+// both zeros); NaN stays NaN.
+void EvalSign(KernelContext& ctx) {
+  ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {
+    using T = decltype(tag);
+    ew::Unary<T, T>(ctx, [](T x) { return x > T(0) ? T(1) : x < T(0) ? T(-1) : x == T(0) ? T(0) : x; });
+  });
+}
+
+}  // namespace
+
+Kernel ExpKernel() { return FloatMap<Exp>(); }
+Kernel LogKernel() { return FloatMap<Log>(); }
+Kernel SqrtKernel() { return FloatMap<Sqrt>(); }
+Kernel RsqrtKernel() { return FloatMap<Rsqrt>(); }
+Kernel SquareKernel() { return FloatMap<Square>(); }
+Kernel SinKernel() { return FloatMap<Sin>(); }
+Kernel CosKernel() { return FloatMap<Cos>(); }
+Kernel FloorKernel() { return FloatMap<Floor>(); }
+Kernel CeilKernel() { return FloatMap<Ceil>(); }
+Kernel RoundKernel() { return FloatMap<Round>(); }
+Kernel AbsKernel() {
+  return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32}); },
+          EvalAbs};
+}
+Kernel NegKernel() {
+  return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32, ew::kI64}); },
+          EvalNeg};
+}
+Kernel SignKernel() {
+  return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32}); },
+          EvalSign};
+}
+
+}  // namespace gpuclean::exec::kernels
