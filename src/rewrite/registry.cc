@@ -1,3 +1,5 @@
+#include "gpuclean/error.h"
+#include "gpuclean/lint.h"
 #include "gpuclean/rewrite.h"
 #include "rewrite/passes/passes.h"
 
@@ -5,39 +7,25 @@ namespace gpuclean::rewrite {
 
 std::string_view ExactnessName(Exactness exactness) { return exactness == Exactness::kExact ? "exact" : "approx"; }
 
-// Order matters where passes feed each other: weights are made dense and
-// constants folded before passes that read constant values; structural
-// splits (SPLIT, PACK) run before the passes that match their results.
+namespace passes {
+// The catalogue's entries that are not rewrites.
+const Pass& NotARewrite() {
+  throw Error(ErrorKind::kInternal, "NotARewrite is not a pass");
+}
+}  // namespace passes
+
+// The rewrites of the pass catalogue (src/lint/passes.def), in its order.
 const std::vector<const Pass*>& Registry() {
-  static const std::vector<const Pass*> registry = {
-      &passes::DensifyOffline(),
-      &passes::ConstFold(),
-      &passes::Rank5ToRank4(),
-      &passes::LayerScaleFold(),
-      &passes::SafeLayerNormV2(),
-      &passes::RmsNormScaleFirst(),  // after safe-layernorm-v2: a LayerNorm is an RMSNorm of x - mean
-      &passes::DotScaleFirst(),
-      &passes::AddOutputAlias(),
-      &passes::TokenOutputLeaf(),
-      &passes::HostFedConstants(),
-      &passes::SplitToSlices(),
-      &passes::PackToReshapeConcat(),
-      &passes::Padv2ToPad0(),
-      &passes::MeanSplitAxes(),
-      &passes::TransposeConvZeroStuff(),
-      &passes::StridedSliceToAvgPool(),
-      &passes::GatherOneHotMatMul(),  // after strided-slice-to-avgpool: constant-index grids are not lookups
-      &passes::Relu0To1ToRelus(),
-      &passes::DivIdenticalInputs(),
-      &passes::BmmConstLhs(),
-      &passes::BmmSplitRows(),  // after bmm-const-lhs: it may swap the operands
-      &passes::ConvWinogradSplit(),
-      &passes::ConstOperandRank4(),
-      &passes::BroadcastToFold(),
-      &passes::PowToExpLog(),
-      &passes::SelectToBlend(),
-      &passes::GeluTanh(),
-  };
+  static const std::vector<const Pass*> registry = [] {
+    std::vector<const Pass*> passes;
+    const auto add = [&](lint::PassKind kind, const Pass& (*accessor)()) {
+      if (lint::IsRewrite(kind)) passes.push_back(&accessor());
+    };
+#define GPUCLEAN_PASS(ID, KIND, ACCESSOR, SUMMARY) add(lint::PassKind::KIND, &passes::ACCESSOR);
+#include "lint/passes.def"
+#undef GPUCLEAN_PASS
+    return passes;
+  }();
   return registry;
 }
 

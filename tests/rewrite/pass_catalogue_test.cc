@@ -56,6 +56,17 @@ TEST(PassCatalogue, RegistryAndCatalogueAgree) {
     if (lint::IsRewrite(info.kind)) EXPECT_TRUE(registered.count(info.id)) << info.id << " is catalogued as a rewrite but not registered";
 }
 
+// The registry is the catalogue's rewrite rows in order, and each row's
+// accessor returns the pass that carries the row's id.
+TEST(PassCatalogue, EachRowsAccessorIsThePassWithItsId) {
+  std::vector<std::string> rows;
+  for (const lint::PassInfo& info : lint::PassCatalog())
+    if (lint::IsRewrite(info.kind)) rows.emplace_back(info.id);
+  std::vector<std::string> registered;
+  for (const Pass* pass : Registry()) registered.emplace_back(pass->id());
+  EXPECT_EQ(registered, rows);
+}
+
 // An automatic pass runs only when a finding names it: some matrix must.
 TEST(PassCatalogue, EveryAutomaticPassIsHintedBySomeMatrix) {
   std::set<std::string> hinted;
