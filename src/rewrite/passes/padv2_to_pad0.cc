@@ -17,8 +17,8 @@
 
 #include "gpuclean/shapes.h"
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -48,10 +48,8 @@ bool NonNegative(const ir::Subgraph& graph, int tensor) {
   switch (op.code) {
     case tfl::BuiltinOperator_RELU:
     case tfl::BuiltinOperator_RELU6:
-    case tfl::BuiltinOperator_RELU_0_TO_1:
-      return true;
-    default:
-      break;
+    case tfl::BuiltinOperator_RELU_0_TO_1: return true;
+    default: break;
   }
   const auto act = FusedActivation(op);
   return act && (*act == tfl::ActivationFunctionType_RELU || *act == tfl::ActivationFunctionType_RELU6);
@@ -137,75 +135,69 @@ std::string WhyNotSamePool(const ir::Subgraph& g, const ir::Op& op, const std::v
   return "";
 }
 
-class Padv2ToPad0Pass final : public Pass {
+// What the rewrite needs: the paddings, the pad value and which way out.
+struct Padv2Match {
+  std::vector<int64_t> pads;
+  float value = 0.0f;
+  bool same_pool = false;  // else PAD with zeros
+};
+
+class Padv2ToPad0Pass final : public PatternPass<Padv2Match> {
  public:
-  std::string_view id() const override { return "padv2-to-pad0"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "PADV2 with a constant value read only by a MAX_POOL_2D, padding only H and W: PAD with 0 when its input "
-           "comes from a ReLU/ReLU6 (fused or not), the value is <= 0 and every window holds a real element (a value "
-           "of 0 needs none of this); else one SAME MAX_POOL_2D when the value is -inf and the pool is VALID over "
-           "exactly SAME's padding";
+  Padv2ToPad0Pass()
+      : PatternPass(
+            {"padv2-to-pad0", Exactness::kExact,
+             "PADV2 with a constant value read only by a MAX_POOL_2D, padding only H and W: PAD with 0 when its input "
+             "comes from a ReLU/ReLU6 (fused or not), the value is <= 0 and every window holds a real element (a value "
+             "of 0 needs none of this); else one SAME MAX_POOL_2D when the value is -inf and the pool is VALID over "
+             "exactly SAME's padding"},
+            {tfl::BuiltinOperator_PADV2}) {}
+
+ private:
+  std::optional<Padv2Match> Match(const OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (op.inputs.size() < 2 || op.outputs.size() != 1) return std::nullopt;
+    const ir::Subgraph& g = site.graph();
+    const int x = op.inputs[0];
+    auto skip = [&](const std::string& why) {
+      site.Skip({g.tensors[x].name, g.tensors[op.outputs[0]].name}, why);
+      return std::nullopt;
+    };
+    if (g.tensors[x].dtype != tfl::TensorType_FLOAT32) return skip("the padded tensor is not float32");
+    Padv2Match found;
+    found.pads = ConstInts(g, op.inputs[1]);
+    const int rank = g.tensors[x].rank();
+    if (found.pads.size() != static_cast<size_t>(2 * rank)) return skip("the paddings are not a constant");
+    if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
+      const auto c = ConstScalar(g, op.inputs[2]);
+      if (!c) return skip("the pad value is not a constant");
+      found.value = *c;
+    }
+    const std::string zero_pad = WhyNotZeroPad(g, op, found.pads, found.value);
+    if (zero_pad.empty()) return found;
+    const std::string same_pool = WhyNotSamePool(g, op, found.pads, found.value);
+    if (!same_pool.empty()) return skip(fmt::format("zero padding: {}; SAME pool: {}", zero_pad, same_pool));
+    found.same_pool = true;
+    return found;
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const ir::Subgraph& g = edit.graph();
-    const size_t count = g.ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = g.ops[i];
-      if (op.code != tfl::BuiltinOperator_PADV2 || op.inputs.size() < 2 || op.outputs.size() != 1) continue;
-      const int x = op.inputs[0];
-      const int node = static_cast<int>(i);
-      auto skip = [&](const std::string& why) {
-        result.skipped.push_back({node, "PADV2", {g.tensors[x].name, g.tensors[op.outputs[0]].name}, why});
-      };
-      if (g.tensors[x].dtype != tfl::TensorType_FLOAT32) {
-        skip("the padded tensor is not float32");
-        continue;
-      }
-      const std::vector<int64_t> pads = ConstInts(g, op.inputs[1]);
-      const int rank = g.tensors[x].rank();
-      if (pads.size() != static_cast<size_t>(2 * rank)) {
-        skip("the paddings are not a constant");
-        continue;
-      }
-      float value = 0.0f;
-      if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
-        const auto c = ConstScalar(g, op.inputs[2]);
-        if (!c) {
-          skip("the pad value is not a constant");
-          continue;
-        }
-        value = *c;
-      }
-      const std::string zero_pad = WhyNotZeroPad(g, op, pads, value);
-      if (zero_pad.empty()) {
-        builder::Paddings paddings;
-        for (int d = 0; d < rank; ++d)
-          paddings.push_back({static_cast<int32_t>(pads[2 * d]), static_cast<int32_t>(pads[2 * d + 1])});
-        const int padded = edit.b().Pad(x, paddings);
-        result.sites.push_back({node, "PADV2", fmt::format("PAD with 0 instead of {:g} before the max-pool", value)});
-        edit.Replace(node, {padded});
-        continue;
-      }
-      const std::string same_pool = WhyNotSamePool(g, op, pads, value);
-      if (same_pool.empty()) {
-        const int pool = SolePool(g, op.outputs[0]);
-        const tfl::Pool2DOptionsT o = *g.ops[pool].options.AsPool2DOptions();
-        const int pooled = edit.b().MaxPool2D(x, tfl::Padding_SAME, o.stride_w, o.stride_h, o.filter_width,
-                                              o.filter_height, o.fused_activation_function);
-        result.sites.push_back({node, "PADV2",
-                                fmt::format("PADV2 {} of {:g} + VALID max-pool -> one SAME max-pool", PadsText(pads),
-                                            value)});
-        edit.Replace(pool, {pooled});
-        continue;
-      }
-      skip(fmt::format("zero padding: {}; SAME pool: {}", zero_pad, same_pool));
+  std::string Rewrite(OpSite& site, const Padv2Match& found) const override {
+    const int x = site.op.inputs[0];
+    const std::vector<int64_t>& pads = found.pads;
+    if (!found.same_pool) {
+      builder::Paddings paddings;
+      for (int d = 0; d < site.tensor(x).rank(); ++d)
+        paddings.push_back({static_cast<int32_t>(pads[2 * d]), static_cast<int32_t>(pads[2 * d + 1])});
+      site.edit.Replace(site.node, {site.b().Pad(x, paddings)});
+      return fmt::format("PAD with 0 instead of {:g} before the max-pool", found.value);
     }
-    edit.Commit();
-    return result;
+    const int pool = SolePool(site.graph(), site.op.outputs[0]);
+    // A copy: the builder appends ops.
+    const tfl::Pool2DOptionsT o = *site.graph().ops[pool].options.AsPool2DOptions();
+    const int pooled = site.b().MaxPool2D(x, tfl::Padding_SAME, o.stride_w, o.stride_h, o.filter_width, o.filter_height,
+                                          o.fused_activation_function);
+    site.edit.Replace(pool, {pooled});
+    return fmt::format("PADV2 {} of {:g} + VALID max-pool -> one SAME max-pool", PadsText(pads), found.value);
   }
 };
 
