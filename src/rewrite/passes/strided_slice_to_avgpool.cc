@@ -12,8 +12,8 @@
 #include <fmt/ranges.h>
 
 #include "gpuclean/shapes.h"
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -81,51 +81,56 @@ std::optional<Box> RegularGrid(const ir::Subgraph& g, int params, int indices) {
   return box;
 }
 
-class StridedSliceToAvgPoolPass final : public Pass {
+// The elements the op selects, and whether a pool can take them (else a
+// STRIDED_SLICE, for GATHER_ND only).
+struct Subsample {
+  Box box;
+  bool pool = false;
+};
+
+class StridedSliceToAvgPoolPass final : public PatternPass<Subsample> {
  public:
-  std::string_view id() const override { return "strided-slice-to-avgpool"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "4-D float STRIDED_SLICE with positive strides > 1 only on H/W, full N and C, no shrink/new-axis; or "
-           "GATHER_ND whose constant indices form a regular grid; the same elements are selected";
+  StridedSliceToAvgPoolPass()
+      : PatternPass({"strided-slice-to-avgpool", Exactness::kExact,
+                     "4-D float STRIDED_SLICE with positive strides > 1 only on H/W, full N and C, no shrink/new-axis; "
+                     "or GATHER_ND whose constant indices form a regular grid; the same elements are selected"},
+                    {tfl::BuiltinOperator_STRIDED_SLICE, tfl::BuiltinOperator_GATHER_ND}) {}
+
+ private:
+  std::optional<Subsample> Match(const OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (op.outputs.size() != 1 || op.inputs.empty()) return std::nullopt;
+    const ir::Subgraph& g = site.graph();
+    const int x = op.inputs[0];
+    if (op.code == tfl::BuiltinOperator_STRIDED_SLICE) {
+      std::optional<Box> box = SliceBox(g, op);
+      if (!box || !PoolTakes(g.tensors[x], *box)) return std::nullopt;
+      return Subsample{std::move(*box), true};
+    }
+    if (op.inputs.size() != 2) return std::nullopt;
+    std::optional<Box> box = RegularGrid(g, x, op.inputs[1]);
+    if (!box || g.tensors[op.outputs[0]].shape != box->count) return std::nullopt;
+    const bool pool = PoolTakes(g.tensors[x], *box);
+    return Subsample{std::move(*box), pool};
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const ir::Subgraph& g = edit.graph();
-    const size_t count = g.ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op op = g.ops[i];
-      if (op.outputs.size() != 1 || op.inputs.empty()) continue;
-      const int x = op.inputs[0];
-      if (op.code == tfl::BuiltinOperator_STRIDED_SLICE) {
-        const std::optional<Box> box = SliceBox(g, op);
-        if (!box || !PoolTakes(g.tensors[x], *box)) continue;
-        const int y = EmitPool(edit, x, *box);
-        result.sites.push_back({static_cast<int>(i), "STRIDED_SLICE", PoolWhat(*box)});
-        edit.Replace(static_cast<int>(i), {y});
-      } else if (op.code == tfl::BuiltinOperator_GATHER_ND && op.inputs.size() == 2) {
-        const std::optional<Box> box = RegularGrid(g, x, op.inputs[1]);
-        if (!box || g.tensors[op.outputs[0]].shape != box->count) continue;
-        int y = -1;
-        std::string what;
-        if (PoolTakes(g.tensors[x], *box)) {
-          y = EmitPool(edit, x, *box);
-          what = PoolWhat(*box);
-        } else {
-          std::vector<int32_t> end;
-          for (size_t d = 0; d < box->begin.size(); ++d)
-            end.push_back(box->begin[d] + (box->count[d] - 1) * box->stride[d] + 1);
-          y = edit.b().StridedSlice(x, box->begin, end, box->stride);
-          what = fmt::format("STRIDED_SLICE with strides [{}]", fmt::join(box->stride, ", "));
-        }
-        result.sites.push_back({static_cast<int>(i), "GATHER_ND", what});
-        edit.Replace(static_cast<int>(i), {y});
-      }
+  std::string Rewrite(OpSite& site, const Subsample& found) const override {
+    const int x = site.op.inputs[0];
+    const Box& box = found.box;
+    int y = -1;
+    std::string what;
+    if (found.pool) {
+      y = EmitPool(site.edit, x, box);
+      what = PoolWhat(box);
+    } else {
+      std::vector<int32_t> end;
+      for (size_t d = 0; d < box.begin.size(); ++d)
+        end.push_back(box.begin[d] + (box.count[d] - 1) * box.stride[d] + 1);
+      y = site.b().StridedSlice(x, box.begin, end, box.stride);
+      what = fmt::format("STRIDED_SLICE with strides [{}]", fmt::join(box.stride, ", "));
     }
-    edit.Commit();
-    return result;
+    site.edit.Replace(site.node, {y});
+    return what;
   }
 
  private:
