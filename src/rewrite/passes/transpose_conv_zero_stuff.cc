@@ -19,8 +19,8 @@
 #include <cmath>
 
 #include "gpuclean/shapes.h"
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -58,82 +58,92 @@ struct Axis {
   int32_t conv_out() const { return stuffed() + front() + back() - kernel + 1; }
 };
 
-class TransposeConvZeroStuffPass final : public Pass {
+// What the rewrite needs, all copies (references into the graph die when
+// the edit appends tensors).
+struct ZeroStuff {
+  std::vector<int32_t> out;  // the output shape
+  std::vector<float> w, bias;
+  int32_t oc = 0, kh = 0, kw = 0, ic = 0;
+  Axis ah, aw;
+  tfl::ActivationFunctionType activation = tfl::ActivationFunctionType_NONE;
+};
+
+class TransposeConvZeroStuffPass final : public PatternPass<ZeroStuff> {
  public:
-  std::string_view id() const override { return "transpose-conv-zero-stuff"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float TRANSPOSE_CONV with constant weights (and bias) and static shapes; the zero-stuffed input is "
-           "correlated with the flipped kernel (the same products, summed in another order)";
+  TransposeConvZeroStuffPass()
+      : PatternPass({"transpose-conv-zero-stuff", Exactness::kExact,
+                     "float TRANSPOSE_CONV with constant weights (and bias) and static shapes; the zero-stuffed input "
+                     "is correlated with the flipped kernel (the same products, summed in another order)"},
+                    {tfl::BuiltinOperator_TRANSPOSE_CONV}) {}
+
+ private:
+  std::optional<ZeroStuff> Match(const OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (op.inputs.size() < 3 || op.outputs.size() != 1) return std::nullopt;
+    const auto* o = op.options.AsTransposeConvOptions();
+    if (!o || o->stride_h <= 0 || o->stride_w <= 0) return std::nullopt;
+    const ir::Subgraph& g = site.graph();
+    const int w_index = op.inputs[1], x = op.inputs[2];
+    const int bias_index = op.inputs.size() > 3 ? op.inputs[3] : -1;
+    {
+      const ir::Tensor& in = g.tensors[x];
+      const ir::Tensor& out = g.tensors[op.outputs[0]];
+      if (in.dtype != tfl::TensorType_FLOAT32 || out.dtype != tfl::TensorType_FLOAT32) return std::nullopt;
+      if (in.rank() != 4 || out.rank() != 4 || g.tensors[w_index].rank() != 4 || in.is_dynamic() || out.is_dynamic())
+        return std::nullopt;
+    }
+    ZeroStuff f;
+    const std::vector<int32_t>& in = g.tensors[x].shape;
+    const std::vector<int32_t>& wt = g.tensors[w_index].shape;
+    f.out = g.tensors[op.outputs[0]].shape;
+    const std::vector<int32_t>& out = f.out;
+    f.oc = wt[0], f.kh = wt[1], f.kw = wt[2], f.ic = wt[3];
+    if (f.ic != in[3] || f.oc != out[3] || in[0] != out[0]) return std::nullopt;
+    f.w = ConstantFloats(g, w_index);
+    if (f.w.size() != static_cast<size_t>(f.oc) * f.kh * f.kw * f.ic) return std::nullopt;
+    if (bias_index >= 0) {
+      f.bias = ConstantFloats(g, bias_index);
+      if (f.bias.size() != static_cast<size_t>(f.oc)) return std::nullopt;
+    }
+    f.ah = Axis{in[1], out[1], f.kh, o->stride_h, PadBefore(o->padding, out[1], f.kh, o->stride_h)};
+    f.aw = Axis{in[2], out[2], f.kw, o->stride_w, PadBefore(o->padding, out[2], f.kw, o->stride_w)};
+    const Axis &ah = f.ah, &aw = f.aw;
+    if (ah.front() < 0 || aw.front() < 0 || ah.conv_out() < ah.out || aw.conv_out() < aw.out) return std::nullopt;
+    if (!NearestHitsEverySample(ah.in, ah.stride) || !NearestHitsEverySample(aw.in, aw.stride)) return std::nullopt;
+    f.activation = o->fused_activation_function;
+    return f;
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const ir::Subgraph& g = edit.graph();
-    const size_t count = g.ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op op = g.ops[i];
-      if (op.code != tfl::BuiltinOperator_TRANSPOSE_CONV || op.inputs.size() < 3 || op.outputs.size() != 1) continue;
-      const auto* o = op.options.AsTransposeConvOptions();
-      if (!o || o->stride_h <= 0 || o->stride_w <= 0) continue;
-      const int w_index = op.inputs[1], x = op.inputs[2];
-      const int bias_index = op.inputs.size() > 3 ? op.inputs[3] : -1;
-      {
-        const ir::Tensor& in = g.tensors[x];
-        const ir::Tensor& out = g.tensors[op.outputs[0]];
-        if (in.dtype != tfl::TensorType_FLOAT32 || out.dtype != tfl::TensorType_FLOAT32) continue;
-        if (in.rank() != 4 || out.rank() != 4 || g.tensors[w_index].rank() != 4 || in.is_dynamic() ||
-            out.is_dynamic())
-          continue;
-      }
-      // Copies: the references die when the edit appends tensors.
-      const std::vector<int32_t> in = g.tensors[x].shape, out = g.tensors[op.outputs[0]].shape,
-                                 wt = g.tensors[w_index].shape;
-      const int32_t oc = wt[0], kh = wt[1], kw = wt[2], ic = wt[3];
-      if (ic != in[3] || oc != out[3] || in[0] != out[0]) continue;
-      const std::vector<float> w = ConstantFloats(g, w_index);
-      if (w.size() != static_cast<size_t>(oc) * kh * kw * ic) continue;
-      std::vector<float> bias;
-      if (bias_index >= 0) {
-        bias = ConstantFloats(g, bias_index);
-        if (bias.size() != static_cast<size_t>(oc)) continue;
-      }
-      const Axis ah{in[1], out[1], kh, o->stride_h, PadBefore(o->padding, out[1], kh, o->stride_h)};
-      const Axis aw{in[2], out[2], kw, o->stride_w, PadBefore(o->padding, out[2], kw, o->stride_w)};
-      if (ah.front() < 0 || aw.front() < 0 || ah.conv_out() < ah.out || aw.conv_out() < aw.out) continue;
-      if (!NearestHitsEverySample(ah.in, ah.stride) || !NearestHitsEverySample(aw.in, aw.stride)) continue;
-
-      const std::string tag = std::to_string(i);
-      int u = x;
-      if (ah.stride > 1 || aw.stride > 1) {
-        u = edit.b().ResizeNearestNeighbor(x, ah.stuffed(), aw.stuffed());
-        std::vector<float> mask(static_cast<size_t>(ah.stuffed()) * aw.stuffed(), 0.0f);
-        for (int32_t r = 0; r < ah.stuffed(); r += ah.stride)
-          for (int32_t c = 0; c < aw.stuffed(); c += aw.stride) mask[static_cast<size_t>(r) * aw.stuffed() + c] = 1.0f;
-        u = edit.b().Mul(u, edit.ConstF32("stride_mask_" + tag, {1, ah.stuffed(), aw.stuffed(), 1}, mask));
-      }
-      if (ah.front() || ah.back() || aw.front() || aw.back())
-        u = edit.b().Pad(u, {{0, 0}, {ah.front(), ah.back()}, {aw.front(), aw.back()}, {0, 0}});
-      std::vector<float> flipped(w.size());
-      for (int32_t c = 0; c < oc; ++c)
-        for (int32_t y = 0; y < kh; ++y)
-          for (int32_t z = 0; z < kw; ++z)
-            std::copy_n(w.begin() + ((static_cast<int64_t>(c) * kh + y) * kw + z) * ic, ic,
-                        flipped.begin() + ((static_cast<int64_t>(c) * kh + (kh - 1 - y)) * kw + (kw - 1 - z)) * ic);
-      const int filter = edit.ConstF32("flipped_weights_" + tag, {oc, kh, kw, ic}, flipped);
-      const int b = bias.empty() ? builder::kNoInput : edit.ConstF32("bias_" + tag, {oc}, bias);
-      int y = edit.b().Conv2D(u, filter, b, tfl::Padding_VALID, 1, 1, o->fused_activation_function);
-      if (ah.conv_out() != ah.out || aw.conv_out() != aw.out)
-        y = edit.b().Slice(y, {0, 0, 0, 0}, {out[0], ah.out, aw.out, oc});
-      result.sites.push_back(
-          {static_cast<int>(i), "TRANSPOSE_CONV",
-           fmt::format("nearest x{}x{} * stride mask, flipped {}x{} CONV_2D{}", ah.stride, aw.stride, kh, kw,
-                       ah.conv_out() != ah.out || aw.conv_out() != aw.out ? ", SLICE" : "")});
-      edit.Replace(static_cast<int>(i), {y});
+  std::string Rewrite(OpSite& site, const ZeroStuff& f) const override {
+    GraphEdit& edit = site.edit;
+    const Axis &ah = f.ah, &aw = f.aw;
+    const int32_t oc = f.oc, kh = f.kh, kw = f.kw, ic = f.ic;
+    const int x = site.op.inputs[2];
+    const std::string tag = std::to_string(site.node);
+    int u = x;
+    if (ah.stride > 1 || aw.stride > 1) {
+      u = edit.b().ResizeNearestNeighbor(x, ah.stuffed(), aw.stuffed());
+      std::vector<float> mask(static_cast<size_t>(ah.stuffed()) * aw.stuffed(), 0.0f);
+      for (int32_t r = 0; r < ah.stuffed(); r += ah.stride)
+        for (int32_t c = 0; c < aw.stuffed(); c += aw.stride) mask[static_cast<size_t>(r) * aw.stuffed() + c] = 1.0f;
+      u = edit.b().Mul(u, edit.ConstF32("stride_mask_" + tag, {1, ah.stuffed(), aw.stuffed(), 1}, mask));
     }
-    edit.Commit();
-    return result;
+    if (ah.front() || ah.back() || aw.front() || aw.back())
+      u = edit.b().Pad(u, {{0, 0}, {ah.front(), ah.back()}, {aw.front(), aw.back()}, {0, 0}});
+    std::vector<float> flipped(f.w.size());
+    for (int32_t c = 0; c < oc; ++c)
+      for (int32_t y = 0; y < kh; ++y)
+        for (int32_t z = 0; z < kw; ++z)
+          std::copy_n(f.w.begin() + ((static_cast<int64_t>(c) * kh + y) * kw + z) * ic, ic,
+                      flipped.begin() + ((static_cast<int64_t>(c) * kh + (kh - 1 - y)) * kw + (kw - 1 - z)) * ic);
+    const int filter = edit.ConstF32("flipped_weights_" + tag, {oc, kh, kw, ic}, flipped);
+    const int b = f.bias.empty() ? builder::kNoInput : edit.ConstF32("bias_" + tag, {oc}, f.bias);
+    int y = edit.b().Conv2D(u, filter, b, tfl::Padding_VALID, 1, 1, f.activation);
+    if (ah.conv_out() != ah.out || aw.conv_out() != aw.out)
+      y = edit.b().Slice(y, {0, 0, 0, 0}, {f.out[0], ah.out, aw.out, oc});
+    edit.Replace(site.node, {y});
+    return fmt::format("nearest x{}x{} * stride mask, flipped {}x{} CONV_2D{}", ah.stride, aw.stride, kh, kw,
+                       ah.conv_out() != ah.out || aw.conv_out() != aw.out ? ", SLICE" : "");
   }
 };
 
