@@ -27,8 +27,8 @@
 #include <numeric>
 #include <variant>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -43,10 +43,10 @@ int64_t ProductOfDims(const std::vector<int32_t>& dims, size_t begin, size_t end
 struct Lookup {
   int table = -1, indices = -1;
   std::vector<int32_t> table_shape;
-  int axis = 0;                         // GATHER: the gathered axis of the table
-  std::vector<int32_t> indexed_dims;    // the table dims the index components select
-  int64_t rows = 0;                     // product of indexed_dims
-  std::vector<float> values;            // the table, row-major
+  int axis = 0;                       // GATHER: the gathered axis of the table
+  std::vector<int32_t> indexed_dims;  // the table dims the index components select
+  int64_t rows = 0;                   // product of indexed_dims
+  std::vector<float> values;          // the table, row-major
 };
 
 // The match at GATHER / GATHER_ND `op`, or why it is left alone.
@@ -82,10 +82,11 @@ std::variant<Lookup, std::string> MatchLookup(const ir::Subgraph& g, const ir::O
   }
   l.rows = std::accumulate(l.indexed_dims.begin(), l.indexed_dims.end(), int64_t{1}, std::multiplies<>());
   if (l.rows > max_rows)
-    return fmt::format("the table has {} rows, more than --onehot-max-rows {}: a one-hot that wide belongs on the "
-                       "host; run this lookup as the host step '{}' (`gpuclean split MODEL --host {}`, "
-                       "docs/pipeline.md)",
-                       l.rows, max_rows, op.code == tfl::BuiltinOperator_GATHER_ND ? "gather_nd" : "gather", op.name());
+    return fmt::format(
+        "the table has {} rows, more than --onehot-max-rows {}: a one-hot that wide belongs on the "
+        "host; run this lookup as the host step '{}' (`gpuclean split MODEL --host {}`, "
+        "docs/pipeline.md)",
+        l.rows, max_rows, op.code == tfl::BuiltinOperator_GATHER_ND ? "gather_nd" : "gather", op.name());
   if (table.is_const()) {
     l.values = ConstFloats(g, l.table);
     if (l.values.empty()) return fmt::format("the table is {}, not float", ir::DTypeName(table.dtype));
@@ -107,42 +108,35 @@ int OneHot(GraphEdit& edit, int column, int32_t d, const std::string& name) {
   return edit.b().Cast(edit.b().Equal(column, values), tfl::TensorType_FLOAT32);
 }
 
-class GatherOneHotMatMulPass final : public Pass {
+class GatherOneHotMatMulPass final : public PatternPass<Lookup> {
  public:
-  std::string_view id() const override { return "gather-onehot-matmul"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "GATHER (batch_dims 0, any axis) or GATHER_ND of a constant, finite float32 table at runtime int32 "
-           "indices, the table having at most --onehot-max-rows (1024) indexed rows; exact for in-range indices "
-           "(LiteRT fails on others, the rewrite gives a zero row)";
+  GatherOneHotMatMulPass()
+      : PatternPass(
+            {"gather-onehot-matmul", Exactness::kExact,
+             "GATHER (batch_dims 0, any axis) or GATHER_ND of a constant, finite float32 table at runtime int32 "
+             "indices, the table having at most --onehot-max-rows (1024) indexed rows; exact for in-range "
+             "indices (LiteRT fails on others, the rewrite gives a zero row)"},
+            {tfl::BuiltinOperator_GATHER, tfl::BuiltinOperator_GATHER_ND}) {}
+
+ private:
+  std::optional<Lookup> Match(const OpSite& site) const override {
+    const ir::Op& op = site.op;
+    auto matched = MatchLookup(site.graph(), op, site.options.onehot_max_rows);
+    if (auto* why = std::get_if<std::string>(&matched)) {
+      std::vector<std::string> names;
+      for (int t : op.inputs)
+        if (t >= 0) names.push_back(site.tensor(t).name);
+      names.push_back(site.tensor(op.outputs[0]).name);
+      site.Skip(std::move(names), std::move(*why));
+      return std::nullopt;
+    }
+    return std::get<Lookup>(std::move(matched));
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions& options) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op op = edit.graph().ops[i];  // a copy: the edit appends ops
-      if (op.code != tfl::BuiltinOperator_GATHER && op.code != tfl::BuiltinOperator_GATHER_ND) continue;
-      const int node = static_cast<int>(i);
-      auto matched = MatchLookup(edit.graph(), op, options.onehot_max_rows);
-      if (auto* why = std::get_if<std::string>(&matched)) {
-        std::vector<std::string> names;
-        for (int t : op.inputs)
-          if (t >= 0) names.push_back(edit.graph().tensors[t].name);
-        names.push_back(edit.graph().tensors[op.outputs[0]].name);
-        result.skipped.push_back({node, op.name(), names, *why});
-        continue;
-      }
-      const Lookup& l = std::get<Lookup>(matched);
-      const std::vector<int32_t> out_shape = edit.graph().tensors[op.outputs[0]].shape;
-      edit.Replace(node, {Emit(edit, op, l, out_shape, node)});
-      result.sites.push_back(
-          {node, op.name(),
-           fmt::format("one-hot over {} row(s) of [{}] x FULLY_CONNECTED", l.rows, fmt::join(l.table_shape, ","))});
-    }
-    edit.Commit();
-    return result;
+  std::string Rewrite(OpSite& site, const Lookup& l) const override {
+    const std::vector<int32_t> out_shape = site.tensor(site.op.outputs[0]).shape;
+    site.edit.Replace(site.node, {Emit(site.edit, site.op, l, out_shape, site.node)});
+    return fmt::format("one-hot over {} row(s) of [{}] x FULLY_CONNECTED", l.rows, fmt::join(l.table_shape, ","));
   }
 
  private:
@@ -162,8 +156,8 @@ class GatherOneHotMatMulPass final : public Pass {
       const int32_t d = l.indexed_dims[k];
       const int hot = OneHot(edit, column, d, fmt::format("range_{}_{}", node, k));
       // Row-major flat index: the outer product of the running one-hot and this one.
-      onehot = k == 0 ? hot
-                      : b.Reshape(b.Mul(b.Reshape(onehot, {m, width, 1}), b.Reshape(hot, {m, 1, d})), {m, width * d});
+      onehot =
+          k == 0 ? hot : b.Reshape(b.Mul(b.Reshape(onehot, {m, width, 1}), b.Reshape(hot, {m, 1, d})), {m, width * d});
       width *= d;
     }
     // FULLY_CONNECTED weights [outputs, rows]: weight[(pre, post), n] = table[pre, n, post].
@@ -172,14 +166,12 @@ class GatherOneHotMatMulPass final : public Pass {
     std::vector<float> weights(static_cast<size_t>(pre * post * l.rows));
     for (int64_t p = 0; p < pre; ++p)
       for (int64_t n = 0; n < l.rows; ++n)
-        for (int64_t q = 0; q < post; ++q)
-          weights[(p * post + q) * l.rows + n] = l.values[(p * l.rows + n) * post + q];
-    const int w = edit.ConstF32(fmt::format("table_{}", node), {static_cast<int32_t>(pre * post), static_cast<int32_t>(l.rows)},
-                                weights);
+        for (int64_t q = 0; q < post; ++q) weights[(p * post + q) * l.rows + n] = l.values[(p * l.rows + n) * post + q];
+    const int w = edit.ConstF32(fmt::format("table_{}", node),
+                                {static_cast<int32_t>(pre * post), static_cast<int32_t>(l.rows)}, weights);
     int y = b.FullyConnected(onehot, w, builder::kNoInput);
     // [m, pre * post] -> the gathered rows between the table's outer and inner dims.
-    if (pre > 1)
-      y = b.Transpose(b.Reshape(y, {m, static_cast<int32_t>(pre), static_cast<int32_t>(post)}), {1, 0, 2});
+    if (pre > 1) y = b.Transpose(b.Reshape(y, {m, static_cast<int32_t>(pre), static_cast<int32_t>(post)}), {1, 0, 2});
     return edit.graph().tensors[y].shape == out_shape ? y : b.Reshape(y, out_shape);
   }
 };
