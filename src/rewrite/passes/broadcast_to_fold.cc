@@ -16,8 +16,8 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/shapes.h"
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -83,77 +83,64 @@ bool FoldIntoConsumers(GraphEdit& edit, int node, int x, int out) {
   return true;
 }
 
-class BroadcastToFoldPass final : public Pass {
+class BroadcastToFoldPass final : public OpPass {
  public:
-  std::string_view id() const override { return "broadcast-to-fold"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "BROADCAST_TO with a static target of rank <= 4; constants stored at the target shape, runtime "
-           "tensors repeated by CONCATENATION (values only move)";
-  }
+  BroadcastToFoldPass()
+      : OpPass({"broadcast-to-fold", Exactness::kExact,
+                "BROADCAST_TO with a static target of rank <= 4; constants stored at the target shape, runtime "
+                "tensors repeated by CONCATENATION (values only move)"},
+               {tfl::BuiltinOperator_BROADCAST_TO}) {}
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = edit.graph().ops[i];
-      if (op.code != tfl::BuiltinOperator_BROADCAST_TO || op.inputs.size() != 2) continue;
-      const int x = op.inputs[0], out = op.outputs.at(0);
-      if (ConstInts(edit.graph(), op.inputs[1]).empty()) continue;  // the target comes at runtime
-      const ir::Tensor xt = edit.graph().tensors.at(x), ot = edit.graph().tensors.at(out);
-      if (ot.rank() > 4 || xt.rank() > ot.rank() || !xt.quant.empty()) continue;
-      const int lead = ot.rank() - xt.rank();
-      bool broadcastable = true;
-      for (int d = 0; d < xt.rank(); ++d)
-        broadcastable = broadcastable && (xt.shape[d] == 1 || xt.shape[d] == ot.shape[d + lead]);
-      if (!broadcastable) continue;
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (op.inputs.size() != 2) return std::nullopt;
+    GraphEdit& edit = site.edit;
+    const int x = op.inputs[0], out = op.outputs.at(0);
+    if (ConstInts(edit.graph(), op.inputs[1]).empty()) return std::nullopt;  // the target comes at runtime
+    const ir::Tensor xt = site.tensor(x), ot = site.tensor(out);
+    if (ot.rank() > 4 || xt.rank() > ot.rank() || !xt.quant.empty()) return std::nullopt;
+    const int lead = ot.rank() - xt.rank();
+    bool broadcastable = true;
+    for (int d = 0; d < xt.rank(); ++d)
+      broadcastable = broadcastable && (xt.shape[d] == 1 || xt.shape[d] == ot.shape[d + lead]);
+    if (!broadcastable) return std::nullopt;
 
-      if (IsConstantValued(edit.graph(), x)) {
-        if (edit.graph().IsGraphOutput(out) || ot.num_elements() > kMaxFoldedElements) continue;
-        npy::Array value;
-        try {
-          value = EvaluateConstant(edit.graph(), out);
-        } catch (const Error&) {
-          continue;
-        }
-        const int stored = edit.mutable_graph().AddConst(edit.prefix() + ot.name, ot.dtype, ot.shape,
-                                                         Bytes::Own(std::move(value.data)));
-        result.sites.push_back({static_cast<int>(i), "BROADCAST_TO",
-                                fmt::format("constant stored at {} ({} values)", ir::FormatShape(ot.shape),
-                                            ot.num_elements())});
-        edit.Replace(static_cast<int>(i), {stored});
-        continue;
+    if (IsConstantValued(edit.graph(), x)) {
+      if (edit.graph().IsGraphOutput(out) || ot.num_elements() > kMaxFoldedElements) return std::nullopt;
+      npy::Array value;
+      try {
+        value = EvaluateConstant(edit.graph(), out);
+      } catch (const Error&) {
+        return std::nullopt;
       }
-
-      if (xt.dtype != tfl::TensorType_FLOAT32) continue;
-      if (FoldIntoConsumers(edit, static_cast<int>(i), x, out)) {
-        result.sites.push_back({static_cast<int>(i), "BROADCAST_TO",
-                                fmt::format("dropped: its readers broadcast {} themselves", ir::FormatShape(xt.shape))});
-        continue;
-      }
-      builder::GraphBuilder& b = edit.b();
-      int y = x;
-      if (lead > 0) {
-        builder::Shape padded(static_cast<size_t>(lead), 1);
-        padded.insert(padded.end(), xt.shape.begin(), xt.shape.end());
-        y = b.Reshape(x, padded);
-      }
-      int axes = 0;
-      for (int d = 0; d < ot.rank(); ++d) {
-        if (b.shape(y)[d] == ot.shape[d]) continue;
-        y = Repeat(b, y, ot.shape[d], d);
-        ++axes;
-      }
-      // Nothing to repeat: an identity RESHAPE still gives the old output a producer.
-      if (y == x) y = b.Reshape(x, ot.shape);
-      result.sites.push_back({static_cast<int>(i), "BROADCAST_TO",
-                              fmt::format("{} -> {} by CONCATENATION along {} axis/axes",
-                                          ir::FormatShape(xt.shape), ir::FormatShape(ot.shape), axes)});
-      edit.Replace(static_cast<int>(i), {y});
+      const int stored =
+          edit.mutable_graph().AddConst(edit.prefix() + ot.name, ot.dtype, ot.shape, Bytes::Own(std::move(value.data)));
+      edit.Replace(site.node, {stored});
+      return fmt::format("constant stored at {} ({} values)", ir::FormatShape(ot.shape), ot.num_elements());
     }
-    edit.Commit();
-    return result;
+
+    if (xt.dtype != tfl::TensorType_FLOAT32) return std::nullopt;
+    if (FoldIntoConsumers(edit, site.node, x, out))
+      return fmt::format("dropped: its readers broadcast {} themselves", ir::FormatShape(xt.shape));
+    builder::GraphBuilder& b = edit.b();
+    int y = x;
+    if (lead > 0) {
+      builder::Shape padded(static_cast<size_t>(lead), 1);
+      padded.insert(padded.end(), xt.shape.begin(), xt.shape.end());
+      y = b.Reshape(x, padded);
+    }
+    int axes = 0;
+    for (int d = 0; d < ot.rank(); ++d) {
+      if (b.shape(y)[d] == ot.shape[d]) continue;
+      y = Repeat(b, y, ot.shape[d], d);
+      ++axes;
+    }
+    // Nothing to repeat: an identity RESHAPE still gives the old output a producer.
+    if (y == x) y = b.Reshape(x, ot.shape);
+    edit.Replace(site.node, {y});
+    return fmt::format("{} -> {} by CONCATENATION along {} axis/axes", ir::FormatShape(xt.shape),
+                       ir::FormatShape(ot.shape), axes);
   }
 };
 
