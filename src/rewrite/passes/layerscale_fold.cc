@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -47,78 +47,88 @@ std::optional<ActivationFunctionType> FoldedActivation(ActivationFunctionType fc
   }
 }
 
-class LayerScaleFoldPass final : public Pass {
+// The FC's input and its weights and bias with gamma folded in.
+struct Folded {
+  int x = -1, gamma = -1;
+  int out_channels = 0, in_channels = 0;
+  std::vector<float> w, bv;
+  ActivationFunctionType act = tfl::ActivationFunctionType_NONE;
+  bool keep_num_dims = false;
+  std::string base;  // the weights' name
+};
+
+class LayerScaleFoldPass final : public PatternPass<Folded> {
  public:
-  std::string_view id() const override { return "layerscale-fold"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "FULLY_CONNECTED (constant float weights and bias, default weight format, activation NONE or RELU with "
-           "gamma > 0) whose only consumer is MUL by a constant per-channel gamma";
+  LayerScaleFoldPass()
+      : PatternPass({"layerscale-fold", Exactness::kExact,
+                     "FULLY_CONNECTED (constant float weights and bias, default weight format, activation NONE or RELU "
+                     "with gamma > 0) whose only consumer is MUL by a constant per-channel gamma"},
+                    {tfl::BuiltinOperator_MUL}) {}
+
+ private:
+  std::optional<Folded> Match(const OpSite& site) const override {
+    const ir::Subgraph& g = site.graph();
+    const ir::Op& mul = site.op;
+    if (mul.inputs.size() != 2) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const int y = mul.inputs[side], gamma = mul.inputs[1 - side];
+      if (y < 0 || gamma < 0 || y == gamma) continue;
+      const int fc_node = g.Producer(y);
+      if (fc_node < 0 || g.ops[fc_node].code != tfl::BuiltinOperator_FULLY_CONNECTED) continue;
+      if (SoleConsumer(g, y) != site.node) continue;
+      const ir::Op& fc = g.ops[fc_node];
+      const auto* options = fc.options.AsFullyConnectedOptions();
+      if (!options || options->weights_format != tfl::FullyConnectedOptionsWeightsFormat_DEFAULT) continue;
+      if (fc.inputs.size() < 2 || fc.outputs.size() != 1) continue;
+      const int x = fc.inputs[0], weights = fc.inputs[1];
+      const int bias = fc.inputs.size() > 2 ? fc.inputs[2] : -1;
+      if (g.tensors[x].dtype != tfl::TensorType_FLOAT32 || g.tensors[y].dtype != tfl::TensorType_FLOAT32) continue;
+      const ir::Tensor& wt = g.tensors[weights];
+      if (wt.rank() != 2) continue;
+      Folded f;
+      f.w = ConstFloats(g, weights);
+      f.out_channels = wt.shape[0], f.in_channels = wt.shape[1];
+      const int out_channels = f.out_channels, in_channels = f.in_channels;
+      if (f.w.size() != static_cast<size_t>(out_channels) * in_channels) continue;
+      f.bv.assign(out_channels, 0.0f);
+      if (bias >= 0) {
+        f.bv = ConstFloats(g, bias);
+        if (static_cast<int>(f.bv.size()) != out_channels) continue;
+      }
+      const std::vector<float> gv = ChannelGamma(g, gamma, out_channels);
+      if (gv.empty()) continue;
+      const bool positive = std::all_of(gv.begin(), gv.end(), [](float v) { return v > 0; });
+      const auto* mul_options = mul.options.AsMulOptions();
+      const auto act = FoldedActivation(
+          options->fused_activation_function,
+          mul_options ? mul_options->fused_activation_function : tfl::ActivationFunctionType_NONE, positive);
+      if (!act) continue;
+
+      for (int o = 0; o < out_channels; ++o) {
+        for (int k = 0; k < in_channels; ++k) f.w[static_cast<size_t>(o) * in_channels + k] *= gv[o];
+        f.bv[o] *= gv[o];
+      }
+      f.x = x;
+      f.gamma = gamma;
+      f.act = *act;
+      f.keep_num_dims = options->keep_num_dims;
+      f.base = wt.name;
+      return f;
+    }
+    return std::nullopt;
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Subgraph& g = edit.graph();
-      const ir::Op& mul = g.ops[i];
-      if (mul.code != tfl::BuiltinOperator_MUL || mul.inputs.size() != 2) continue;
-      for (int side = 0; side < 2; ++side) {
-        const int y = mul.inputs[side], gamma = mul.inputs[1 - side];
-        if (y < 0 || gamma < 0 || y == gamma) continue;
-        const int fc_node = g.Producer(y);
-        if (fc_node < 0 || g.ops[fc_node].code != tfl::BuiltinOperator_FULLY_CONNECTED) continue;
-        if (SoleConsumer(g, y) != static_cast<int>(i)) continue;
-        const ir::Op& fc = g.ops[fc_node];
-        const auto* options = fc.options.AsFullyConnectedOptions();
-        if (!options || options->weights_format != tfl::FullyConnectedOptionsWeightsFormat_DEFAULT) continue;
-        if (fc.inputs.size() < 2 || fc.outputs.size() != 1) continue;
-        const int x = fc.inputs[0], weights = fc.inputs[1];
-        const int bias = fc.inputs.size() > 2 ? fc.inputs[2] : -1;
-        if (g.tensors[x].dtype != tfl::TensorType_FLOAT32 || g.tensors[y].dtype != tfl::TensorType_FLOAT32) continue;
-        const ir::Tensor& wt = g.tensors[weights];
-        if (wt.rank() != 2) continue;
-        std::vector<float> w = ConstFloats(g, weights);
-        const int out_channels = wt.shape[0], in_channels = wt.shape[1];
-        if (w.size() != static_cast<size_t>(out_channels) * in_channels) continue;
-        std::vector<float> bv(out_channels, 0.0f);
-        if (bias >= 0) {
-          bv = ConstFloats(g, bias);
-          if (static_cast<int>(bv.size()) != out_channels) continue;
-        }
-        const std::vector<float> gv = ChannelGamma(g, gamma, out_channels);
-        if (gv.empty()) continue;
-        const bool positive = std::all_of(gv.begin(), gv.end(), [](float v) { return v > 0; });
-        const auto* mul_options = mul.options.AsMulOptions();
-        const auto act = FoldedActivation(options->fused_activation_function,
-                                          mul_options ? mul_options->fused_activation_function
-                                                      : tfl::ActivationFunctionType_NONE,
-                                          positive);
-        if (!act) continue;
-
-        for (int o = 0; o < out_channels; ++o) {
-          for (int k = 0; k < in_channels; ++k) w[static_cast<size_t>(o) * in_channels + k] *= gv[o];
-          bv[o] *= gv[o];
-        }
-        const bool keep_num_dims = options->keep_num_dims;
-        const std::string base = g.tensors[weights].name;
-        const int mul_out = mul.outputs[0];
-        const builder::Shape out_shape = g.tensors[mul_out].shape;
-        const int w2 = edit.ConstF32(fmt::format("{}_scaled_{}", base, i), {out_channels, in_channels}, w);
-        const int b2 = edit.ConstF32(fmt::format("{}_bias_scaled_{}", base, i), {out_channels}, bv);
-        int folded = edit.b().FullyConnected(x, w2, b2, *act, keep_num_dims);
-        // A [1,1,C] gamma lifts the MUL's output above the FC's rank.
-        if (edit.graph().tensors[folded].shape != out_shape) folded = edit.b().Reshape(folded, out_shape);
-        result.sites.push_back({static_cast<int>(i), "MUL",
-                                fmt::format("gamma {} folded into FULLY_CONNECTED '{}'",
-                                            ir::FormatShape(edit.graph().tensors[gamma].shape), base)});
-        edit.Replace(static_cast<int>(i), {folded});
-        break;
-      }
-    }
-    edit.Commit();
-    return result;
+  std::string Rewrite(OpSite& site, const Folded& f) const override {
+    GraphEdit& edit = site.edit;
+    const builder::Shape out_shape = site.tensor(site.op.outputs[0]).shape;
+    const int w2 = edit.ConstF32(fmt::format("{}_scaled_{}", f.base, site.node), {f.out_channels, f.in_channels}, f.w);
+    const int b2 = edit.ConstF32(fmt::format("{}_bias_scaled_{}", f.base, site.node), {f.out_channels}, f.bv);
+    int folded = edit.b().FullyConnected(f.x, w2, b2, f.act, f.keep_num_dims);
+    // A [1,1,C] gamma lifts the MUL's output above the FC's rank.
+    if (site.tensor(folded).shape != out_shape) folded = edit.b().Reshape(folded, out_shape);
+    edit.Replace(site.node, {folded});
+    return fmt::format("gamma {} folded into FULLY_CONNECTED '{}'", ir::FormatShape(site.tensor(f.gamma).shape),
+                       f.base);
   }
 };
 
