@@ -451,5 +451,28 @@ TEST(ConvertTarget, GridSampleRunsOnWebGpu) {
   ExpectWhollyOnWebGpu(j);
 }
 
+// A CTC recogniser's head: per time step log-probabilities (LogSoftmax) and
+// the least likely class (ArgMin). Both lower to ops the WebGPU delegate
+// rejects; log-softmax-decompose and arg-min-to-arg-max make the head run
+// wholly on it.
+TEST(ConvertTarget, LogSoftmaxAndArgMinHeadRunsOnWebGpu) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("features", {1, 8, 40});
+  m.InitF32("w", {40, 37}, RandomValues(40 * 37, 21, 0.5f));
+  m.Node("MatMul", {"features", "w"}, {"logits"});
+  m.Node("LogSoftmax", {"logits"}, {"logprobs"}).Int("axis", -1);
+  m.Node("ArgMin", {"logits"}, {"least"}).Int("axis", -1).Int("keepdims", 0);
+  m.Node("Cast", {"least"}, {"least_f"}).Int("to", 1);
+  m.Output("logprobs");
+  m.Output("least_f");
+  const std::string onnx = m.Write(dir.file("head.onnx"));
+  const nlohmann::json j = ConvertAndProbe(onnx, dir.file("head.tflite"), "mldrift-webgpu@2.5.3");
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(j["ops_out"].count("LOG_SOFTMAX"), 0u) << j["ops_out"].dump();
+  EXPECT_EQ(j["ops_out"].count("ARG_MIN"), 0u) << j["ops_out"].dump();
+  ExpectWhollyOnWebGpu(j);
+}
+
 }  // namespace
 }  // namespace gpuclean
