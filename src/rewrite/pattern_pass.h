@@ -12,7 +12,9 @@
 //     std::optional<int> Match(const OpSite& site) const override { ... }   // reads only
 //     std::string Rewrite(OpSite& site, const int& x) const override { ... } // edits
 //   };
+#include <functional>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,7 +44,16 @@ struct OpSite {
   void Skip(std::vector<std::string> tensors, std::string why) const {
     skipped.push_back({node, op.name(), std::move(tensors), std::move(why)});
   }
+  // The tensor `make` returns at the first site of this Apply() that asks
+  // for `key`; every later site gets the same one (a mask several SELECTs on
+  // one condition share). For edits only, so not on a const site.
+  int Shared(const std::string& key, const std::function<int()>& make);
+  // A [1] float32 graph input "<pass_id>/<name>" the host feeds with `value`,
+  // added once per Apply() and recorded in PassResult::host_inputs.
+  int SharedHostScalar(const std::string& name, float value);
   std::vector<rewrite::Skip>& skipped;
+  std::vector<HostInput>& host_inputs;
+  std::map<std::string, int>& shared;
 };
 
 class OpPass : public Pass {

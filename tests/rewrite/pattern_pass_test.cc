@@ -1,5 +1,6 @@
 // The pass base: which ops a pass visits, that it sees a stable copy while
-// the edit appends ops, the skip record and the shared scalar.
+// the edit appends ops, the skip record, the shared scalar, the per-Apply
+// shared tensors and the host-fed scalar input.
 #include <gtest/gtest.h>
 
 #include "gpuclean/builder.h"
@@ -62,6 +63,54 @@ TEST(PatternPass, VisitsTheDeclaredOpsTheGraphHadOnceOnAStableCopy) {
   for (const ir::Tensor& tensor : model.main().tensors) zeros += tensor.name == "test-relu-as-maximum/zero";
   EXPECT_EQ(relus, 0);
   EXPECT_EQ(zeros, 1) << "one shared scalar for every site";
+}
+
+// TANH(x) -> NEG(x) * one with `one` a host-fed input: one NEG per distinct
+// x however many TANHs read it, one host input for every site.
+class TanhAsSharedNeg final : public OpPass {
+ public:
+  TanhAsSharedNeg()
+      : OpPass({"test-tanh-as-shared-neg", Exactness::kExact, "test pass"}, {tfl::BuiltinOperator_TANH}) {}
+  mutable int negs = 0;
+
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    const int x = site.op.inputs[0];
+    const int neg = site.Shared("neg " + std::to_string(x), [&] {
+      ++negs;
+      return site.b().Neg(x);
+    });
+    const int one = site.SharedHostScalar("one", 1.0f);
+    site.edit.Replace(site.node, {site.b().Mul(neg, one)});
+    return "NEG(x) * one";
+  }
+};
+
+TEST(PatternPass, SharedTensorsAndTheHostScalarAreMadeOncePerApply) {
+  auto model_of_three_tanhs = [] {
+    builder::GraphBuilder b;
+    const int x = b.Input("x", F32, {1, 8});
+    const int y = b.Input("y", F32, {1, 8});
+    b.Output(b.Add(b.Add(b.Tanh(x), b.Tanh(x)), b.Tanh(y)));
+    return b.Finish();
+  };
+  const TanhAsSharedNeg pass;
+  for (int apply = 1; apply <= 2; ++apply) {
+    // A second Apply (on another model) starts with nothing shared.
+    ir::Model model = model_of_three_tanhs();
+    const PassResult result = pass.Apply(model, {});
+    ASSERT_EQ(result.sites.size(), 3u);
+    EXPECT_EQ(pass.negs, 2 * apply) << "one NEG for x, one for y";
+    ASSERT_EQ(result.host_inputs.size(), 1u);
+    EXPECT_EQ(result.host_inputs[0].name, "test-tanh-as-shared-neg/one");
+    EXPECT_EQ(result.host_inputs[0].value.shape, std::vector<int64_t>({1}));
+    const ir::Subgraph& g = model.main();
+    ASSERT_EQ(g.inputs.size(), 3u);
+    EXPECT_EQ(g.tensors[g.inputs[2]].name, "test-tanh-as-shared-neg/one");
+    int negs = 0;
+    for (const ir::Op& op : g.ops) negs += op.code == tfl::BuiltinOperator_NEG;
+    EXPECT_EQ(negs, 2);
+  }
 }
 
 }  // namespace
