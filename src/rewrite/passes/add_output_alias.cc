@@ -6,66 +6,60 @@
 // input. x * 1 == x exactly, so the pass is exact.
 #include <fmt/format.h>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
 
-class AddOutputAliasPass final : public Pass {
+// The ADD's consumers besides the graph output.
+using Readers = std::vector<int>;
+
+class AddOutputAliasPass final : public PatternPass<Readers> {
  public:
-  std::string_view id() const override { return "add-output-alias"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float32 ADD of two runtime tensors whose output is a graph output and read by other ops; adds one "
-           "graph input 'one' [1] fed 1.0";
+  AddOutputAliasPass()
+      : PatternPass({"add-output-alias", Exactness::kExact,
+                     "float32 ADD of two runtime tensors whose output is a graph output and read by other ops; adds "
+                     "one graph input 'one' [1] fed 1.0"},
+                    {tfl::BuiltinOperator_ADD}) {}
+
+ private:
+  std::optional<Readers> Match(const OpSite& site) const override {
+    const ir::Subgraph& g = site.graph();
+    const ir::Op& add = site.op;
+    if (add.inputs.size() != 2 || add.outputs.size() != 1) return std::nullopt;
+    const int out = add.outputs[0];
+    const ir::Tensor& t = g.tensors[out];
+    if (t.dtype != tfl::TensorType_FLOAT32 || t.rank() == 0 || !g.IsGraphOutput(out)) return std::nullopt;
+    if (IsConstantValued(g, add.inputs[0]) || IsConstantValued(g, add.inputs[1])) return std::nullopt;
+    Readers readers;
+    for (size_t j = 0; j < g.ops.size(); ++j)
+      for (int in : g.ops[j].inputs)
+        if (in == out) {
+          readers.push_back(static_cast<int>(j));
+          break;
+        }
+    if (readers.empty()) return std::nullopt;
+    return readers;
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    int one = -1;
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Subgraph& g = edit.graph();
-      const ir::Op& add = g.ops[i];
-      if (add.code != tfl::BuiltinOperator_ADD || add.inputs.size() != 2 || add.outputs.size() != 1) continue;
-      const int out = add.outputs[0];
-      const ir::Tensor& t = g.tensors[out];
-      if (t.dtype != tfl::TensorType_FLOAT32 || t.rank() == 0 || !g.IsGraphOutput(out)) continue;
-      if (IsConstantValued(g, add.inputs[0]) || IsConstantValued(g, add.inputs[1])) continue;
-      std::vector<int> readers;
-      for (size_t j = 0; j < g.ops.size(); ++j)
-        for (int in : g.ops[j].inputs)
-          if (in == out) {
-            readers.push_back(static_cast<int>(j));
-            break;
-          }
-      if (readers.empty()) continue;
-
-      const int a = add.inputs[0], b = add.inputs[1];
-      const auto* options = add.options.AsAddOptions();
-      const auto act = options ? options->fused_activation_function : tfl::ActivationFunctionType_NONE;
-      const std::string name = t.name;
-      if (one < 0) {
-        auto [input, host] = edit.ScalarHostInput("one", 1.0f);
-        one = input;
-        result.host_inputs.push_back(std::move(host));
-      }
-      const int sum = edit.b().Add(a, b, act);
-      const int leaf = edit.b().Mul(sum, one);
-      // The consumers read the new ADD; the old tensor (its name, output slot
-      // and signature entry) goes to the MUL through Replace.
-      for (int reader : readers)
-        for (int32_t& in : edit.mutable_graph().ops[reader].inputs)
-          if (in == out) in = sum;
-      result.sites.push_back({static_cast<int>(i), "ADD",
-                              fmt::format("output '{}' = sum * one; {} consumer(s) read the sum", name,
-                                          readers.size())});
-      edit.Replace(static_cast<int>(i), {leaf});
-    }
-    edit.Commit();
-    return result;
+  std::string Rewrite(OpSite& site, const Readers& readers) const override {
+    const ir::Op& add = site.op;
+    const int out = add.outputs[0];
+    const int a = add.inputs[0], b = add.inputs[1];
+    const auto* options = add.options.AsAddOptions();
+    const auto act = options ? options->fused_activation_function : tfl::ActivationFunctionType_NONE;
+    const std::string name = site.tensor(out).name;
+    const int one = site.SharedHostScalar("one", 1.0f);
+    const int sum = site.b().Add(a, b, act);
+    const int leaf = site.b().Mul(sum, one);
+    // The consumers read the new ADD; the old tensor (its name, output slot
+    // and signature entry) goes to the MUL through Replace.
+    for (int reader : readers)
+      for (int32_t& in : site.edit.mutable_graph().ops[reader].inputs)
+        if (in == out) in = sum;
+    site.edit.Replace(site.node, {leaf});
+    return fmt::format("output '{}' = sum * one; {} consumer(s) read the sum", name, readers.size());
   }
 };
 
