@@ -22,12 +22,11 @@
 
 #include <cmath>
 #include <cstring>
-#include <map>
-#include <tuple>
 
 #include "gpuclean/error.h"
-#include "rewrite/graph_edit.h"
+#include "gpuclean/shapes.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -52,8 +51,7 @@ bool ReachesSoftmax(const ir::Subgraph& g, int tensor) {
         if (op.inputs.empty() || op.inputs[0] != tensor) return false;
         tensor = op.outputs.at(0);
         break;
-      default:
-        return false;
+      default: return false;
     }
   }
   return false;
@@ -70,101 +68,104 @@ std::optional<std::vector<float>> Fp16FiniteFill(std::vector<float> values, bool
   return values;
 }
 
-class SelectToBlendPass final : public Pass {
+// Per operand (a, b): its values made fp16-finite where a constant moved,
+// else empty.
+struct Fills {
+  std::vector<float> values[2];
+  bool filled = false;
+};
+
+class SelectToBlendPass final : public PatternPass<Fills> {
  public:
-  std::string_view id() const override { return "select-to-blend"; }
-  Exactness exactness() const override { return Exactness::kApprox; }
+  SelectToBlendPass()
+      : PatternPass({"select-to-blend", Exactness::kApprox,
+                     "SELECT(_V2) on float32 whose selected values are within +-65504: clamp + a*m + b*(1-m) is "
+                     "bit-exact; constant fills beyond fp16 (-1e9, -inf) become -30000 only before a SOFTMAX (beta >= "
+                     "1), where both underflow to 0 if an unmasked logit in the row exceeds -29896"},
+                    {tfl::BuiltinOperator_SELECT, tfl::BuiltinOperator_SELECT_V2}) {}
   double bound(const PassOptions&) const override { return kExactTolerance; }
-  std::string_view contract() const override {
-    return "SELECT(_V2) on float32 whose selected values are within +-65504: clamp + a*m + b*(1-m) is bit-exact; "
-           "constant fills beyond fp16 "
-           "(-1e9, -inf) become -30000 only before a SOFTMAX (beta >= 1), where both underflow to 0 if an "
-           "unmasked logit in the row exceeds -29896";
+
+ private:
+  std::optional<Fills> Match(const OpSite& site) const override {
+    const ir::Op& op = site.op;
+    if (op.inputs.size() != 3) return std::nullopt;
+    const ir::Subgraph& g = site.graph();
+    const int cond = op.inputs[0], out = op.outputs.at(0);
+    const int operand[2] = {op.inputs[1], op.inputs[2]};
+    const ir::Tensor &ot = g.tensors.at(out), &ct = g.tensors.at(cond);
+    if (ot.dtype != tfl::TensorType_FLOAT32 || !ot.quant.empty() || ot.rank() > 4 || ct.dtype != tfl::TensorType_BOOL)
+      return std::nullopt;
+
+    // Operands that are constants: their values, made fp16-finite.
+    Fills fills;
+    for (int k = 0; k < 2; ++k) {
+      if (!IsConstantValued(g, operand[k])) continue;
+      std::vector<float> values;
+      try {
+        const npy::Array a = EvaluateConstant(g, operand[k]);
+        if (a.dtype != tfl::TensorType_FLOAT32) throw Error(ErrorKind::kUnsupported, "not float32");
+        values.resize(a.data.size() / 4);
+        std::memcpy(values.data(), a.data.data(), values.size() * 4);
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+      bool changed = false;
+      auto safe = Fp16FiniteFill(std::move(values), changed);
+      if (!safe) return std::nullopt;
+      if (changed) fills.values[k] = std::move(*safe), fills.filled = true;
+    }
+    if (fills.filled && !ReachesSoftmax(g, out)) return std::nullopt;
+    return fills;
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    std::map<std::pair<int, builder::Shape>, std::pair<int, int>> masks;
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = edit.graph().ops[i];
-      const bool v1 = op.code == tfl::BuiltinOperator_SELECT;
-      if ((!v1 && op.code != tfl::BuiltinOperator_SELECT_V2) || op.inputs.size() != 3) continue;
-      const int cond = op.inputs[0], out = op.outputs.at(0);
-      int operand[2] = {op.inputs[1], op.inputs[2]};
-      const ir::Tensor ot = edit.graph().tensors.at(out), ct = edit.graph().tensors.at(cond);
-      if (ot.dtype != tfl::TensorType_FLOAT32 || !ot.quant.empty() || ot.rank() > 4 ||
-          ct.dtype != tfl::TensorType_BOOL)
-        continue;
-
-      // Operands that are constants: their values, made fp16-finite.
-      bool skip = false, filled = false;
-      std::vector<float> fill_values[2];
-      for (int k = 0; k < 2 && !skip; ++k) {
-        if (!IsConstantValued(edit.graph(), operand[k])) continue;
-        std::vector<float> values;
-        try {
-          const npy::Array a = EvaluateConstant(edit.graph(), operand[k]);
-          if (a.dtype != tfl::TensorType_FLOAT32) throw Error(ErrorKind::kUnsupported, "not float32");
-          values.resize(a.data.size() / 4);
-          std::memcpy(values.data(), a.data.data(), values.size() * 4);
-        } catch (const Error&) {
-          skip = true;
-          break;
-        }
-        bool changed = false;
-        const auto safe = Fp16FiniteFill(std::move(values), changed);
-        if (!safe) skip = true;
-        else if (changed) fill_values[k] = *safe, filled = true;
-      }
-      if (skip || (filled && !ReachesSoftmax(edit.graph(), out))) continue;
-
-      builder::GraphBuilder& b = edit.b();
-      for (int k = 0; k < 2; ++k)
-        if (!fill_values[k].empty())
-          operand[k] = edit.ConstF32(fmt::format("fill_{}_{}", i, k), edit.graph().tensors.at(operand[k]).shape,
-                                     fill_values[k]);
-      // SELECT (v1) with a rank-1 condition picks along the first axis.
-      const int operand_rank = edit.graph().tensors.at(operand[0]).rank();
-      builder::Shape mask_shape = ct.shape;
-      if (v1 && ct.rank() == 1 && operand_rank > 1) {
-        mask_shape.assign(static_cast<size_t>(operand_rank), 1);
-        mask_shape[0] = ct.shape[0];
-      }
-      int m, inv;
-      if (IsConstantValued(edit.graph(), cond)) {
-        // Stored as m and 1 - m, so no op is left with constant inputs only.
-        const npy::Array c = EvaluateConstant(edit.graph(), cond);
-        std::vector<float> mf, inv_f;
-        for (uint8_t v : c.data) mf.push_back(v ? 1.0f : 0.0f), inv_f.push_back(v ? 0.0f : 1.0f);
-        m = edit.ConstF32(fmt::format("mask_{}", i), mask_shape, mf);
-        inv = edit.ConstF32(fmt::format("inv_mask_{}", i), mask_shape, inv_f);
-      } else {
-        auto it = masks.find({cond, mask_shape});
-        if (it == masks.end()) {
-          const int one = edit.SharedScalarF32("one", 1.0f);
-          int mk = b.Cast(cond, tfl::TensorType_FLOAT32);
-          if (mask_shape != ct.shape) mk = b.Reshape(mk, mask_shape);
-          it = masks.emplace(std::make_pair(cond, mask_shape), std::make_pair(mk, b.Sub(one, mk))).first;
-        }
-        std::tie(m, inv) = it->second;
-      }
-      // Runtime operands are clamped to the fp16 range so an unselected
-      // overflow (exp(x) - 1 of an ELU at large x) meets a 0, not inf * 0.
-      for (int k = 0; k < 2; ++k) {
-        if (IsConstantValued(edit.graph(), operand[k])) continue;
-        const int fp16_max = edit.SharedScalarF32("fp16_max", kFp16Max);
-        const int fp16_lowest = edit.SharedScalarF32("fp16_lowest", -kFp16Max);
-        operand[k] = b.Minimum(b.Maximum(operand[k], fp16_lowest), fp16_max);
-      }
-      const int y = b.Add(b.Mul(operand[0], m), b.Mul(operand[1], inv));
-      result.sites.push_back({static_cast<int>(i), std::string(v1 ? "SELECT" : "SELECT_V2"),
-                              filled ? "a*m + b*(1-m), fill stored as +-30000 (feeds SOFTMAX)" : "a*m + b*(1-m)"});
-      edit.Replace(static_cast<int>(i), {y});
+  std::string Rewrite(OpSite& site, const Fills& fills) const override {
+    GraphEdit& edit = site.edit;
+    const ir::Op& op = site.op;
+    const bool v1 = op.code == tfl::BuiltinOperator_SELECT;
+    const int cond = op.inputs[0];
+    int operand[2] = {op.inputs[1], op.inputs[2]};
+    const builder::Shape cond_shape = site.tensor(cond).shape;
+    builder::GraphBuilder& b = edit.b();
+    for (int k = 0; k < 2; ++k)
+      if (!fills.values[k].empty())
+        operand[k] =
+            edit.ConstF32(fmt::format("fill_{}_{}", site.node, k), site.tensor(operand[k]).shape, fills.values[k]);
+    // SELECT (v1) with a rank-1 condition picks along the first axis.
+    const int operand_rank = site.tensor(operand[0]).rank();
+    builder::Shape mask_shape = cond_shape;
+    if (v1 && cond_shape.size() == 1 && operand_rank > 1) {
+      mask_shape.assign(static_cast<size_t>(operand_rank), 1);
+      mask_shape[0] = cond_shape[0];
     }
-    edit.Commit();
-    return result;
+    int m, inv;
+    if (IsConstantValued(edit.graph(), cond)) {
+      // Stored as m and 1 - m, so no op is left with constant inputs only.
+      const npy::Array c = EvaluateConstant(edit.graph(), cond);
+      std::vector<float> mf, inv_f;
+      for (uint8_t v : c.data) mf.push_back(v ? 1.0f : 0.0f), inv_f.push_back(v ? 0.0f : 1.0f);
+      m = edit.ConstF32(fmt::format("mask_{}", site.node), mask_shape, mf);
+      inv = edit.ConstF32(fmt::format("inv_mask_{}", site.node), mask_shape, inv_f);
+    } else {
+      // One m and 1 - m per condition and mask shape, whatever number of SELECTs read them.
+      const std::string key = fmt::format("{} {}", cond, ir::FormatShape(mask_shape));
+      m = site.Shared("mask " + key, [&] {
+        edit.SharedScalarF32("one", 1.0f);
+        const int mk = b.Cast(cond, tfl::TensorType_FLOAT32);
+        return mask_shape != cond_shape ? b.Reshape(mk, mask_shape) : mk;
+      });
+      inv = site.Shared("inv_mask " + key, [&] { return b.Sub(edit.SharedScalarF32("one", 1.0f), m); });
+    }
+    // Runtime operands are clamped to the fp16 range so an unselected
+    // overflow (exp(x) - 1 of an ELU at large x) meets a 0, not inf * 0.
+    for (int k = 0; k < 2; ++k) {
+      if (IsConstantValued(edit.graph(), operand[k])) continue;
+      const int fp16_max = edit.SharedScalarF32("fp16_max", kFp16Max);
+      const int fp16_lowest = edit.SharedScalarF32("fp16_lowest", -kFp16Max);
+      operand[k] = b.Minimum(b.Maximum(operand[k], fp16_lowest), fp16_max);
+    }
+    const int y = b.Add(b.Mul(operand[0], m), b.Mul(operand[1], inv));
+    edit.Replace(site.node, {y});
+    return fills.filled ? "a*m + b*(1-m), fill stored as +-30000 (feeds SOFTMAX)" : "a*m + b*(1-m)";
   }
 };
 
