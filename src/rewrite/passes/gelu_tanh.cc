@@ -24,8 +24,8 @@
 #include <map>
 #include <optional>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -85,8 +85,10 @@ std::optional<ErfMatch> MatchErfGelu(const ir::Subgraph& g, int erf) {
     return ErfMatch{x, m1};
   // (x * p) * 0.5 or (0.5 p) * x
   int want_last = -1;
-  if (other == x) want_last = 0;                     // last factor: 0.5
-  else if (Near(ConstScalar(g, other), 0.5)) want_last = 1;  // last factor: x
+  if (other == x)
+    want_last = 0;  // last factor: 0.5
+  else if (Near(ConstScalar(g, other), 0.5))
+    want_last = 1;  // last factor: x
   if (want_last < 0) return std::nullopt;
   const int m2 = SoleConsumerOf(g, m1_out, tfl::BuiltinOperator_MUL);
   if (m2 < 0) return std::nullopt;
@@ -95,51 +97,43 @@ std::optional<ErfMatch> MatchErfGelu(const ir::Subgraph& g, int erf) {
   return ErfMatch{x, m2};
 }
 
-class GeluTanhPass final : public Pass {
+class GeluTanhPass final : public OpPass {
  public:
-  std::string_view id() const override { return "gelu-tanh"; }
-  Exactness exactness() const override { return Exactness::kApprox; }
+  GeluTanhPass()
+      : OpPass({"gelu-tanh", Exactness::kApprox,
+                "exact GELU (builtin approximate=false or FlexErf decomposition), float32: tanh form within 4.73e-4 "
+                "absolute, sigmoid form (gelu_sigmoid) within 2.03e-2, from a dense sweep"},
+               {tfl::BuiltinOperator_GELU, tfl::BuiltinOperator_CUSTOM}) {}
   // Measured worst cases over a dense sweep: 4.73e-4 (tanh), 2.03e-2 (sigmoid).
   double bound(const PassOptions& options) const override { return options.gelu_sigmoid ? 2.1e-2 : 5e-4; }
-  std::string_view contract() const override {
-    return "exact GELU (builtin approximate=false or FlexErf decomposition), float32: tanh form within 4.73e-4 "
-           "absolute, sigmoid form (gelu_sigmoid) within 2.03e-2, from a dense sweep";
+
+ private:
+  std::optional<std::string> Visit(OpSite& site) const override {
+    const ir::Op& op = site.op;
+    const std::string form = site.options.gelu_sigmoid ? "x * LOGISTIC(1.702 x)" : "tanh GELU";
+    if (op.code == tfl::BuiltinOperator_GELU) {
+      const auto* o = op.options.AsGeluOptions();
+      if ((o && o->approximate) || op.inputs.size() != 1 ||
+          site.tensor(op.inputs[0]).dtype != tfl::TensorType_FLOAT32 || !site.tensor(op.inputs[0]).quant.empty())
+        return std::nullopt;
+      site.edit.Replace(site.node, {Gelu(site, op.inputs[0])});
+      return form + " (was approximate=false)";
+    }
+    if (op.custom_code != "FlexErf") return std::nullopt;
+    const std::optional<ErfMatch> m = MatchErfGelu(site.graph(), site.node);
+    if (!m) return std::nullopt;
+    site.edit.Replace(m->final_op, {Gelu(site, m->x)});
+    site.edit.Remove(site.node);  // custom ops are never dropped as dead
+    return form + " (was x * 0.5 * (1 + erf(x / sqrt 2)))";
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions& options) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    auto scalar = [&](const std::string& name, float v) { return edit.SharedScalarF32(name, v); };
-    auto gelu = [&](int x) {
-      builder::GraphBuilder& b = edit.b();
-      if (options.gelu_sigmoid) return b.Mul(x, b.Logistic(b.Mul(x, scalar("sigmoid_scale", kSigmoidScale))));
-      const int inner = b.Mul(x, b.Add(b.Mul(b.Mul(x, x), scalar("cubic", kCubic)), scalar("sqrt_2_over_pi", kSqrt2OverPi)));
-      return b.Mul(b.Mul(x, scalar("half", 0.5f)), b.Add(b.Tanh(inner), scalar("one", 1.0f)));
-    };
-    const std::string form = options.gelu_sigmoid ? "x * LOGISTIC(1.702 x)" : "tanh GELU";
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& op = edit.graph().ops[i];
-      if (op.code == tfl::BuiltinOperator_GELU) {
-        const auto* o = op.options.AsGeluOptions();
-        if ((o && o->approximate) || op.inputs.size() != 1 ||
-            edit.graph().tensors.at(op.inputs[0]).dtype != tfl::TensorType_FLOAT32 ||
-            !edit.graph().tensors.at(op.inputs[0]).quant.empty())
-          continue;
-        const int y = gelu(op.inputs[0]);
-        result.sites.push_back({static_cast<int>(i), "GELU", form + " (was approximate=false)"});
-        edit.Replace(static_cast<int>(i), {y});
-      } else if (op.code == tfl::BuiltinOperator_CUSTOM && op.custom_code == "FlexErf") {
-        const std::optional<ErfMatch> m = MatchErfGelu(edit.graph(), static_cast<int>(i));
-        if (!m) continue;
-        const int y = gelu(m->x);
-        result.sites.push_back({static_cast<int>(i), "FlexErf", form + " (was x * 0.5 * (1 + erf(x / sqrt 2)))"});
-        edit.Replace(m->final_op, {y});
-        edit.Remove(static_cast<int>(i));  // custom ops are never dropped as dead
-      }
-    }
-    edit.Commit();
-    return result;
+  static int Gelu(OpSite& site, int x) {
+    builder::GraphBuilder& b = site.b();
+    auto scalar = [&](const std::string& name, float v) { return site.edit.SharedScalarF32(name, v); };
+    if (site.options.gelu_sigmoid) return b.Mul(x, b.Logistic(b.Mul(x, scalar("sigmoid_scale", kSigmoidScale))));
+    const int inner =
+        b.Mul(x, b.Add(b.Mul(b.Mul(x, x), scalar("cubic", kCubic)), scalar("sqrt_2_over_pi", kSqrt2OverPi)));
+    return b.Mul(b.Mul(x, scalar("half", 0.5f)), b.Add(b.Tanh(inner), scalar("one", 1.0f)));
   }
 };
 
