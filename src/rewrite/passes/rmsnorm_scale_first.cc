@@ -13,15 +13,16 @@
 #include <cmath>
 #include <optional>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
 #include "rewrite/passes/row_scale.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
 
 bool IsSquareOf(const ir::Subgraph& g, int sq, int x) {
-  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_MUL)) return op->inputs[0] == x && op->inputs[1] == x;
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_MUL))
+    return op->inputs[0] == x && op->inputs[1] == x;
   if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_SQUARE)) return op->inputs[0] == x;
   if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_POW))
     return op->inputs[0] == x && ConstScalar(g, op->inputs[1]) == 2.0f;
@@ -44,7 +45,8 @@ std::optional<RmsMatch> MatchRms(const ir::Subgraph& g, const ir::Op& y) {
       if (const ir::Op* r = ProducerWithoutActivation(g, y.inputs[side], tfl::BuiltinOperator_RSQRT))
         candidates.emplace_back(y.inputs[1 - side], r->inputs[0]);
   } else if (y.code == tfl::BuiltinOperator_DIV) {
-    if (const ir::Op* s = ProducerWithoutActivation(g, y.inputs[1], tfl::BuiltinOperator_SQRT)) candidates.emplace_back(y.inputs[0], s->inputs[0]);
+    if (const ir::Op* s = ProducerWithoutActivation(g, y.inputs[1], tfl::BuiltinOperator_SQRT))
+      candidates.emplace_back(y.inputs[0], s->inputs[0]);
   }
   for (const auto& [x, ve] : candidates) {
     const ir::Op* add = ProducerWithoutActivation(g, ve, tfl::BuiltinOperator_ADD);
@@ -73,39 +75,30 @@ std::optional<RmsMatch> MatchRms(const ir::Subgraph& g, const ir::Op& y) {
   return std::nullopt;
 }
 
-class RmsNormScaleFirstPass final : public Pass {
+class RmsNormScaleFirstPass final : public PatternPass<RmsMatch> {
  public:
-  std::string_view id() const override { return "rmsnorm-scale-first"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float32 x * RSQRT(MEAN(x^2) + eps) (or x / SQRT(...)), keep_dims MEAN, eps a constant; x scaled by a "
-           "per-row power of two and eps by its square";
-  }
+  RmsNormScaleFirstPass()
+      : PatternPass({"rmsnorm-scale-first", Exactness::kExact,
+                     "float32 x * RSQRT(MEAN(x^2) + eps) (or x / SQRT(...)), keep_dims MEAN, eps a constant; x scaled "
+                     "by a per-row power of two and eps by its square"},
+                    {tfl::BuiltinOperator_MUL, tfl::BuiltinOperator_DIV}) {}
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& y = edit.graph().ops[i];
-      if (y.code != tfl::BuiltinOperator_MUL && y.code != tfl::BuiltinOperator_DIV) continue;
-      const std::optional<RmsMatch> m = MatchRms(edit.graph(), y);
-      if (!m) continue;
-      const std::string tag = std::to_string(i);
-      builder::GraphBuilder& b = edit.b();
-      const int r = b.Div(edit.ConstF32("one_" + tag, {}, {1.0f}), PowerOfTwoRowScale(edit, m->x, m->axes, tag));
-      const int xs = b.Mul(m->x, r);
-      const int ms = b.Mean(b.Mul(xs, xs), m->axes, true);
-      const int eps_s = b.Mul(b.Mul(edit.ConstF32("eps_" + tag, {}, {m->eps}), r), r);
-      const int ve = b.Add(ms, eps_s);
-      const int y2 = m->sqrt_div ? b.Div(xs, b.Sqrt(ve)) : b.Mul(xs, b.Rsqrt(ve));
-      result.sites.push_back({static_cast<int>(i), edit.graph().ops[i].name(),
-                              fmt::format("'{}' scaled by a per-row power of two before squaring (axes [{}])",
-                                          edit.graph().tensors[m->x].name, fmt::join(m->axes, ","))});
-      edit.Replace(static_cast<int>(i), {y2});
-    }
-    edit.Commit();
-    return result;
+ private:
+  std::optional<RmsMatch> Match(const OpSite& site) const override { return MatchRms(site.graph(), site.op); }
+
+  std::string Rewrite(OpSite& site, const RmsMatch& m) const override {
+    GraphEdit& edit = site.edit;
+    const std::string tag = std::to_string(site.node);
+    builder::GraphBuilder& b = edit.b();
+    const int r = b.Div(edit.ConstF32("one_" + tag, {}, {1.0f}), PowerOfTwoRowScale(edit, m.x, m.axes, tag));
+    const int xs = b.Mul(m.x, r);
+    const int ms = b.Mean(b.Mul(xs, xs), m.axes, true);
+    const int eps_s = b.Mul(b.Mul(edit.ConstF32("eps_" + tag, {}, {m.eps}), r), r);
+    const int ve = b.Add(ms, eps_s);
+    const int y2 = m.sqrt_div ? b.Div(xs, b.Sqrt(ve)) : b.Mul(xs, b.Rsqrt(ve));
+    edit.Replace(site.node, {y2});
+    return fmt::format("'{}' scaled by a per-row power of two before squaring (axes [{}])", site.tensor(m.x).name,
+                       fmt::join(m.axes, ","));
   }
 };
 
