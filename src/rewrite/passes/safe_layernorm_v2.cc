@@ -17,10 +17,11 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <variant>
 
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
 #include "rewrite/passes/row_scale.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -54,7 +55,8 @@ std::optional<std::pair<int, std::vector<int32_t>>> MeanOf(const ir::Subgraph& g
 
 // Whether `sq` is d^2 for d = x - m, in any of the spellings converters use.
 bool IsSquareOf(const ir::Subgraph& g, int sq, int d, int x, int m) {
-  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_MUL)) return op->inputs[0] == d && op->inputs[1] == d;
+  if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_MUL))
+    return op->inputs[0] == d && op->inputs[1] == d;
   if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_SQUARE)) return op->inputs[0] == d;
   if (const ir::Op* op = ProducerWithoutActivation(g, sq, tfl::BuiltinOperator_POW))
     return op->inputs[0] == d && ConstScalar(g, op->inputs[1]) == 2.0f;
@@ -75,7 +77,8 @@ std::optional<std::pair<int, int>> NormalizedBy(const ir::Subgraph& g, const ir:
   } else if (y.code == tfl::BuiltinOperator_DIV) {
     const auto* o = y.options.AsDivOptions();
     if (o && o->fused_activation_function != tfl::ActivationFunctionType_NONE) return std::nullopt;
-    if (const ir::Op* s = ProducerWithoutActivation(g, y.inputs[1], tfl::BuiltinOperator_SQRT)) return std::make_pair(y.inputs[0], s->inputs[0]);
+    if (const ir::Op* s = ProducerWithoutActivation(g, y.inputs[1], tfl::BuiltinOperator_SQRT))
+      return std::make_pair(y.inputs[0], s->inputs[0]);
   }
   return std::nullopt;
 }
@@ -143,9 +146,12 @@ std::optional<Rebuilt> MatchRebuilt(const ir::Subgraph& g, const ir::Op& y) {
   for (int side = 0; side < 2 && !vs_s; ++side) {
     const int a = side ? outer->second : outer->first, b = side ? outer->first : outer->second;
     if (const auto inner = Product(g, a)) {
-      if (inner->first == b) vs_s = std::make_pair(inner->second, b);
-      else if (inner->second == b) vs_s = std::make_pair(inner->first, b);
-      else if (inner->first == inner->second) vs_s = std::make_pair(b, inner->first);
+      if (inner->first == b)
+        vs_s = std::make_pair(inner->second, b);
+      else if (inner->second == b)
+        vs_s = std::make_pair(inner->first, b);
+      else if (inner->first == inner->second)
+        vs_s = std::make_pair(b, inner->first);
     }
   }
   if (!vs_s) return std::nullopt;
@@ -179,52 +185,47 @@ std::optional<Rebuilt> MatchRebuilt(const ir::Subgraph& g, const ir::Op& y) {
   return Rebuilt{xs, ms, -1, vs, s, plus->second};
 }
 
-class SafeLayerNormV2Pass final : public Pass {
+class SafeLayerNormV2Pass final : public PatternPass<std::variant<Plain, Rebuilt>> {
  public:
-  std::string_view id() const override { return "safe-layernorm-v2"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "float32 (x - MEAN(x)) * RSQRT(MEAN((x - MEAN(x))^2) + eps) (or / SQRT) with both means over the same "
-           "keep_dims axes and eps a constant, or the v1 form that rebuilds var * S * S; eps / S^2 keeps it exact";
+  SafeLayerNormV2Pass()
+      : PatternPass({"safe-layernorm-v2", Exactness::kExact,
+                     "float32 (x - MEAN(x)) * RSQRT(MEAN((x - MEAN(x))^2) + eps) (or / SQRT) with both means over the "
+                     "same keep_dims axes and eps a constant, or the v1 form that rebuilds var * S * S; eps / S^2 "
+                     "keeps it exact"},
+                    {tfl::BuiltinOperator_MUL, tfl::BuiltinOperator_DIV}) {}
+
+ private:
+  std::optional<std::variant<Plain, Rebuilt>> Match(const OpSite& site) const override {
+    if (auto plain = MatchPlain(site.graph(), site.op)) return std::move(*plain);
+    if (auto v1 = MatchRebuilt(site.graph(), site.op)) return *v1;
+    return std::nullopt;
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Op& y = edit.graph().ops[i];
-      if (y.code != tfl::BuiltinOperator_MUL && y.code != tfl::BuiltinOperator_DIV) continue;
-      const std::string tag = std::to_string(i);
-      if (const auto plain = MatchPlain(edit.graph(), y)) {
-        builder::GraphBuilder& b = edit.b();
-        const int x = plain->x;
-        const std::vector<int32_t>& axes = plain->axes;
-        const int r = b.Div(edit.ConstF32("one_" + tag, {}, {1.0f}), PowerOfTwoRowScale(edit, x, axes, tag));
-        // x * r, eps * r * r: products with a power of two, exact in float.
-        const int xs = b.Mul(x, r);
-        const int ms = b.Mean(xs, axes, true);
-        const int d = b.Sub(xs, ms);
-        const int vs = b.Mean(b.Mul(d, d), axes, true);
-        const int eps_s = b.Mul(b.Mul(edit.ConstF32("eps_" + tag, {}, {plain->eps}), r), r);
-        const int ve = b.Add(vs, eps_s);
-        const int y2 = plain->sqrt_div ? b.Div(d, b.Sqrt(ve)) : b.Mul(d, b.Rsqrt(ve));
-        result.sites.push_back({static_cast<int>(i), edit.graph().ops[i].name(),
-                                fmt::format("normalisation of '{}' over axes [{}] runs on x / S, S = 2^n >= amax/8",
-                                            edit.graph().tensors[x].name, fmt::join(axes, ","))});
-        edit.Replace(static_cast<int>(i), {y2});
-      } else if (const auto v1 = MatchRebuilt(edit.graph(), y)) {
-        builder::GraphBuilder& b = edit.b();
-        const int d = v1->d >= 0 ? v1->d : b.Sub(v1->xs, v1->ms);
-        const int y2 = b.Mul(d, b.Rsqrt(b.Add(v1->vs, ScaledEps(edit, v1->eps, v1->s, tag))));
-        result.sites.push_back({static_cast<int>(i), edit.graph().ops[i].name(),
-                                fmt::format("scaled LayerNorm stays scaled: no var * S^2 from '{}'",
-                                            edit.graph().tensors[v1->vs].name)});
-        edit.Replace(static_cast<int>(i), {y2});
-      }
+  std::string Rewrite(OpSite& site, const std::variant<Plain, Rebuilt>& found) const override {
+    GraphEdit& edit = site.edit;
+    builder::GraphBuilder& b = edit.b();
+    const std::string tag = std::to_string(site.node);
+    if (const auto* plain = std::get_if<Plain>(&found)) {
+      const int x = plain->x;
+      const std::vector<int32_t>& axes = plain->axes;
+      const int r = b.Div(edit.ConstF32("one_" + tag, {}, {1.0f}), PowerOfTwoRowScale(edit, x, axes, tag));
+      // x * r, eps * r * r: products with a power of two, exact in float.
+      const int xs = b.Mul(x, r);
+      const int ms = b.Mean(xs, axes, true);
+      const int d = b.Sub(xs, ms);
+      const int vs = b.Mean(b.Mul(d, d), axes, true);
+      const int eps_s = b.Mul(b.Mul(edit.ConstF32("eps_" + tag, {}, {plain->eps}), r), r);
+      const int ve = b.Add(vs, eps_s);
+      const int y2 = plain->sqrt_div ? b.Div(d, b.Sqrt(ve)) : b.Mul(d, b.Rsqrt(ve));
+      edit.Replace(site.node, {y2});
+      return fmt::format("normalisation of '{}' over axes [{}] runs on x / S, S = 2^n >= amax/8", site.tensor(x).name,
+                         fmt::join(axes, ","));
     }
-    edit.Commit();
-    return result;
+    const Rebuilt& v1 = std::get<Rebuilt>(found);
+    const int d = v1.d >= 0 ? v1.d : b.Sub(v1.xs, v1.ms);
+    const int y2 = b.Mul(d, b.Rsqrt(b.Add(v1.vs, ScaledEps(edit, v1.eps, v1.s, tag))));
+    edit.Replace(site.node, {y2});
+    return fmt::format("scaled LayerNorm stays scaled: no var * S^2 from '{}'", site.tensor(v1.vs).name);
   }
 
  private:
@@ -233,7 +234,6 @@ class SafeLayerNormV2Pass final : public Pass {
     const int e = edit.b().Div(edit.ConstF32("sqrt_eps_" + tag, {}, {std::sqrt(eps)}), s);
     return edit.b().Mul(e, e);
   }
-
 };
 
 }  // namespace
@@ -256,8 +256,8 @@ int PowerOfTwoRowScale(GraphEdit& edit, int x, const std::vector<int32_t>& axes,
   std::vector<float> down(kSteps), up(kSteps);
   for (int k = 0; k < kSteps; ++k) down[k] = std::ldexp(1.0f, -k), up[k] = std::ldexp(1.0f, k + 1);
   const int t = b.Mul(b.Reshape(amax, {rows, 1}), edit.ConstF32("one_eighth_" + tag, {}, {0.125f}));
-  const int excess = b.Sub(b.Mul(t, edit.ConstF32("pow2_down_" + tag, {kSteps}, down)),
-                           edit.ConstF32("unit_" + tag, {}, {1.0f}));
+  const int excess =
+      b.Sub(b.Mul(t, edit.ConstF32("pow2_down_" + tag, {kSteps}, down)), edit.ConstF32("unit_" + tag, {}, {1.0f}));
   const int k4096 = edit.ConstF32("k4096_" + tag, {}, {4096.0f});
   const int step = b.Minimum(b.Relu(b.Mul(b.Mul(excess, k4096), k4096)), edit.ConstF32("step_one_" + tag, {}, {1.0f}));
   const int s = b.Maximum(b.ReduceMax(b.Mul(step, edit.ConstF32("pow2_up_" + tag, {kSteps}, up)), {1}, true),
