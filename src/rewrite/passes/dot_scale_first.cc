@@ -22,8 +22,8 @@
 #include <optional>
 
 #include "gpuclean/error.h"
-#include "rewrite/graph_edit.h"
 #include "rewrite/passes/passes.h"
+#include "rewrite/pattern_pass.h"
 
 namespace gpuclean::rewrite::passes {
 namespace {
@@ -185,8 +185,7 @@ double PartialSumBound(const ir::Subgraph& g, const ir::Op& dot) {
         }
         return x.magnitude() * worst;
       }
-    } catch (const Error&) {
-    }
+    } catch (const Error&) {}
   }
   const Interval w = StaticRange(g, dot.inputs[1]);
   return w.bounded() ? x.magnitude() * w.magnitude() * static_cast<double>(length) : kInf;
@@ -213,60 +212,69 @@ bool HasNonZeroBias(const ir::Subgraph& g, const ir::Op& dot) {
   return !(bias.lo == 0 && bias.hi == 0);
 }
 
-class DotScaleFirstPass final : public Pass {
+// The MUL's operands, the dot product behind y and the power of two.
+struct ScaleFirst {
+  int side = 0;  // the operand y is the MUL's input `side`
+  int y = -1, scale = -1;
+  int dot = -1, x = -1;  // the dot product's node and its input
+  int shift = 0;
+  double bound = 0;
+  std::string dot_name, dot_value;
+};
+
+class DotScaleFirstPass final : public PatternPass<ScaleFirst> {
  public:
-  std::string_view id() const override { return "dot-scale-first"; }
-  Exactness exactness() const override { return Exactness::kExact; }
-  std::string_view contract() const override {
-    return "MUL (no fused activation) by a one-element float scale of the result of CONV_2D, DEPTHWISE_CONV_2D, "
-           "FULLY_CONNECTED or BATCH_MATMUL (through RESHAPEs, each the sole consumer) whose partial sums, bounded "
-           "from constants and the clamps before them, can pass 2^15; the dot product with no zero-breaking "
-           "activation (NONE or RELU) and no non-zero bias";
+  DotScaleFirstPass()
+      : PatternPass(
+            {"dot-scale-first", Exactness::kExact,
+             "MUL (no fused activation) by a one-element float scale of the result of CONV_2D, DEPTHWISE_CONV_2D, "
+             "FULLY_CONNECTED or BATCH_MATMUL (through RESHAPEs, each the sole consumer) whose partial sums, bounded "
+             "from constants and the clamps before them, can pass 2^15; the dot product with no zero-breaking "
+             "activation (NONE or RELU) and no non-zero bias"},
+            {tfl::BuiltinOperator_MUL}) {}
+
+ private:
+  std::optional<ScaleFirst> Match(const OpSite& site) const override {
+    const ir::Subgraph& g = site.graph();
+    const ir::Op& mul = site.op;
+    if (mul.inputs.size() != 2 || !HasNoFusedActivation(mul)) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const int y = mul.inputs[side], scale = mul.inputs[1 - side];
+      if (y < 0 || scale < 0 || y == scale) continue;
+      if (g.tensors[scale].num_elements() != 1 || g.tensors[scale].dtype != tfl::TensorType_FLOAT32) continue;
+      if (SoleConsumer(g, y) != site.node) continue;
+      // Back through the RESHAPEs to the dot product: scaling commutes with them.
+      int value = y, node = g.Producer(y);
+      while (node >= 0 && g.ops[node].code == tfl::BuiltinOperator_RESHAPE) {
+        value = g.ops[node].inputs[0];
+        node = g.Producer(value);
+        if (node >= 0 && SoleConsumer(g, value) < 0) node = -1;
+      }
+      if (node < 0 || !IsDot(g.ops[node].code) || !ActivationCommutesWithScaling(g.ops[node])) continue;
+      if (HasNonZeroBias(g, g.ops[node])) continue;
+      const int x = g.ops[node].inputs[0];
+      if (x < 0 || g.tensors[x].dtype != tfl::TensorType_FLOAT32) continue;
+      const double bound = PartialSumBound(g, g.ops[node]);
+      if (!std::isfinite(bound) || bound <= kMaxPartialSum) continue;
+      ScaleFirst f;
+      f.side = side, f.y = y, f.scale = scale, f.dot = node, f.x = x, f.bound = bound;
+      f.shift = static_cast<int>(std::ceil(std::log2(bound / kMaxPartialSum)));
+      f.dot_name = std::string(tfl::EnumNameBuiltinOperator(g.ops[node].code));
+      f.dot_value = g.tensors[value].name;
+      return f;
+    }
+    return std::nullopt;
   }
 
-  PassResult Apply(ir::Model& model, const PassOptions&) const override {
-    PassResult result;
-    GraphEdit edit(model, std::string(id()));
-    const size_t count = edit.graph().ops.size();
-    for (size_t i = 0; i < count; ++i) {
-      const ir::Subgraph& g = edit.graph();
-      if (g.ops[i].code != tfl::BuiltinOperator_MUL || g.ops[i].inputs.size() != 2 || !HasNoFusedActivation(g.ops[i]))
-        continue;
-      for (int side = 0; side < 2; ++side) {
-        const int y = g.ops[i].inputs[side], scale = g.ops[i].inputs[1 - side];
-        if (y < 0 || scale < 0 || y == scale) continue;
-        if (g.tensors[scale].num_elements() != 1 || g.tensors[scale].dtype != tfl::TensorType_FLOAT32) continue;
-        if (SoleConsumer(g, y) != static_cast<int>(i)) continue;
-        // Back through the RESHAPEs to the dot product: scaling commutes with them.
-        int value = y, node = g.Producer(y);
-        while (node >= 0 && g.ops[node].code == tfl::BuiltinOperator_RESHAPE) {
-          value = g.ops[node].inputs[0];
-          node = g.Producer(value);
-          if (node >= 0 && SoleConsumer(g, value) < 0) node = -1;
-        }
-        if (node < 0 || !IsDot(g.ops[node].code) || !ActivationCommutesWithScaling(g.ops[node])) continue;
-        if (HasNonZeroBias(g, g.ops[node])) continue;
-        const int x = g.ops[node].inputs[0];
-        if (x < 0 || g.tensors[x].dtype != tfl::TensorType_FLOAT32) continue;
-        const double bound = PartialSumBound(g, g.ops[node]);
-        if (!std::isfinite(bound) || bound <= kMaxPartialSum) continue;
-        const int shift = static_cast<int>(std::ceil(std::log2(bound / kMaxPartialSum)));
-        const float p = std::ldexp(1.0f, -shift);
-        const std::string dot_name = std::string(tfl::EnumNameBuiltinOperator(g.ops[node].code));
-        const std::string dot_value = g.tensors[value].name;
-        const int scaled = edit.b().Mul(x, edit.ConstF32(fmt::format("p_{}", i), {}, {p}));
-        const int unscale = edit.b().Mul(scale, edit.ConstF32(fmt::format("inv_p_{}", i), {}, {1.0f / p}));
-        edit.mutable_graph().ops[node].inputs[0] = scaled;
-        result.sites.push_back({static_cast<int>(i), "MUL",
-                                fmt::format("{} '{}' sums its input times 2^-{} (partial sums up to {:.3g} -> {:.3g}); "
-                                            "the scale times 2^{}",
-                                            dot_name, dot_value, shift, bound, bound * p, shift)});
-        edit.Replace(static_cast<int>(i), {side == 0 ? edit.b().Mul(y, unscale) : edit.b().Mul(unscale, y)});
-        break;
-      }
-    }
-    edit.Commit();
-    return result;
+  std::string Rewrite(OpSite& site, const ScaleFirst& f) const override {
+    GraphEdit& edit = site.edit;
+    const float p = std::ldexp(1.0f, -f.shift);
+    const int scaled = edit.b().Mul(f.x, edit.ConstF32(fmt::format("p_{}", site.node), {}, {p}));
+    const int unscale = edit.b().Mul(f.scale, edit.ConstF32(fmt::format("inv_p_{}", site.node), {}, {1.0f / p}));
+    edit.mutable_graph().ops[f.dot].inputs[0] = scaled;
+    edit.Replace(site.node, {f.side == 0 ? edit.b().Mul(f.y, unscale) : edit.b().Mul(unscale, f.y)});
+    return fmt::format("{} '{}' sums its input times 2^-{} (partial sums up to {:.3g} -> {:.3g}); the scale times 2^{}",
+                       f.dot_name, f.dot_value, f.shift, f.bound, f.bound * p, f.shift);
   }
 };
 
