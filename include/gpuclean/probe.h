@@ -11,6 +11,7 @@
 //    residency and timings. The only code in gpuclean that starts processes.
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuclean/io.h"
 #include "gpuclean/npy.h"
 
 namespace gpuclean::probe {
@@ -214,7 +216,7 @@ class WebGpuSession {
   void Stop();
 
   ProbeEnvironment env_;
-  std::string scratch_;
+  std::unique_ptr<ScratchDir> scratch_;  // the harness's stderr file
   int pid_ = -1;
   int socket_ = -1;
   std::string buffer_;

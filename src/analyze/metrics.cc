@@ -1,3 +1,4 @@
+#include "gpuclean/half.h"
 #include "gpuclean/metrics.h"
 
 #include <fmt/format.h>
@@ -42,10 +43,7 @@ std::vector<double> AsDoubles(const npy::Array& a) {
       for (int64_t i = 0; i < n; ++i) {
         uint16_t h;
         std::memcpy(&h, a.data.data() + 2 * i, 2);
-        // binary16 -> double by hand: sign, 5-bit exponent, 10-bit mantissa.
-        const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-        double x = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(1024 + m, e - 25);
-        v[i] = (h & 0x8000) ? -x : x;
+        v[i] = HalfToFloat(h);
       }
       break;
     }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gpuclean/half.h"
 #include "gpuclean/builder.h"
 #include "gpuclean/error.h"
 
@@ -31,25 +32,6 @@ void ExpectCount(const std::string& name, const Shape& shape, size_t count) {
 template <typename T>
 Bytes BytesOf(const std::vector<T>& values) {
   return Bytes::FromValues(std::span<const T>(values));
-}
-
-// IEEE binary16 bits of `value`, rounded to nearest even; overflow gives inf.
-uint16_t HalfBits(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  const uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude >= 0x7f800000u) return sign | (magnitude > 0x7f800000u ? 0x7e00u : 0x7c00u);  // NaN, inf
-  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;  // >= 65520 rounds past the largest half
-  if (magnitude < 0x38800000u) {
-    // Below the smallest normal half: count units of 2^-24 (exact scaling),
-    // rounded to nearest even; 1024 units is the smallest normal, encoded alike.
-    const float units = std::nearbyint(std::bit_cast<float>(magnitude) * 16777216.0f);
-    return sign | static_cast<uint16_t>(units);
-  }
-  uint32_t half = ((magnitude >> 23) - 127 + 15) << 10 | ((magnitude >> 13) & 0x3ffu);
-  const uint32_t dropped = magnitude & 0x1fffu;
-  if (dropped > 0x1000u || (dropped == 0x1000u && (half & 1u))) ++half;  // a carry bumps the exponent, as it should
-  return sign | static_cast<uint16_t>(half);
 }
 
 std::string LowerCase(std::string s) {
@@ -120,7 +102,7 @@ int GraphBuilder::ConstF16FromF32(std::string name, Shape shape, const std::vect
   ExpectCount(name, shape, values.size());
   std::vector<uint16_t> halves;
   halves.reserve(values.size());
-  for (float v : values) halves.push_back(HalfBits(v));
+  for (float v : values) halves.push_back(FloatToHalf(v));
   return Const(std::move(name), tfl::TensorType_FLOAT16, std::move(shape), BytesOf(halves));
 }
 

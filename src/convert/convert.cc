@@ -1,4 +1,5 @@
 // convert: import -> lower -> prove against onnxruntime -> write.
+#include "gpuclean/half.h"
 #include "gpuclean/convert.h"
 #include "gpuclean/gates.h"
 
@@ -11,7 +12,6 @@
 #include <sstream>
 #include <thread>
 
-#include <fp16.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -23,6 +23,7 @@
 #include "gpuclean/probe.h"
 #include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
+#include "gpuclean/stopwatch.h"
 #include "onnx/lowering.h"
 #include "onnx/onnx_model.h"
 
@@ -31,8 +32,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double MsSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 void Progress(const Options& o, const std::string& line) {
   if (o.progress) o.progress(line);
@@ -108,7 +107,7 @@ std::vector<npy::Array> ProofInputs(const onnx::Graph& g, uint32_t seed) {
       h.dtype = tfl::TensorType_FLOAT16;
       h.shape = a.shape;
       h.data.resize(static_cast<size_t>(a.num_elements()) * 2);
-      for (int64_t k = 0; k < a.num_elements(); ++k) h.as<uint16_t>()[k] = fp16_ieee_from_fp32_value(a.as<float>()[k]);
+      for (int64_t k = 0; k < a.num_elements(); ++k) h.as<uint16_t>()[k] = FloatToHalf(a.as<float>()[k]);
       a = std::move(h);
     }
     out.push_back(std::move(a));
@@ -251,7 +250,7 @@ std::vector<std::vector<npy::Array>> NudgedByOneUlp(std::vector<std::vector<npy:
         uint16_t* v = a.as<uint16_t>();
         for (int64_t i = 0; i < a.num_elements(); ++i) {
           if ((v[i] & 0x7c00) == 0x7c00) continue;  // inf and NaN stay
-          const float x = fp16_ieee_to_fp32_value(v[i]);
+          const float x = HalfToFloat(v[i]);
           const bool up = (i % 2 != 0) == (x >= 0);  // toward +inf on odd positions, -inf on even
           v[i] = x == 0 ? static_cast<uint16_t>(i % 2 ? 0x0001 : 0x8001) : static_cast<uint16_t>(up ? v[i] + 1 : v[i] - 1);
         }
@@ -674,7 +673,7 @@ bool AppliedWithoutFailure(const rewrite::FixResult& planned) {
 // applied-only fixes; one proven fix of the chosen options follows.
 void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewrite::HostInput>& host_inputs,
                     ProofRuns& runs) {
-  const auto start = Clock::now();
+  const Stopwatch start;
   TargetReport& t = r.target;
   t.target = o.target;
   Progress(o, "linting for " + o.target + " and applying the rewrites lint suggests");
@@ -806,7 +805,7 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
         t.remaining.push_back(fmt::format("node {} {} {}: {}", f.node, f.op, f.rule, f.why));
   }
   t.clean = t.errors_after == 0;
-  r.target_ms = MsSince(start);
+  r.target_ms = start.ms();
 }
 
 // One file for several delegates (Android's OpenCL and the web's WebGPU):
@@ -818,7 +817,7 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
   const std::vector<std::string> targets = lint::SplitTargets(o.target);
   if (targets.size() <= 1) return ApplyOneTarget(o, model, r, host_inputs, runs);
   ProofRuns none;  // each round's fix on its own model proves on its own inputs
-  const auto start = Clock::now();
+  const Stopwatch start;
   const std::string data_dir = o.data_dir.empty() ? lint::DefaultDataDir() : o.data_dir;
   std::vector<lint::Matrix> matrices;
   for (const std::string& id : targets) matrices.push_back(lint::LoadMatrix(data_dir + "/compat", id));
@@ -864,7 +863,7 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
         t.remaining.push_back(fmt::format("{}: node {} {} {}: {}", targets[k], f.node, f.op, f.rule, f.why));
   }
   t.clean = t.errors_after == 0;
-  r.target_ms = MsSince(start);
+  r.target_ms = start.ms();
 }
 
 // The written model on LiteRT.js's WebGPU delegate in fp16, fed proof set 1,
@@ -912,7 +911,7 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
            const std::vector<onnx::Perm>& out_perms, const std::vector<rewrite::HostInput>& host_inputs, Report& r,
            const std::vector<std::vector<npy::Array>>& sets, const ProofRuns& runs,
            std::vector<std::vector<npy::Array>>& ref) {
-  const auto prove_start = Clock::now();
+  const Stopwatch prove_start;
   r.proof_run = true;
   ScratchDir dir("gpuclean-convert");
   Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
@@ -957,11 +956,11 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
       Progress(o, std::string("bisect failed: ") + e.what());
     }
   }
-  r.prove_ms = MsSince(prove_start);
+  r.prove_ms = prove_start.ms();
 }
 
 Result Convert(const Options& o) {
-  const auto start = Clock::now();
+  const Stopwatch start;
   Result result;
   Report& r = result.report;
   r.onnx_path = o.onnx_path;
@@ -975,7 +974,7 @@ Result Convert(const Options& o) {
   import_options.input_shapes = o.input_shapes;
   import_options.input_values = o.input_values;
   onnx::Graph g = onnx::Import(o.onnx_path, import_options);
-  r.import_ms = MsSince(start);
+  r.import_ms = start.ms();
   r.producer = g.producer;
   r.opset = g.opset;
   r.original_opset = g.original_opset;
@@ -984,7 +983,7 @@ Result Convert(const Options& o) {
   r.nodes_in = static_cast<int64_t>(g.nodes.size());
   for (const onnx::Node& n : g.nodes) ++r.ops_in[n.op_type];
 
-  const auto lower_start = Clock::now();
+  const Stopwatch lower_start;
   // Unsupported ops are an error before any progress line, so bad input
   // prints exactly one line.
   onnx::RequireSupported(g);
@@ -995,7 +994,7 @@ Result Convert(const Options& o) {
   lo.fp16_weights = o.fp16_weights;
   lo.int8_weights = o.int8_weights;
   onnx::LoweredGraph lowered = onnx::Lower(g, lo);
-  r.lower_ms = MsSince(lower_start);
+  r.lower_ms = lower_start.ms();
   r.folded = lowered.folded;
   r.half_weights_kept = lowered.half_weights_kept;
   r.int8_weights = lowered.int8_weights;
@@ -1059,7 +1058,7 @@ Result Convert(const Options& o) {
     r.written = true;
   }
   if (o.probe) {
-    const auto probe_start = Clock::now();
+    const Stopwatch probe_start;
     if (!r.written) r.probe.skipped_because = "nothing was written";
     else if (!o.prove) r.probe.skipped_because = "--no-prove: no onnxruntime reference to compare with";
     else {
@@ -1071,9 +1070,9 @@ Result Convert(const Options& o) {
         r.probe.skipped_because = e.what();
       }
     }
-    r.probe_ms = MsSince(probe_start);
+    r.probe_ms = probe_start.ms();
   }
-  r.total_ms = MsSince(start);
+  r.total_ms = start.ms();
   r.peak_rss_bytes = exec::PeakRssBytes();
   result.model = std::move(model);
   return result;

@@ -19,6 +19,7 @@
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/metrics.h"
+#include "gpuclean/stopwatch.h"
 #include "onnx/lowering.h"
 #include "onnx/onnx_model.h"
 
@@ -39,7 +40,6 @@ const char* TestStatusName(TestStatus s) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // ONNX element types whose graph inputs/outputs the suite runs: float32,
 // float64 (computed in float32, as convert does), uint8, int8, int32, int64
@@ -349,9 +349,9 @@ std::vector<TestResult> RunIsolated(const std::vector<fs::path>& dirs, const Sui
       close(fds[0]);
       for (size_t i = next; i < dirs.size(); ++i) {
         alarm(static_cast<unsigned>(std::max(1, o.timeout_s)));
-        const auto t0 = Clock::now();
+        const Stopwatch t0;
         TestResult r = RunOne(dirs[i], o);
-        r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        r.ms = t0.ms();
         WriteAll(fds[1], ResultJson(r).dump() + "\n");
       }
       close(fds[1]);
@@ -527,7 +527,7 @@ std::string SuiteReport::RenderMarkdown() const {
 }
 
 SuiteReport RunNodeSuite(const SuiteOptions& o) {
-  const auto start = Clock::now();
+  const Stopwatch start;
   SuiteReport report;
   report.dir = o.dir;
   std::vector<fs::path> dirs;
@@ -545,9 +545,9 @@ SuiteReport RunNodeSuite(const SuiteOptions& o) {
     report.tests = RunIsolated(dirs, o);
   } else {
     for (const fs::path& d : dirs) {
-      const auto t0 = Clock::now();
+      const Stopwatch t0;
       report.tests.push_back(RunOne(d, o));
-      report.tests.back().ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      report.tests.back().ms = t0.ms();
     }
   }
   // An op type is supported when it has a lowering, or when a test holding
@@ -560,7 +560,7 @@ SuiteReport RunNodeSuite(const SuiteOptions& o) {
           report.float32_ops_supported.insert(op);
       }
   }
-  report.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  report.ms = start.ms();
   return report;
 }
 

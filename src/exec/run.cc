@@ -16,6 +16,7 @@
 #include "gpuclean/io.h"
 #include "gpuclean/limits.h"
 #include "gpuclean/shapes.h"
+#include "gpuclean/stopwatch.h"
 
 namespace gpuclean::exec {
 namespace fs = std::filesystem;
@@ -306,9 +307,9 @@ json RunToFolder(const RunRequest& request) {
 
   std::vector<double> times_ms;
   for (int r = 0; r < request.repeat; ++r) {
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch start;
     interpreter.Invoke(r == 0 ? tap : nullptr);
-    times_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    times_ms.push_back(start.ms());
   }
   for (int i = 0; i < interpreter.num_outputs(); ++i) {
     npy::Write(fmt::format("{}/out{}.npy", request.out_dir, i), interpreter.Output(i));

@@ -10,38 +10,16 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
+#include "gpuclean/io.h"
 #include "gpuclean/format.h"
 #include "gpuclean/run.h"
+#include "gpuclean/stopwatch.h"
 
 namespace gpuclean::latency {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-double MsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// The harness writes its outputs and meta.json somewhere; bench only needs
-// the times, so that somewhere is a folder removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "gpuclean-bench-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data()))
-      throw Error(ErrorKind::kIo, "cannot create a temporary folder in " + fs::temp_directory_path().string());
-    path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 // Splits 1 + warmup + repeat run times into the result's fields.
 void Summarize(const std::vector<double>& all_ms, BenchResult& r) {
@@ -57,18 +35,18 @@ void Summarize(const std::vector<double>& all_ms, BenchResult& r) {
 void BenchOurs(const BenchOptions& o, BenchResult& r) {
   const exec::Precision precision = exec::ParsePrecision(o.precision);
   auto model = std::make_shared<const ir::Model>(format::ReadModel(o.model_path));
-  const auto prepare_start = Clock::now();
+  const Stopwatch prepare_start;
   exec::Interpreter interpreter(model, {.threads = o.threads, .precision = precision});
-  r.prepare_ms = MsSince(prepare_start);
+  r.prepare_ms = prepare_start.ms();
   const std::vector<npy::Array> inputs = exec::PrepareInputs(interpreter.graph(), {}, o.seed);
   for (int i = 0; i < interpreter.num_inputs(); ++i) interpreter.SetInput(i, inputs[static_cast<size_t>(i)]);
   std::vector<double> all_ms;
   for (int run = 0; run < 1 + o.warmup + o.repeat; ++run) {
-    const auto start = Clock::now();
+    const Stopwatch start;
     interpreter.Invoke();
     // Copying the outputs out is part of what a caller waits for.
     for (int i = 0; i < interpreter.num_outputs(); ++i) (void)interpreter.Output(i);
-    all_ms.push_back(MsSince(start));
+    all_ms.push_back(start.ms());
   }
   r.timed = "Invoke() + copying the outputs out";
   r.residency_line = "gpuclean reference interpreter on the CPU (no delegate)";
@@ -76,7 +54,9 @@ void BenchOurs(const BenchOptions& o, BenchResult& r) {
 }
 
 void BenchProbe(const BenchOptions& o, BenchResult& r) {
-  ScratchDir scratch;
+  // The harness writes its outputs and meta.json somewhere; bench only needs
+  // the times, so that somewhere is a folder removed afterwards.
+  const ScratchDir scratch("gpuclean-bench");
   probe::ProbeRequest request;
   request.model_path = o.model_path;
   request.runtime = o.runtime == BenchRuntime::kLiteRtWasm ? probe::Runtime::kLiteRtWasm : probe::Runtime::kLiteRtWebGpu;

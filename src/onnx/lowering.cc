@@ -6,11 +6,11 @@
 #include <memory>
 #include <numeric>
 
-#include <fp16.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuclean/half.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/op_table.h"
@@ -115,20 +115,6 @@ std::vector<int32_t> ToShape32(const Dims& dims, const std::string& what) {
   return out;
 }
 
-uint32_t HalfToFloatBits(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp == 0) {
-    if (mant == 0) return sign;
-    exp = 127 - 15 + 1;
-    while (!(mant & 0x400)) { mant <<= 1; --exp; }
-    mant &= 0x3ff;
-    return sign | (exp << 23) | (mant << 13);
-  }
-  if (exp == 31) return sign | 0x7f800000u | (mant << 13);
-  return sign | ((exp + 127 - 15) << 23) | (mant << 13);
-}
-
 // A constant in the dtype the graph stores it in. int64 values must fit
 // int32 (checked) except in scratch graphs, where they saturate.
 npy::Array ToStored(const npy::Array& a, bool saturate, const std::string& name) {
@@ -142,8 +128,7 @@ npy::Array ToStored(const npy::Array& a, bool saturate, const std::string& name)
   for (int64_t i = 0; i < n; ++i) {
     if (want == tfl::TensorType_FLOAT32) {
       if (a.dtype == tfl::TensorType_FLOAT16) {
-        const uint32_t bits = HalfToFloatBits(a.as<uint16_t>()[i]);
-        std::memcpy(&out.as<float>()[i], &bits, 4);
+        out.as<float>()[i] = HalfToFloat(a.as<uint16_t>()[i]);
       } else {
         out.as<float>()[i] = static_cast<float>(a.as<double>()[i]);
       }
@@ -319,11 +304,7 @@ std::vector<float> NodeContext::ConstFloats(int i) const {
       case tfl::TensorType_FLOAT32: out[k] = a.as<float>()[k]; break;
       case tfl::TensorType_INT64: out[k] = static_cast<float>(a.as<int64_t>()[k]); break;
       case tfl::TensorType_INT32: out[k] = static_cast<float>(a.as<int32_t>()[k]); break;
-      case tfl::TensorType_FLOAT16: {
-        const uint32_t bits = HalfToFloatBits(a.as<uint16_t>()[k]);
-        std::memcpy(&out[k], &bits, 4);
-        break;
-      }
+      case tfl::TensorType_FLOAT16: out[k] = HalfToFloat(a.as<uint16_t>()[k]); break;
       default: Fail(fmt::format("input {} has dtype {}, expected floats", i, ir::DTypeName(a.dtype)));
     }
   }
@@ -635,7 +616,7 @@ void Fold(Lowerer& main, const Node& node, const LowerFn& rule) {
 
 bool ExactInHalf(const float* v, size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    const float back = fp16_ieee_to_fp32_value(fp16_ieee_from_fp32_value(v[i]));
+    const float back = HalfToFloat(FloatToHalf(v[i]));
     if (std::memcmp(&back, &v[i], sizeof(float)) != 0) return false;
   }
   return true;

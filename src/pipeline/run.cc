@@ -11,16 +11,13 @@
 #include "gpuclean/host_steps.h"
 #include "gpuclean/io.h"
 #include "gpuclean/pipeline.h"
+#include "gpuclean/stopwatch.h"
 #include "pipeline/steps/step_util.h"
 
 namespace gpuclean::pipeline {
 namespace {
 
 namespace fs = std::filesystem;
-
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The value fits graph input `k` of `stage` at the model's stored shape.
 void RequireFits(const Spec& spec, const Stage& stage, const ir::Subgraph& g, size_t k, const npy::Array& value) {
@@ -140,7 +137,7 @@ RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const Run
     for (const std::string& v : stage.inputs) in.push_back(result.values.at(v));
     StageRun run{stage.name, "", 0, 0, std::nullopt};
     std::optional<double> runtime_ms;
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch start;
     std::vector<npy::Array> out;
     if (stage.kind == Stage::Kind::kHost) {
       run.where = "host " + stage.host;
@@ -173,7 +170,7 @@ RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const Run
         ThrowBadInput(fmt::format("{}: stage '{}' returned {} outputs, the spec lists {}", spec.path, stage.name,
                                   out.size(), stage.outputs.size()));
     }
-    run.ms = MsSince(start);
+    run.ms = start.ms();
     run.run_ms = runtime_ms.value_or(run.ms);
     if (options.progress)
       std::cerr << fmt::format("pipeline: stage '{}' ({}) {:.1f} ms\n", stage.name, run.where, run.ms);

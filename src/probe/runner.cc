@@ -25,6 +25,7 @@
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
 #include "gpuclean/probe.h"
+#include "gpuclean/stopwatch.h"
 
 extern char** environ;
 
@@ -196,23 +197,6 @@ std::chrono::seconds HarnessTimeout() {
   }
 }
 
-// A scratch folder for the harness's stdout/stderr and the jobs file.
-class Scratch {
- public:
-  Scratch() {
-    std::string tmpl = (fs::temp_directory_path() / "gpuclean-probe-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw Error(ErrorKind::kIo, "cannot create a temporary folder in " + fs::temp_directory_path().string());
-    path_ = tmpl;
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
 
 double NumberOr(const nlohmann::json& j, const char* key, double fallback) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
@@ -344,10 +328,6 @@ void CheckRequest(const ProbeRequest& q) {
     throw Error(ErrorKind::kIo, q.out_dir + ": cannot create output folder" + (ec ? ": " + ec.message() : ""));
 }
 
-double MsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // A harness failure before any meta.json: missing runtime pieces are
 // kUnsupported; anything else keeps the harness's own line.
 [[noreturn]] void ThrowHarnessFailure(const std::string& harness, const ProcessResult& p) {
@@ -360,7 +340,7 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
 }
 
 std::vector<ProbeResult> RunWebGpu(const std::vector<const ProbeRequest*>& requests, const ProbeEnvironment& env) {
-  Scratch scratch;
+  const ScratchDir scratch("gpuclean-probe");
   nlohmann::json jobs = nlohmann::json::array();
   for (const ProbeRequest* q : requests) {
     nlohmann::json inputs = nlohmann::json::array();
@@ -373,13 +353,13 @@ std::vector<ProbeResult> RunWebGpu(const std::vector<const ProbeRequest*>& reque
                     {"repeat", q->repeat},
                     {"describe_residency", q->residency_only}});
   }
-  WriteFileAtomically((scratch / "jobs.json").string(), jobs.dump());
+  WriteFileAtomically(scratch / "jobs.json", jobs.dump());
   const std::string harness = (fs::path(env.source_dir) / "probe" / "litert_webgpu.mjs").string();
-  const auto t0 = std::chrono::steady_clock::now();
-  const ProcessResult p = RunProcess({env.node, harness, "--jobs", (scratch / "jobs.json").string()},
+  const Stopwatch t0;
+  const ProcessResult p = RunProcess({env.node, harness, "--jobs", scratch / "jobs.json"},
                                      {"GPUCLEAN_CHROMIUM=" + env.chromium}, scratch / "stdout", scratch / "stderr",
                                      HarnessTimeout());
-  const double ms = MsSince(t0);
+  const double ms = t0.ms();
   std::vector<ProbeResult> results;
   for (const ProbeRequest* q : requests) results.push_back(Collect(*q, ms));
   // Exit 2 with per-job meta.json files is a per-model failure, reported in
@@ -394,7 +374,7 @@ std::vector<ProbeResult> RunWebGpu(const std::vector<const ProbeRequest*>& reque
 // One `onnx_run.mjs --batch` call for requests that share threads and
 // optimize (session options are per process).
 std::vector<ProbeResult> RunOnnx(const std::vector<const ProbeRequest*>& requests, const ProbeEnvironment& env) {
-  Scratch scratch;
+  const ScratchDir scratch("gpuclean-probe");
   nlohmann::json jobs = nlohmann::json::array();
   for (const ProbeRequest* q : requests) {
     nlohmann::json inputs = nlohmann::json::array();
@@ -412,14 +392,14 @@ std::vector<ProbeResult> RunOnnx(const std::vector<const ProbeRequest*>& request
     }
     jobs.push_back(std::move(job));
   }
-  WriteFileAtomically((scratch / "jobs.json").string(), jobs.dump());
+  WriteFileAtomically(scratch / "jobs.json", jobs.dump());
   const std::string harness = (fs::path(env.source_dir) / "probe" / "onnx_run.mjs").string();
-  std::vector<std::string> argv = {env.node, harness, "--batch", (scratch / "jobs.json").string(),
+  std::vector<std::string> argv = {env.node, harness, "--batch", scratch / "jobs.json",
                                    "--threads", std::to_string(requests.front()->threads)};
   if (!requests.front()->optimize) argv.push_back("--no-optimize");
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch t0;
   const ProcessResult p = RunProcess(argv, {}, scratch / "stdout", scratch / "stderr", HarnessTimeout());
-  const double ms = MsSince(t0);
+  const double ms = t0.ms();
   std::vector<ProbeResult> results;
   for (const ProbeRequest* q : requests) results.push_back(Collect(*q, ms));
   // As for WebGPU: exit 2 with per-job meta.json files is a per-model
@@ -432,7 +412,7 @@ std::vector<ProbeResult> RunOnnx(const std::vector<const ProbeRequest*>& request
 }
 
 ProbeResult RunWasm(const ProbeRequest& q, const ProbeEnvironment& env) {
-  Scratch scratch;
+  const ScratchDir scratch("gpuclean-probe");
   const std::string harness = (fs::path(env.source_dir) / "probe" / "litert_run.mjs").string();
   std::vector<std::string> argv = {env.node, harness, fs::absolute(q.model_path).string(),
                                    "--out", fs::absolute(q.out_dir).string(),
@@ -442,9 +422,9 @@ ProbeResult RunWasm(const ProbeRequest& q, const ProbeEnvironment& env) {
     argv.push_back("--input");
     argv.push_back(key + "=" + fs::absolute(file).string());
   }
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch t0;
   const ProcessResult p = RunProcess(argv, {}, scratch / "stdout", scratch / "stderr", HarnessTimeout());
-  const double ms = MsSince(t0);
+  const double ms = t0.ms();
   ProbeResult r = Collect(q, ms);
   if (p.exit_code != 0 && r.meta.is_null()) ThrowHarnessFailure("litert_run.mjs", p);
   return r;
@@ -547,14 +527,12 @@ WebGpuSession::~WebGpuSession() { Stop(); }
 // The harness reads jobs from one end of a socket pair (not a pipe: a write
 // to a harness that died must fail with EPIPE, not kill us with SIGPIPE).
 void WebGpuSession::Start() {
-  std::string tmpl = (fs::temp_directory_path() / "gpuclean-webgpu-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw Error(ErrorKind::kIo, "cannot create a temporary folder in " + fs::temp_directory_path().string());
-  scratch_ = tmpl;
+  scratch_ = std::make_unique<ScratchDir>("gpuclean-webgpu");
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     throw Error(ErrorKind::kIo, "cannot create a socket pair for the WebGPU harness");
   const std::string harness = (fs::path(env_.source_dir) / "probe" / "litert_webgpu.mjs").string();
-  const std::string err_file = (fs::path(scratch_) / "stderr").string();
+  const std::string err_file = *scratch_ / "stderr";
   std::vector<std::string> argv = {env_.node, harness, "--serve"};
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
@@ -595,7 +573,7 @@ void WebGpuSession::Start() {
     p.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   }
   pid_ = -1;
-  p.err = ReadText(fs::path(scratch_) / "stderr");
+  p.err = ReadText(*scratch_ / "stderr");
   if (p.err.empty()) p.err = "litert_webgpu.mjs --serve ended while running " + model;
   ThrowHarnessFailure("litert_webgpu.mjs", p);
 }
@@ -644,7 +622,7 @@ ProbeResult WebGpuSession::Run(const ProbeRequest& request) {
                               {"repeat", request.repeat},
                               {"describe_residency", request.residency_only}};
   const std::string line = job.dump() + "\n";
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch t0;
   for (size_t sent = 0; sent < line.size();) {
     const ssize_t n = ::send(socket_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
@@ -653,7 +631,7 @@ ProbeResult WebGpuSession::Run(const ProbeRequest& request) {
   }
   const std::string answer = ReadAnswer(request.model_path);
   ++runs_;
-  ProbeResult r = Collect(request, MsSince(t0));
+  ProbeResult r = Collect(request, t0.ms());
   if (!r.ok) {
     // A job the harness could not parse writes no meta.json: its answer says why.
     const nlohmann::json a = nlohmann::json::parse(answer, nullptr, false);
@@ -683,10 +661,7 @@ void WebGpuSession::Stop() {
   }
   if (socket_ >= 0) ::close(socket_);
   socket_ = -1;
-  if (!scratch_.empty()) {
-    std::error_code ec;
-    fs::remove_all(scratch_, ec);
-  }
+  scratch_.reset();
 }
 
 }  // namespace gpuclean::probe

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "gpuclean/half.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/shapes.h"
@@ -195,15 +196,7 @@ std::vector<float> ConstFloats(const ir::Subgraph& graph, int tensor) {
     out.resize(t.data->size() / 4);
     std::memcpy(out.data(), t.data->data(), out.size() * 4);
   } else if (t.dtype == tfl::TensorType_FLOAT16) {
-    for (uint16_t h : t.data->as<uint16_t>()) {
-      // binary16 -> float via the exponent rebias; subnormals scaled exactly.
-      const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-      float v;
-      if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
-      else if (exp == 31) v = man ? NAN : INFINITY;
-      else v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
-      out.push_back(sign ? -v : v);
-    }
+    for (uint16_t h : t.data->as<uint16_t>()) out.push_back(HalfToFloat(h));
   }
   return out;
 }

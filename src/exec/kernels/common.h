@@ -3,7 +3,6 @@
 // elementwise_util build on it): naming an op in messages, reading options,
 // reaching an op's tensors, activations and half conversion.
 #include <fmt/format.h>
-#include <fp16.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 #include <string>
 
 #include "exec/kernel.h"
+#include "gpuclean/half.h"
 
 namespace gpuclean::exec::kernels {
 
@@ -124,7 +124,7 @@ inline bool IsSupportedActivation(tfl::ActivationFunctionType act) {
   return act != tfl::ActivationFunctionType_SIGN_BIT;
 }
 
-inline float HalfToFloat(uint16_t h) { return fp16_ieee_to_fp32_value(h); }
-inline uint16_t FloatToHalf(float f) { return fp16_ieee_from_fp32_value(f); }
+using ::gpuclean::FloatToHalf;
+using ::gpuclean::HalfToFloat;
 
 }  // namespace gpuclean::exec::kernels

@@ -1,0 +1,13 @@
+#pragma once
+// IEEE binary16 <-> binary32, rounded to nearest even, by the FP16 library
+// (libfp16-dev): the one conversion every module uses.
+#include <fp16.h>
+
+#include <cstdint>
+
+namespace gpuclean {
+
+inline float HalfToFloat(uint16_t h) { return fp16_ieee_to_fp32_value(h); }
+inline uint16_t FloatToHalf(float f) { return fp16_ieee_from_fp32_value(f); }
+
+}  // namespace gpuclean
