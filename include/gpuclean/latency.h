@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuclean/probe.h"
+#include "gpuclean/runtime.h"
 
 namespace gpuclean::latency {
 
-enum class BenchRuntime { kOurs, kLiteRtWasm, kLiteRtWebGpu };
+using BenchRuntime = ::gpuclean::Runtime;  // kOurs, kLiteRtWasm or kLiteRtWebGpu
 BenchRuntime ParseBenchRuntime(const std::string& name);  // ours | litert-wasm | litert-webgpu; Error(kUsage)
-const char* BenchRuntimeName(BenchRuntime runtime);
 
 struct BenchOptions {
   std::string model_path;
@@ -32,7 +32,7 @@ struct BenchOptions {
 
 struct BenchResult {
   std::string model;
-  std::string runtime;  // BenchRuntimeName
+  std::string runtime;  // RuntimeName
   std::string precision;
   std::string timed;    // what one timed run covers, in words
   int threads = 1;

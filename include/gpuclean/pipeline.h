@@ -20,6 +20,7 @@
 #include "gpuclean/gates.h"
 #include "gpuclean/npy.h"
 #include "gpuclean/probe.h"
+#include "gpuclean/runtime.h"
 
 namespace gpuclean::pipeline {
 
@@ -84,9 +85,9 @@ void WriteSpec(const Spec& spec, const std::string& path);
 // (file order where the wiring allows); Error(kBadInput) naming a cycle.
 std::vector<int> RunOrder(const Spec& spec);
 
-enum class Runtime { kOurs, kLiteRtWasm, kLiteRtWebGpu };
+using ::gpuclean::Runtime;
+using ::gpuclean::RuntimeName;
 Runtime ParseRuntime(const std::string& name);  // "ours" | "litert-wasm" | "litert-webgpu"; Error(kUsage)
-const char* RuntimeName(Runtime runtime);
 // The numeric mode a --precision name means on `runtime`: "fp16" on
 // litert-webgpu is the delegate's fp16 (modelled as fp16-fused); otherwise
 // exec::ParsePrecision (Error(kUsage) for an unknown name).

@@ -21,6 +21,7 @@
 
 #include "gpuclean/io.h"
 #include "gpuclean/npy.h"
+#include "gpuclean/runtime.h"
 
 namespace gpuclean::probe {
 
@@ -98,12 +99,11 @@ std::string Summarize(const Residency& residency);
 // kOnnxRuntime runs .onnx models on onnxruntime-node's CPU execution
 // provider (probe/onnx_run.mjs): the oracle for an ONNX model, with no
 // delegate and hence no residency.
-enum class Runtime { kLiteRtWasm, kLiteRtWebGpu, kOnnxRuntime };
-
+using ::gpuclean::Runtime;  // the probe drives every runtime but kOurs
+using ::gpuclean::RuntimeName;
 // "litert-wasm" | "litert-webgpu" | "onnxruntime"; throws Error(kUsage)
 // otherwise.
 Runtime ParseRuntime(const std::string& name);
-const char* RuntimeName(Runtime runtime);
 
 struct ProbeRequest {
   std::string model_path;

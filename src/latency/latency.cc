@@ -83,19 +83,7 @@ std::string Ms(double ms) { return fmt::format("{:.3f} ms", ms); }
 }  // namespace
 
 BenchRuntime ParseBenchRuntime(const std::string& name) {
-  if (name == "ours") return BenchRuntime::kOurs;
-  if (name == "litert-wasm") return BenchRuntime::kLiteRtWasm;
-  if (name == "litert-webgpu") return BenchRuntime::kLiteRtWebGpu;
-  throw Error(ErrorKind::kUsage, "--runtime expects ours, litert-wasm or litert-webgpu, got '" + name + "'");
-}
-
-const char* BenchRuntimeName(BenchRuntime runtime) {
-  switch (runtime) {
-    case BenchRuntime::kOurs: return "ours";
-    case BenchRuntime::kLiteRtWasm: return "litert-wasm";
-    case BenchRuntime::kLiteRtWebGpu: return "litert-webgpu";
-  }
-  return "?";
+  return ParseRuntime(name, {BenchRuntime::kOurs, BenchRuntime::kLiteRtWasm, BenchRuntime::kLiteRtWebGpu});
 }
 
 double Median(std::vector<double> values) {
@@ -121,7 +109,7 @@ BenchResult Bench(const BenchOptions& o) {
   Validate(o);
   BenchResult r;
   r.model = o.model_path;
-  r.runtime = BenchRuntimeName(o.runtime);
+  r.runtime = RuntimeName(o.runtime);
   r.precision = o.precision;
   r.threads = o.threads;
   r.warmup = o.warmup;

@@ -103,19 +103,7 @@ Stage ParseStage(const std::string& path, const Json& j, size_t index) {
 }  // namespace
 
 Runtime ParseRuntime(const std::string& name) {
-  if (name == "ours") return Runtime::kOurs;
-  if (name == "litert-wasm") return Runtime::kLiteRtWasm;
-  if (name == "litert-webgpu") return Runtime::kLiteRtWebGpu;
-  throw Error(ErrorKind::kUsage, "runtime '" + name + "' is not one of ours, litert-wasm, litert-webgpu");
-}
-
-const char* RuntimeName(Runtime runtime) {
-  switch (runtime) {
-    case Runtime::kOurs: return "ours";
-    case Runtime::kLiteRtWasm: return "litert-wasm";
-    case Runtime::kLiteRtWebGpu: return "litert-webgpu";
-  }
-  return "?";
+  return ::gpuclean::ParseRuntime(name, {Runtime::kOurs, Runtime::kLiteRtWasm, Runtime::kLiteRtWebGpu});
 }
 
 exec::Precision ParsePrecisionFor(Runtime runtime, const std::string& name) {

@@ -33,19 +33,7 @@ namespace gpuclean::probe {
 namespace fs = std::filesystem;
 
 Runtime ParseRuntime(const std::string& name) {
-  if (name == "litert-wasm") return Runtime::kLiteRtWasm;
-  if (name == "litert-webgpu") return Runtime::kLiteRtWebGpu;
-  if (name == "onnxruntime") return Runtime::kOnnxRuntime;
-  throw Error(ErrorKind::kUsage, "--runtime expects litert-wasm, litert-webgpu or onnxruntime, got '" + name + "'");
-}
-
-const char* RuntimeName(Runtime runtime) {
-  switch (runtime) {
-    case Runtime::kLiteRtWasm: return "litert-wasm";
-    case Runtime::kLiteRtWebGpu: return "litert-webgpu";
-    case Runtime::kOnnxRuntime: return "onnxruntime";
-  }
-  return "?";
+  return ::gpuclean::ParseRuntime(name, {Runtime::kLiteRtWasm, Runtime::kLiteRtWebGpu, Runtime::kOnnxRuntime});
 }
 
 namespace {
