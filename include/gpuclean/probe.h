@@ -194,6 +194,15 @@ std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests);
 // runtime) instead of returning ok=false.
 ProbeResult RunProbe(const ProbeRequest& request);
 
+// One model on in-memory inputs (key: an input index or name, as --input
+// takes it) on each of `runtimes` in one batch: the inputs are written once
+// to a scratch folder, LiteRT.js WebGPU runs at `webgpu_precision`, the
+// others at fp32. Results in the order of `runtimes`, outputs in memory.
+std::vector<ProbeResult> RunOnArrays(const std::string& model_path,
+                                     const std::vector<std::pair<std::string, npy::Array>>& inputs,
+                                     const std::vector<Runtime>& runtimes, const std::string& webgpu_precision = "fp16",
+                                     uint32_t seed = 0);
+
 // One Chromium page and WebGPU device kept open across requests that arrive
 // one at a time (litert_webgpu.mjs --serve): a pipeline's graphs wait on
 // host steps between them and share one GPU context, as they do in the app.

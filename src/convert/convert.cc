@@ -872,24 +872,14 @@ void ProbeWebGpu(const Options& o, const onnx::Graph& g, const ir::Model& model,
                  const std::vector<npy::Array>& reference, const std::vector<onnx::Perm>& in_perms,
                  const std::vector<onnx::Perm>& out_perms, const std::vector<rewrite::HostInput>& host_inputs,
                  ProbeReport& pr) {
-  ScratchDir dir("gpuclean-convert-probe");
-  probe::ProbeRequest req;
-  req.model_path = o.output_path;
-  req.runtime = probe::Runtime::kLiteRtWebGpu;
-  req.precision = "fp16";
-  req.out_dir = dir / "webgpu";
   const ir::Subgraph& sg = model.main();
-  for (size_t i = 0; i < onnx_inputs.size(); ++i) {
-    const std::string file = dir / fmt::format("in{}.npy", i);
-    npy::Write(file, ToGraphInput(onnx_inputs[i], sg.tensors[sg.inputs[i]], in_perms[i]));
-    req.inputs.push_back({std::to_string(i), file});
-  }
-  for (size_t k = 0; k < host_inputs.size(); ++k) {
-    const std::string file = dir / fmt::format("host{}.npy", k);
-    npy::Write(file, host_inputs[k].value);
-    req.inputs.push_back({host_inputs[k].name, file});
-  }
-  const probe::ProbeResult result = probe::RunProbe(req);
+  std::vector<std::pair<std::string, npy::Array>> inputs;
+  for (size_t i = 0; i < onnx_inputs.size(); ++i)
+    inputs.emplace_back(std::to_string(i), ToGraphInput(onnx_inputs[i], sg.tensors[sg.inputs[i]], in_perms[i]));
+  for (const rewrite::HostInput& host : host_inputs) inputs.emplace_back(host.name, host.value);
+  const probe::ProbeResult result =
+      std::move(probe::RunOnArrays(o.output_path, inputs, {probe::Runtime::kLiteRtWebGpu}, "fp16").at(0));
+  if (!result.ok) ThrowBadInput(result.error);
   pr.ran = true;
   pr.residency = probe::Summarize(result.residency);
   pr.fully_delegated = result.residency.fully_delegated.value_or(false);

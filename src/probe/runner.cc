@@ -4,6 +4,8 @@
 // CPU, for .onnx models), batching requests per harness. Starting processes
 // is process.cc's, finding the pieces environment.cc's, reading results
 // results.cc's; the long-running WebGPU harness is webgpu_session.cc's.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
 
@@ -196,6 +198,31 @@ std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests) {
     for (size_t k = 0; k < got.size(); ++k) results[webgpu_index[k]] = std::move(got[k]);
   }
   return results;
+}
+
+std::vector<ProbeResult> RunOnArrays(const std::string& model_path,
+                                     const std::vector<std::pair<std::string, npy::Array>>& inputs,
+                                     const std::vector<Runtime>& runtimes, const std::string& webgpu_precision,
+                                     uint32_t seed) {
+  const ScratchDir dir("gpuclean-probe-arrays");
+  std::vector<std::pair<std::string, std::string>> files;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string file = dir / fmt::format("in{}.npy", i);
+    npy::Write(file, inputs[i].second);
+    files.emplace_back(inputs[i].first, file);
+  }
+  std::vector<ProbeRequest> requests;
+  for (Runtime runtime : runtimes) {
+    ProbeRequest q;
+    q.model_path = model_path;
+    q.runtime = runtime;
+    q.precision = runtime == Runtime::kLiteRtWebGpu ? webgpu_precision : "fp32";
+    q.seed = seed;
+    q.inputs = files;
+    q.out_dir = dir / fmt::format("out{}", requests.size());
+    requests.push_back(std::move(q));
+  }
+  return RunProbes(requests);
 }
 
 ProbeResult RunProbe(const ProbeRequest& request) {
