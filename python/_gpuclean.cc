@@ -30,6 +30,7 @@
 #include "gpuclean/gates.h"
 #include "gpuclean/host_steps.h"
 #include "gpuclean/inspect.h"
+#include "gpuclean/io.h"
 #include "gpuclean/limits.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/metrics.h"
@@ -476,19 +477,6 @@ std::shared_ptr<PyPipeline> LoadPipeline(const std::string& path) {
 }
 
 // A fresh folder for the LiteRT runtimes' files, removed when done.
-struct ScratchDir {
-  std::filesystem::path path;
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    path = std::filesystem::temp_directory_path() / fmt::format("gpuclean-py-{}-{}", ::getpid(), counter++);
-    std::filesystem::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
 pipeline::RunOptions PipelineOptions(const std::string& runtime, const std::string& precision, uint32_t seed,
                                      const std::string& work) {
   pipeline::RunOptions o;
@@ -516,12 +504,11 @@ py::object RunPipeline(PyPipeline& self, const py::object& given, const std::str
   pipeline::RunResult result;
   {
     py::gil_scoped_release release;
-    ScratchDir scratch;
-    result = pipeline::Run(self.spec, inputs, PipelineOptions(runtime, precision, seed, scratch.path.string()));
+    const ScratchDir scratch("gpuclean-py");
+    result = pipeline::Run(self.spec, inputs, PipelineOptions(runtime, precision, seed, scratch.path()));
   }
-  self.last_run = {{"runtime", runtime}, {"stages", nlohmann::json::array()}};
-  for (const pipeline::StageRun& s : result.stages) self.last_run["stages"].push_back(pipeline::ToJson(s));
-  if (result.browser_pages > 0) self.last_run["browser_pages"] = result.browser_pages;
+  self.last_run = {{"runtime", runtime}};
+  self.last_run.update(pipeline::StagesJson(result));
   py::dict out;
   for (size_t o = 0; o < self.spec.outputs.size(); ++o)
     out[py::str(self.spec.outputs[o])] = ToNumpy(std::move(result.outputs[o]));
@@ -537,12 +524,12 @@ py::object ProvePipeline(PyPipeline& self, const std::string& against, const py:
   for (const std::string& g : gates) options.gates.push_back(analyze::ParseGate(g));
   if (boxes) options.gate_options.boxes = analyze::ParseBoxFormat(*boxes);
   options.gate_options.mask_threshold = mask_threshold;
-  ScratchDir scratch;
+  const ScratchDir scratch("gpuclean-py");
   // Given arrays travel as .npy files, the way prove reads --input.
   if (!given.is_none()) {
     const std::vector<npy::Array> inputs = PipelineInputs(self.spec, given, seed);
     for (size_t i = 0; i < inputs.size(); ++i) {
-      const std::string file = (scratch.path / fmt::format("given{}.npy", i)).string();
+      const std::string file = scratch / fmt::format("given{}.npy", i);
       npy::Write(file, inputs[i]);
       options.inputs[self.spec.inputs[i]] = file;
     }
@@ -550,7 +537,7 @@ py::object ProvePipeline(PyPipeline& self, const std::string& against, const py:
   nlohmann::json report;
   {
     py::gil_scoped_release release;
-    options.run = PipelineOptions(runtime, precision, seed, (scratch.path / "work").string());
+    options.run = PipelineOptions(runtime, precision, seed, scratch / "work");
     report = pipeline::ToJson(pipeline::Prove(self.spec, against, options));
   }
   return ToPython(report);

@@ -124,6 +124,9 @@ struct RunResult {
   int browser_pages = 0;
   std::vector<StageRun> stages;  // in run order
 };
+// {"stages": [ToJson(stage)...], "browser_pages": n (when pages ran)}: the
+// per-stage record `pipeline run` writes and the Python binding returns.
+nlohmann::json StagesJson(const RunResult& result);
 
 // The pipeline inputs to feed: `given` (name -> .npy path) read, the rest
 // generated from the graph input each one feeds (exec::GenerateInput with

@@ -92,9 +92,7 @@ void AddRunCommand(CLI::App* parent, Handler& handler) {
         npy::Write((fs::path(args->out) / file).string(), result.outputs[o]);
         meta["outputs"].push_back({{"name", spec.outputs[o]}, {"file", file}});
       }
-      meta["stages"] = nlohmann::json::array();
-      for (const auto& s : result.stages) meta["stages"].push_back(pipeline::ToJson(s));
-      if (result.browser_pages > 0) meta["browser_pages"] = result.browser_pages;
+      meta.update(pipeline::StagesJson(result));
       WriteFileAtomically((fs::path(args->out) / "meta.json").string(), meta.dump(2) + "\n");
       if (args->flags.json) {
         std::cout << meta.dump(2) << "\n";

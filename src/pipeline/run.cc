@@ -114,6 +114,13 @@ std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::strin
   return out;
 }
 
+nlohmann::json StagesJson(const RunResult& result) {
+  nlohmann::json j = {{"stages", nlohmann::json::array()}};
+  for (const StageRun& s : result.stages) j["stages"].push_back(ToJson(s));
+  if (result.browser_pages > 0) j["browser_pages"] = result.browser_pages;
+  return j;
+}
+
 nlohmann::json ToJson(const StageRun& stage) {
   nlohmann::json j = {{"name", stage.name}, {"where", stage.where}, {"ms", stage.ms}, {"run_ms", stage.run_ms}};
   if (stage.residency) j["residency"] = probe::ToJson(*stage.residency);
