@@ -194,6 +194,12 @@ std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests);
 // runtime) instead of returning ok=false.
 ProbeResult RunProbe(const ProbeRequest& request);
 
+// Under ctest, GPUCLEAN_TEST_LANES holds the running test's declared labels
+// (tests/CMakeLists.txt); starting `runtime` from a lane that does not
+// declare it (litert, and webgpu for the WebGPU delegate) is a mislabelled
+// test: Error(kInternal) saying what to declare. No-op outside ctest.
+void CheckTestLane(Runtime runtime);
+
 // One model on in-memory inputs (key: an input index or name, as --input
 // takes it) on each of `runtimes` in one batch: the inputs are written once
 // to a scratch folder, LiteRT.js WebGPU runs at `webgpu_precision`, the

@@ -6,6 +6,7 @@
 // results.cc's; the long-running WebGPU harness is webgpu_session.cc's.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
@@ -156,8 +157,21 @@ ProbeResult RunWasm(const ProbeRequest& q, const ProbeEnvironment& env) {
 
 }  // namespace
 
+void CheckTestLane(Runtime runtime) {
+  const char* lanes = std::getenv("GPUCLEAN_TEST_LANES");
+  if (!lanes || runtime == Runtime::kOurs) return;
+  const std::string declared = lanes;
+  const bool webgpu = runtime == Runtime::kLiteRtWebGpu;
+  if (declared.find("litert") == std::string::npos || (webgpu && declared.find("webgpu") == std::string::npos))
+    throw Error(ErrorKind::kInternal,
+                fmt::format("this test's lane is '{}' but it starts {}: declare '// ctest-labels: litert{}' on the "
+                            "first line of its file",
+                            declared, RuntimeName(runtime), webgpu ? " webgpu" : ""));
+}
+
 std::vector<ProbeResult> RunProbes(const std::vector<ProbeRequest>& requests) {
   using internal::CheckRequest;
+  for (const ProbeRequest& q : requests) CheckTestLane(q.runtime);
   ProbeNeeds needs;
   needs.litert = false;
   for (const ProbeRequest& q : requests) {

@@ -29,6 +29,7 @@ WebGpuSession::~WebGpuSession() { Stop(); }
 // The harness reads jobs from one end of a socket pair (not a pipe: a write
 // to a harness that died must fail with EPIPE, not kill us with SIGPIPE).
 void WebGpuSession::Start() {
+  CheckTestLane(Runtime::kLiteRtWebGpu);
   scratch_ = std::make_unique<ScratchDir>("gpuclean-webgpu");
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // The bisect HTML report opens in headless Chromium without errors or network
 // requests, and its screenshot shows the graph with the first break outlined.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-labels: slow
 // Bisect finds the op where fp16-compute breaks, names the cause and the fix
 // from the catalog, and stays quiet where nothing breaks.
 #include <gtest/gtest.h>

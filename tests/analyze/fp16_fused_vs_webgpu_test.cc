@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // fp16-fused, the numeric model of mldrift-webgpu@2.5.3, against the real
 // LiteRT.js WebGPU delegate with precision fp16 (SwiftShader), on micro-probes
 // at several magnitudes, all in ONE Chromium batch. Prints the table

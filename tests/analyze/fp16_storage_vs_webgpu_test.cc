@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // fp16-storage against the real LiteRT.js WebGPU delegate in fp16 on every
 // fixture model, next to how far WebGPU fp16 is from LiteRT.js wasm (fp32)
 // on the same inputs. Prints the table docs/numerics.md quotes.

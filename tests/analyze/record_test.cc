@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // record: the README table edit, the JSON array, the residency cell and the
 // refusals (nothing written for a row without device, runtime or residency).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// ctest-labels: slow
 // Shape inference (ir::InferOutputs and the helpers of shapes.h): the
 // tricky rules one by one, the errors inconsistent inputs raise, and
 // agreement with every tensor of the fixture models.

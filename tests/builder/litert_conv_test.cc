@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Spatial and matrix op cases: convolutions (grouped, depthwise, dilated,
 // transposed), fully connected, batch matmul, pooling, resizes, depth/space
 // shuffles and the MediaPipe custom ops. Convolutions and pooling are checked

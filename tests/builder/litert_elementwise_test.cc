@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Elementwise op cases: unary maps, binary ops with broadcasting and fused
 // activations, comparisons and logic (made observable through CAST/SELECT,
 // since LiteRT.js cannot hand out bool tensors), casts and dequantisation.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Data movement cases: reshapes, transposes, concatenation and splits,
 // slices (all strided-slice mask kinds), pads, tiling, broadcasting, gathers,
 // top-k, arg max/min and cumulative sums. Most are checked element by

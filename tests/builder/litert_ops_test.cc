@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Runs every OpCase on LiteRT.js: the builder's graphs must load and run in
 // the real runtime, with the output shapes our shape inference predicted.
 #include <set>

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Multi-op graphs shaped like real models: a small classifier, a MediaPipe
 // style fp16 block with squeeze-excite and a transposed-conv head, an
 // attention block with layer norm, and an argmax-pool / unpool decoder with

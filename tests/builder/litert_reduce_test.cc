@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Reduction and normalisation cases: reductions with keep_dims, negative
 // and repeated axes; softmax with beta; log-softmax; L2 normalisation.
 #include <cmath>

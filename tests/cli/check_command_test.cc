@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // `gpuclean check` end to end on fixture models: verdicts, JSON, the real
 // WebGPU section, and the default model.
 #include <gtest/gtest.h>

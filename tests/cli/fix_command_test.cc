@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // `gpuclean fix` end to end: writes a proven model, never the input unless
 // --in-place, nothing on --dry-run, one-line errors with exit 2.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // Models with dynamic dimensions (-1 in shape_signature, as Keras exports
 // write the batch) run at their stored shape as LiteRT does, and
 // --input-shape runs them at another; both against LiteRT.js.

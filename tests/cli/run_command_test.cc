@@ -1,3 +1,4 @@
+// ctest-labels: slow
 // `gpuclean run` as a user calls it: generated inputs written beside the
 // outputs and reproducible from them, meta.json, --dump-tensors with its
 // index, and one-line errors (exit 2) for models and inputs it cannot run.

@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // `run --image` and `bisect --image`: the shipped photograph of a person
 // through the selfie segmenter gives a real mask (uniform noise gives
 // nothing), the same floats give the same mask on LiteRT.js, the input is

@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // compare, record and bench through the binary: exit codes, one-line errors,
 // text and JSON shapes. The numbers themselves are tested in tests/analyze/.
 #include <gtest/gtest.h>

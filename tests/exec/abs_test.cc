@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // ABS against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor, special values (-0, ±inf, NaN), int32.
 // On ours: |INT_MIN| wraps to INT_MIN; int16 is refused.

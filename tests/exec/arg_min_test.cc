@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // ARG_MIN against LiteRT.js: every axis (negative too), ties (first index
 // wins), int32 and int64 output types (int64 cast to int32 for LiteRT.js,
 // which cannot return int64), int32 input, size-1 axes.

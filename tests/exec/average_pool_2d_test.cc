@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // AVERAGE_POOL_2D against LiteRT.js on every SIMD path: SAME windows at the
 // border average only their in-bounds elements; VALID, strides, global
 // pooling (the MediaPipe squeeze-excite pattern), activations.

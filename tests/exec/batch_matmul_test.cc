@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // BATCH_MATMUL against LiteRT.js on every SIMD path: adj_x / adj_y, batch
 // broadcasting between ranks 2..5, a shared right-hand side, single rows.
 #include "exec/conv_test_util.h"

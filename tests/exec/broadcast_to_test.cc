@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // BROADCAST_TO against LiteRT.js: added leading dims, unit dims stretched,
 // unchanged shape, int32 and bool data.
 #include "exec/shape_test_util.h"

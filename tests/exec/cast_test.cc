@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // CAST against LiteRT.js, special values included:
 //  float32 -> int32 (truncation toward zero, saturation, NaN -> INT32_MAX),
 //  float32 -> uint8 (clamped, NaN -> 0), float32 <-> bool, int32 <-> bool,

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // The comparison family (EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER,
 // GREATER_EQUAL) against LiteRT.js, all six in one graph (bool outputs
 // returned as int32 through CAST, as LiteRT.js cannot return bools): float32

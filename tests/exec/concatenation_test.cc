@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // CONCATENATION against LiteRT.js: every axis (negative too), three inputs of
 // different extents, size-1 pieces, int32 and bool data; the fused activation
 // checked against hand-computed values.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // CONV_2D against LiteRT.js on every SIMD path: SAME/VALID, strides,
 // dilations, fused activations, with and without bias, 1x1 (GEMM in place),
 // 1x1 strided and KxK (implicit im2col), reductions longer than one K block,

@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // Convolution2DTransposeBias (MediaPipe custom op) against LiteRT.js, which
 // runs it through XNNPACK: the selfie-segmentation head (2x2 stride 2 SAME),
 // kernels larger than the stride, odd input sizes (MediaPipe sizes the output

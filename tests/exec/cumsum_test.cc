@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // CUMSUM against LiteRT.js: every axis (negative too), exclusive and reverse
 // in all combinations, int32 data.
 #include "exec/shape_test_util.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // DENSIFY against LiteRT.js on hand-built sparse constants: CSR rows
 // (float32, int32 index vectors), a block-sparse float16 weight (uint16
 // segments, uint8 indices, 1x2 blocks) feeding DEQUANTIZE, and a

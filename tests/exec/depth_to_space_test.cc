@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // DEPTH_TO_SPACE against LiteRT.js: block sizes 2 and 3, batches, float32 and int32
 // (it only moves elements), plus the element order checked by hand.
 #include "exec/conv_test_util.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // DEPTHWISE_CONV_2D against LiteRT.js on every SIMD path: 3x3 and 5x5
 // (weights held in registers), other sizes (taps read from memory), SAME and
 // VALID, strides, dilations, activations, channel counts that leave every

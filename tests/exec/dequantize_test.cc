@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // DEQUANTIZE of constants against LiteRT.js: float16 (incl. subnormal, inf
 // and the largest half), int8 per tensor and per channel, uint8 with a zero
 // point. The dequantized weight is added to a runtime input so LiteRT.js

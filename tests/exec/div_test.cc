@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // DIV against LiteRT.js, all cases in one graph: float32 over every
 // broadcasting pattern up to rank 6 (divisors kept away from 0), each fused
 // activation, x/0 = ±inf and 0/0 = NaN; int32 truncating toward zero

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // ELU against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor (parallel chunks), inputs in
 // [-6.0, 6.0), and special values (tiny negatives where e^x - 1 needs expm1, ±inf, NaN).

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // EXP against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor (parallel chunks), inputs in
 // [-10.0, 10.0), and special values (overflow to inf, underflow to 0, ±inf, NaN).

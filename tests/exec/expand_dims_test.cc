@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // EXPAND_DIMS against LiteRT.js: leading, inner, trailing and negative axes;
 // int32 and bool data.
 #include "exec/shape_test_util.h"

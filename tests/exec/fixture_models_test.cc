@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // Whole-model conformance: every fixture model on our interpreter against
 // LiteRT.js wasm on the same inputs.
 #include <gtest/gtest.h>

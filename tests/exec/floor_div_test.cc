@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // FLOOR_DIV against LiteRT.js, all cases in one graph: float32 and int32 with
 // both signs over broadcasting up to rank 6, and quotients LiteRT computes in
 // double (floor_div(1, 0.1f) = 9 where floorf(1.0f / 0.1f) = 10). A zero

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // FLOOR against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor (parallel chunks), inputs in
 // [-5.0, 5.0), and special values (halves, integers, huge values, ±inf, NaN).

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // FULLY_CONNECTED against LiteRT.js on every SIMD path: few rows (the
 // dot-product path) and many (the packed GEMM), long reductions, outputs of
 // width 1 and around the register tiles, keep_num_dims, no bias, activations.

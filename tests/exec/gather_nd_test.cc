@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // GATHER_ND against LiteRT.js: index depths 1 to rank, batched index
 // shapes, int32 params; out-of-range indices are an error.
 #include "exec/shape_test_util.h"

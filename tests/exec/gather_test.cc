@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // GATHER against LiteRT.js: axes (negative too), batch_dims, scalar and
 // multi-dimensional indices fed at run time, repeated indices, int32 and bool
 // params; out-of-range indices are an error.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // GELU against LiteRT.js, all cases in one graph, both forms: approximate =
 // false (erf form, written with erfc) and approximate = true (tanh form),
 // over shapes from scalar to rank 5 and a large tensor, and special values.

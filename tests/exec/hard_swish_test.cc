@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // HARD_SWISH against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor (parallel chunks), inputs in
 // [-6.0, 6.0), and special values (the kinks at ±3, ±inf where -inf * 0 = NaN, NaN).

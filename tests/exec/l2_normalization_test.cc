@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // L2_NORMALIZATION against LiteRT.js: ranks 1 to 4, a zero row (epsilon).
 #include "exec/shape_test_util.h"
 

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // LEAKY_RELU against LiteRT.js, all cases in one graph: alphas 0.2, 0, 1,
 // negative and above 1 over shapes from scalar to rank 5 and a large tensor,
 // and special values. On ours: the values by hand.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // LOG_SOFTMAX against LiteRT.js: ranks 1 to 4, large logits, depth 1.
 #include "exec/shape_test_util.h"
 

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // LOG against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor, inputs in [0.001, 100), and special
 // values log(±0) = -inf, log(x < 0) = NaN, log(-inf) = NaN.

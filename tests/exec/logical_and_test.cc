@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // LOGICAL_AND against LiteRT.js, all cases in one graph (bools made in the graph
 // with comparisons, returned as int32 through CAST) over broadcasting up to
 // rank 6. On ours: the truth table, bool in and bool out.

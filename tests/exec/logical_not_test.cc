@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // LOGICAL_NOT against LiteRT.js (bools made in the graph, returned as int32
 // through CAST) over shapes from scalar to rank 5 and a large tensor. On
 // ours: bool in and bool out.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // LOGISTIC against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor (parallel chunks), inputs in
 // [-20.0, 20.0), and special values (saturation to 0 and 1, ±inf, NaN).

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // MAX_POOL_2D against LiteRT.js on every SIMD path: SAME/VALID, strides
 // below, equal to and above the filter, windows wider than the input,
 // global pooling, activations, odd channel counts, negative inputs (padding

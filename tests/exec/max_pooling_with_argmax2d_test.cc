@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // MaxPoolingWithArgmax2D (MediaPipe custom op).
 //
 // LiteRT.js runs it through XNNPACK, which accepts only filter == stride and

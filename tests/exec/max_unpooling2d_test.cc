@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // MaxUnpooling2D (MediaPipe custom op).
 //
 // LiteRT.js (XNNPACK) reads the index tensor as raw uint32 bits, the encoding

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // MEAN against LiteRT.js: axis sets (negative, repeated, all), keep_dims,
 // the 4-D spatial special case, odd and size-1 shapes, int32 truncation.
 #include "exec/shape_test_util.h"

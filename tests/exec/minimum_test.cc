@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // MINIMUM against LiteRT.js, all cases in one graph: float32 with many exact ties
 // over every broadcasting pattern up to rank 6, NaN on either side (std::min
 // order: a NaN first operand propagates, a NaN second operand does not -

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // MIRROR_PAD against LiteRT.js: REFLECT and SYMMETRIC, paddings up to the
 // largest each mode allows, ranks 1 to 4, int32 data.
 #include "exec/shape_test_util.h"

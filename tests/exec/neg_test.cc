@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // NEG against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor, special values, int32, int64 (inside
 // the graph). On ours: -INT_MIN wraps to INT_MIN.

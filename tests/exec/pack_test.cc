@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // PACK against LiteRT.js: every axis including the new last one and negative
 // axes, one input, int32 and bool data.
 #include "exec/shape_test_util.h"

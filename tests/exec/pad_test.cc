@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // PAD against LiteRT.js: zero paddings, one-sided, all dims, ranks 1 to 5,
 // int32 and bool data.
 #include "exec/shape_test_util.h"

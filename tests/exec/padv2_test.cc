@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // PADV2 against LiteRT.js: constant values (negative, fractional), float32
 // and int32.
 #include "exec/shape_test_util.h"

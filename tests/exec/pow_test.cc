@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // POW against LiteRT.js, all cases in one graph: float32 with positive bases
 // and fractional exponents over broadcasting up to rank 6, negative bases
 // with integer exponents, special values (0^0 = 1, 1^NaN = 1, a negative

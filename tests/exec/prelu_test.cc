@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // PRELU against LiteRT.js, all cases in one graph: alpha per channel as a
 // constant (the converters' layouts [C] and [1, 1, C]), alpha of the input's
 // shape fed at run time, alpha broadcast along other axes, a scalar alpha,

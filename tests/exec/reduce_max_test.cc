@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // REDUCE_MAX against LiteRT.js: axis sets, keep_dims, negative values, int32.
 #include "exec/shape_test_util.h"
 

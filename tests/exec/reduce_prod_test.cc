@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // REDUCE_PROD against LiteRT.js: axis sets, keep_dims, int32.
 #include "exec/shape_test_util.h"
 

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // RELU6 against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor (parallel chunks), inputs in
 // [-8.0, 8.0), and special values (the bounds, ±inf, NaN passes through).

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // RESHAPE against LiteRT.js: -1 dims, rank changes, int32 and bool data.
 #include "exec/shape_test_util.h"
 

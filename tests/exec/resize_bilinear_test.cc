@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // RESIZE_BILINEAR against LiteRT.js on every SIMD path: the three legal
 // align_corners / half_pixel_centers combinations, up and down, integer and
 // fractional ratios, a 1-pixel output, the MediaPipe 2x upsampling.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // RESIZE_NEAREST_NEIGHBOR against LiteRT.js: the three legal align_corners /
 // half_pixel_centers combinations with their rounding rules (floor, round
 // half away from zero, clamps), up and down, fractional ratios, int32 data.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // ROUND against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor, inputs in [-20, 20), ties (half to
 // even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -2.5 -> -2) and special values.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // RSQRT against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor (parallel chunks), inputs in
 // [0.01, 100.0), and special values (rsqrt(±0) = ±inf, negative = NaN, inf, NaN).

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SELECT (v1) against LiteRT.js: a condition of x's shape, a scalar
 // condition (all of x or all of y), a vector condition along x's first
 // dimension (whole rows), at several ranks; element types float32, int32,

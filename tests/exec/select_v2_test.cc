@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SELECT_V2 against LiteRT.js: the condition, x and y broadcast against each
 // other (scalars on any side, size-1 dims, mutual broadcasting up to rank 6,
 // large tensors); element types float32, int32, uint8, bool and int64 (the

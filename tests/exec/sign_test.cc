@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SIGN against LiteRT.js, all cases in one graph: float32 over shapes from
 // scalar to rank 5 and a large tensor, special values (±0, ±inf, NaN,
 // denormals), int32 with zeros and both extremes. On ours: int16 is refused.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SLICE against LiteRT.js: offsets, size -1, full and unit extents, int32 and bool.
 #include "exec/shape_test_util.h"
 

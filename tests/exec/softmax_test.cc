@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SOFTMAX against LiteRT.js: beta, ranks 1 to 4, large logits, depth 1.
 #include "exec/shape_test_util.h"
 

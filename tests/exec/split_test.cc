@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SPLIT against LiteRT.js: every axis (negative too), one piece, int32 and bool.
 #include "exec/shape_test_util.h"
 

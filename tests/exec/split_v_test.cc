@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SPLIT_V against LiteRT.js: uneven sizes, a -1 size, zero-size pieces,
 // negative axes, int32 data.
 #include "exec/shape_test_util.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SQUARED_DIFFERENCE against LiteRT.js, all cases in one graph: float32 over
 // every broadcasting pattern up to rank 6 and special values, int32 with
 // broadcasting. On ours: int32 wrap-around.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SQUEEZE against LiteRT.js: all unit dims, listed and negative dims, int32, bool.
 #include "exec/shape_test_util.h"
 

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // STRIDED_SLICE against LiteRT.js: strides > 1, negative strides and
 // indices, begin/end masks, ellipsis, new_axis, shrink_axis, the offset
 // option, int32 and bool data.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SUB against LiteRT.js, all cases in one graph (one LiteRT.js run): float32
 // over every broadcasting pattern up to rank 6 (same shape, scalars on either
 // side, size-1 dims, odd and large sizes), int32 with broadcasting, each

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // SUM against LiteRT.js: axis sets, keep_dims, all-axes, int32.
 #include "exec/shape_test_util.h"
 

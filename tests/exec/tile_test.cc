@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // TILE against LiteRT.js: multiples of 1 and more on each dim, ranks 1 to 4,
 // int32 and bool data.
 #include "exec/shape_test_util.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // TOPK_V2 against LiteRT.js: k from 1 to the whole row, ranks 1 to 3, exact
 // ties (lower index first), int32 values.
 #include "exec/shape_test_util.h"

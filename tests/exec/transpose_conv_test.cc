@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // TRANSPOSE_CONV against LiteRT.js on every SIMD path: SAME (both output
 // sizes a SAME forward conv maps back from) and VALID, strides 1..3, kernels
 // smaller than, equal to and larger than the stride, bias and the fused

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // TRANSPOSE against LiteRT.js: 2-D to 6-D permutations, the tiled 2-D-like
 // path on a larger tensor, int32 and bool data.
 #include "exec/shape_test_util.h"

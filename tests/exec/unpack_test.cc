@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // UNPACK against LiteRT.js: every axis (negative too), int32 and bool data.
 #include "exec/shape_test_util.h"
 

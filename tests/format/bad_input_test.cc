@@ -1,3 +1,4 @@
+// ctest-labels: slow
 // Bad input: every malformed model is refused with Error(kBadInput) and one
 // line naming the file and the problem, and `gpuclean inspect` on it exits 2
 // with exactly that line on stderr. Never a crash, a hang or a runaway

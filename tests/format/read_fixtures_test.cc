@@ -1,3 +1,4 @@
+// ctest-labels: slow
 #include <gtest/gtest.h>
 
 #include "gpuclean/format.h"

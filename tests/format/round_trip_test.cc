@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // Read -> write must give a model that LiteRT runs to bit-identical outputs,
 // with sparse tensors, custom ops and everything else the reader understood.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

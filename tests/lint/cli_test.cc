@@ -1,3 +1,4 @@
+// ctest-labels: slow
 #include <filesystem>
 
 #include "lint_test_util.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // Lint of the seven MediaPipe fixture models: runs on every target, stable,
 // and sensible (the sparse model's DENSIFY, the custom op accepted).
 #include <filesystem>

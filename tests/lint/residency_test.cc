@@ -1,3 +1,4 @@
+// ctest-labels: slow
 #include <filesystem>
 
 #include "gpuclean/format.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Malformed and hostile .onnx files: each is refused by onnx::Import with
 // Error(kBadInput) or Error(kUnsupported) and one line naming the file, and
 // `gpuclean convert` exits 2 with exactly one line on stderr. The models are

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Bisect across formats: onnxruntime on the ONNX model against our
 // interpreter on the converted graph, tensor by tensor in ONNX node order.
 #include <gtest/gtest.h>

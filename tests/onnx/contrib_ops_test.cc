@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // onnxruntime's contrib ops (src/onnx/contrib_ops.cc), each written as
 // onnxruntime's transformer optimizer writes it and proven against
 // onnxruntime, which implements them; the ones it does not implement on

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Control flow with a static answer (src/onnx/ops/control_flow.cc) and
 // pinned inputs (--input-value): an If on a pinned sample rate is inlined
 // (the silero VAD shape: weights in Constant nodes inside each branch), an

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // convert --host-ops auto: an ONNX two-stage query selection (scores ->
 // TopK -> Gather of the chosen queries -> head) becomes GPU graphs with the
 // selection on the host, proven against onnxruntime on the ONNX model.

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // `convert --target`: the lowering is linted for a GPU target, the proven
 // rewrites lint suggests are applied, and the result is re-linted; with
 // --probe the written model runs on LiteRT.js's real WebGPU delegate.

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // gpuclean convert end to end on small hand-built ONNX graphs: proven against
 // onnxruntime, layout handled, shape arithmetic folded, and the written file
 // runs in LiteRT.js with the same numbers.

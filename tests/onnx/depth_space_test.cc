@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // DepthToSpace (DCR, CRD) and SpaceToDepth, proven against onnxruntime.
 #include <gtest/gtest.h>
 

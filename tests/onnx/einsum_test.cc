@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Einsum: matmul-like equations (batched, transposed operands, attention
 // scores, outer products, ellipses, implicit outputs) and one-operand
 // transposes/sums, proven against onnxruntime; the rest refused by name.

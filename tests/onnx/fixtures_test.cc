@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // Every exported ONNX fixture (tools/fetch_onnx_fixtures.sh: torchvision
 // classifiers, DeepLabV3, ViT, Swin-T, a DETR-style model, mha_parity)
 // converts, passes the proof against onnxruntime, and its written .tflite

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Exact GELU as exporters write it becomes TFLite's one GELU op (proven
 // against onnxruntime), in each operand order the exporters use; a near miss
 // (another constant, an intermediate read twice) keeps the decomposed form.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // GatherElements and GatherND with constant and run-time (negative) indices,
 // NonZero and Compress of constants, OneHot, Hardmax, Trilu and EyeLike, proven against onnxruntime.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Gather with constant indices becomes SLICEs (one per run of consecutive
 // indices) joined by CONCATENATION, which GPU delegates take and GATHER they
 // do not: on a plain tensor, on a conv feature map held NHWC (the axis

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // GridSample: bilinear and nearest, zeros, border and reflection padding, both
 // align_corners, with a grid reaching outside the input; proven against
 // onnxruntime. Bilinear with zeros padding has no gather (tent weights and

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // fp16 models (PyTorch's `.half()` exports: float16 initializers widened by
 // Casts): the weights stay float16 in the .tflite (+ DEQUANTIZE, lossless),
 // so the file is not twice the original, and the result is proven against

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // ONNX import: older opsets are converted to the canonical one (and their
 // semantics kept, as onnxruntime runs the original), external weights load
 // from the model's folder.

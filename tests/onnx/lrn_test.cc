@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // LRN (sizes 3 and 5; onnxruntime refuses even sizes) and MeanVarianceNormalization (default and other
 // axes, NHWC-stored input), proven against onnxruntime.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Mod (fmod 0/1, floats and integers), Round (half to even), Shrink,
 // LpNormalization, IsInf/IsNaN, proven
 // against onnxruntime.

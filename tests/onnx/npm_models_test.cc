@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // Real-weight ONNX models shipped inside npm packages, trained and exported
 // by other people (tools/fetch_npm_onnx.sh pins them): each converts and is
 // proven against onnxruntime. Between them they need what import had to

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Opset adaptation (src/onnx/opset_adapt.cc): each op whose semantics moved
 // between opset 7 and 21, written the way its own opset writes it, converts
 // and is proven against onnxruntime running the original model. Also the

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Pad: constant (zero, a value, a run-time value, integers), reflect, edge
 // (small and large pads), negative pads (crops), axes, and an NHWC-stored
 // input; proven against onnxruntime.

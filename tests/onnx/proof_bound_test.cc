@@ -1,3 +1,4 @@
+// ctest-labels: litert slow
 // The proof's noise floor (docs/convert.md, "The noise floor") lets an
 // ill-conditioned model's fp32 noise through and nothing else: M-LSD's line
 // offsets differ by 0.017 between two onnxruntime sessions, so its faithful

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Quantized ONNX models in onnxruntime's three formats convert to float
 // fake-quant and prove against onnxruntime's integer kernels: QDQ pairs
 // (static quantization, per-channel int8 weights), DynamicQuantizeLinear

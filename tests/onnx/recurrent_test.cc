@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // RNN/GRU/LSTM lowerings proven against onnxruntime in the configurations
 // ONNX's node tests do not cover: bidirectional, reverse, initial states,
 // GRU's linear_before_reset (layout 1 is covered by the node tests only:

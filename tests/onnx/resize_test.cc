@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Resize (and Upsample through the opset converter), proven against
 // onnxruntime for every mode, coordinate transformation and nearest rounding,
 // with scales and with sizes, up and down.

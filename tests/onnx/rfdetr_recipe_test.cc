@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // The RF-DETR-Seg-style recipe end to end (docs/pipeline.md): the exported
 // two-stage detector and segmenter (tools/export_onnx_fixtures.py
 // rfdetr_seg_small: encoder proposals -> TopK -> GatherElements -> decoder

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // Slice against onnxruntime, on the forms real exports write: a whole-axis
 // reversal (steps -1 to -INT64_MAX, silero VAD's reflect padding) keeps the
 // shape and must still reverse; partial and strided reversals.

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 // TopK (largest/smallest, any axis, NHWC-stored input) and CumSum (axes,
 // exclusive, reverse), proven against onnxruntime.
 #include <gtest/gtest.h>

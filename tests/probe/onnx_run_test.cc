@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // The onnxruntime oracle: probe/onnx_run.mjs on its own and through
 // gpuclean::probe (Runtime::kOnnxRuntime, RunProbes' batch, `gpuclean probe
 // --runtime onnxruntime`). onnxruntime-node comes from tools/fetch_models.sh;

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // `gpuclean probe` end to end: output, exit codes, one-line errors.
 #include <gtest/gtest.h>
 

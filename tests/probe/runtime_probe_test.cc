@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // Real runs: LiteRT.js WebGPU in headless Chromium (SwiftShader) and the
 // wasm CPU path, on fixture models and a builder-made graph. Node, Chromium
 // and the npm packages come from tools/setup.sh; these tests never skip.

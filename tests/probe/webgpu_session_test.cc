@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // probe::WebGpuSession: requests that arrive one at a time share one
 // Chromium page and WebGPU device (litert_webgpu.mjs --serve), a failing
 // request leaves the session usable, and the harness's answer for a job it

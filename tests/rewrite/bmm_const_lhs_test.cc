@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // bmm-const-lhs, proven on our interpreter and LiteRT.js (wasm), with the
 // rewritten graph's numbers checked on LiteRT.js's WebGPU delegate
 // (litert-webgpu); its residency is measured by the bmm-const-lhs micro-probe.

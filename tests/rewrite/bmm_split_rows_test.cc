@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // bmm-split-rows, proven on our interpreter and LiteRT.js (wasm), and
 // measured on LiteRT.js's WebGPU delegate: a BATCH_MATMUL whose second
 // operand holds 32832 rows returns zeros there, the one at 32736 rows and

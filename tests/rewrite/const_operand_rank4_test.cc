@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // const-operand-rank4, proven on our interpreter and LiteRT.js (wasm), and
 // measured on LiteRT.js's WebGPU delegate (litert-webgpu, fp32): with a
 // 2-D/3-D constant whose first dimension is > 1 the outputs are wrong; at

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // conv-winograd-split, proven on our interpreter and LiteRT.js (wasm), and
 // measured on LiteRT.js's WebGPU delegate (litert-webgpu, fp16): the 3x3
 // conv on the Winograd path gives unrelated numbers, the split one is right.

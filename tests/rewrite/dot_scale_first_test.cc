@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 #include <cmath>
 
 #include "gpuclean/builder.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu slow
 // Fix(): pass choice from lint, the per-pass proof, refusal of unproven
 // rewrites, and the fixture models (every implemented pass applied to each
 // must stay within bounds on our interpreter and on LiteRT.js).

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 #include <limits>
 
 #include "gpuclean/builder.h"

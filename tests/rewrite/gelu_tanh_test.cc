@@ -1,3 +1,4 @@
+// ctest-labels: litert
 #include "gpuclean/builder.h"
 #include "rewrite/pass_proof.h"
 #include "support/arrays.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 #include <cstring>
 
 #include "gpuclean/builder.h"

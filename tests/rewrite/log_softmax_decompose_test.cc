@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 #include "gpuclean/builder.h"
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 #include "gpuclean/builder.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/synth.h"

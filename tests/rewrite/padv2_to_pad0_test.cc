@@ -1,3 +1,4 @@
+// ctest-labels: litert
 #include <limits>
 
 #include "gpuclean/builder.h"

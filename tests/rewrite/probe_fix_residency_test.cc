@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // Issue 6's bar for the micro-probes: every bad micro-probe that `fix` can
 // rewrite becomes a graph the real LiteRT.js 2.5.3 WebGPU delegate takes
 // whole (all nodes on the GPU, one partition). Originals and fixed graphs

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 #include <fmt/format.h>
 
 #include <algorithm>

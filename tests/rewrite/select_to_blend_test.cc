@@ -1,3 +1,4 @@
+// ctest-labels: litert
 #include <cmath>
 
 #include "gpuclean/builder.h"

@@ -1,3 +1,4 @@
+// ctest-labels: litert
 #include "gpuclean/builder.h"
 #include "gpuclean/synth.h"
 #include "rewrite/pass_proof.h"

@@ -1,3 +1,4 @@
+// ctest-labels: slow
 // split: the chain of parts reproduces the monolith bit for bit, on builder
 // graphs with skip connections and on every fixture model, cut at two
 // tensors; bad cuts are usage errors.

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "gpuclean/format.h"
+#include "gpuclean/probe.h"
 
 namespace gpuclean::testing {
 namespace fs = std::filesystem;
@@ -101,6 +102,7 @@ CommandResult RunGpuclean(const std::string& args) { return RunCommand(ShellQuot
 static std::string Harness() { return ShellQuote((fs::path(SourceDir()) / "probe" / "litert_run.mjs").string()); }
 
 std::vector<npy::Array> RunLiteRt(const std::string& model, const std::vector<npy::Array>& inputs) {
+  probe::CheckTestLane(probe::Runtime::kLiteRtWasm);
   TempDir dir;
   std::string cmd = "node " + Harness() + " " + ShellQuote(model);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -119,6 +121,7 @@ std::vector<npy::Array> RunLiteRt(const std::string& model, const std::vector<np
 }
 
 std::string DescribeLiteRt(const std::string& model) {
+  probe::CheckTestLane(probe::Runtime::kLiteRtWasm);
   CommandResult r = RunCommand("node " + Harness() + " " + ShellQuote(model) + " --describe");
   if (r.exit_code != 0) throw std::runtime_error("LiteRT.js --describe failed on " + model + ": " + r.err);
   return r.out;

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // Every op in the op table (src/ir/ops.def) as its graph (synth::OpGraph) on LiteRT.js's
 // real WebGPU delegate, in ONE residency-only batch, held against what lint
 // predicts for mldrift-webgpu@2.5.3. An op the matrix has no entry for is

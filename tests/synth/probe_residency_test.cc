@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // Issue 4's bar: lint's predicted residency on LiteRT.js 2.5.3 WebGPU equals
 // the measured one for every micro-probe. All of them (bad and near-miss)
 // compile in ONE probe batch - one Chromium launch, residency only - which

@@ -1,3 +1,4 @@
+// ctest-labels: litert webgpu
 // The rule-edge probes of mldrift-cl@2.2.0 (rules read from ML Drift's
 // source) compiled on LiteRT.js's real WebGPU delegate in ONE residency-only
 // batch, and held against what lint predicts for mldrift-webgpu@2.5.3: where
