@@ -71,7 +71,8 @@ Ran Run(const std::string& command, const fs::path& dir, const std::string& tag)
 double RunMs(const std::string& command, const fs::path& dir, const std::string& tag, const fs::path& out_dir) {
   fs::remove_all(out_dir);
   const Ran r = Run(command, dir, tag);
-  if (r.exit_code != 0) throw std::runtime_error(fmt::format("{} failed (exit {}): {}", tag, r.exit_code, FirstLine(r.err)));
+  if (r.exit_code != 0)
+    throw std::runtime_error(fmt::format("{} failed (exit {}): {}", tag, r.exit_code, FirstLine(r.err)));
   return json::parse(ReadFile(out_dir / "meta.json"))["run_ms"].get<double>();
 }
 
@@ -89,16 +90,22 @@ int main(int argc, char** argv) {
   std::vector<std::string> models;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--repeat" && i + 1 < argc) repeat = std::max(2, std::atoi(argv[++i]));
-    else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--threads" && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
-    else if (a == "--no-prove") prove = false;
+    if (a == "--repeat" && i + 1 < argc)
+      repeat = std::max(2, std::atoi(argv[++i]));
+    else if (a == "--rounds" && i + 1 < argc)
+      rounds = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc)
+      threads = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--json" && i + 1 < argc)
+      json_path = argv[++i];
+    else if (a == "--no-prove")
+      prove = false;
     else if (a == "--help") {
       std::cout << "usage: gpuclean_convert_bench [--repeat N] [--rounds R] [--threads T] [--json FILE|-] [--no-prove] "
                    "[MODEL.onnx...]\n";
       return 0;
-    } else models.push_back(a);
+    } else
+      models.push_back(a);
   }
   const fs::path root = GPUCLEAN_SOURCE_DIR;
   if (models.empty() && fs::is_directory(root / ".cache/onnx"))
@@ -170,9 +177,10 @@ int main(int argc, char** argv) {
               input_flag += fmt::format(" --input {}={}", i, Quote(copy.string()));
             }
           }
-          ours.push_back(RunMs(fmt::format("{} run {}{} --threads {} --repeat {} --out {}", Quote(gpuclean),
-                                           Quote(tflite.string()), input_flag, threads, repeat, Quote(ours_out.string())),
-                               dir, "ours", ours_out));
+          ours.push_back(
+              RunMs(fmt::format("{} run {}{} --threads {} --repeat {} --out {}", Quote(gpuclean),
+                                Quote(tflite.string()), input_flag, threads, repeat, Quote(ours_out.string())),
+                    dir, "ours", ours_out));
         }
         r["ours_ms"] = Median(ours);
         r["onnxruntime_ms"] = Median(theirs);
@@ -192,7 +200,8 @@ int main(int argc, char** argv) {
   }
   fs::remove_all(work);
 
-  const json doc = {{"repeat", repeat}, {"rounds", rounds}, {"threads", threads}, {"prove", prove}, {"models", results}};
+  const json doc = {
+      {"repeat", repeat}, {"rounds", rounds}, {"threads", threads}, {"prove", prove}, {"models", results}};
   if (json_path == "-") {
     std::cout << doc.dump(2) << "\n";
     return 0;
@@ -207,16 +216,20 @@ int main(int argc, char** argv) {
     const std::string rss =
         r.contains("peak_rss_bytes") ? fmt::format("{:.0f}MB", r["peak_rss_bytes"].get<double>() / 1048576.0) : "-";
     std::string verdict = r["status"].get<std::string>();
-    if (verdict == "ok") verdict = "ok (<= 1)";
-    else if (verdict == "slower") verdict = "SLOWER than onnxruntime";
+    if (verdict == "ok")
+      verdict = "ok (<= 1)";
+    else if (verdict == "slower")
+      verdict = "SLOWER than onnxruntime";
     if (r.contains("error")) verdict += ": " + r["error"].get<std::string>();
-    fmt::print("{:<30} {:>11} {:>9} {:>10} {:>10} {:>7}  {}\n", r["model"].get<std::string>(), num("convert_ms", "{:.0f}"),
-               rss, num("ours_ms", "{:.2f}"), num("onnxruntime_ms", "{:.2f}"), num("ratio", "{:.2f}x"), verdict);
+    fmt::print("{:<30} {:>11} {:>9} {:>10} {:>10} {:>7}  {}\n", r["model"].get<std::string>(),
+               num("convert_ms", "{:.0f}"), rss, num("ours_ms", "{:.2f}"), num("onnxruntime_ms", "{:.2f}"),
+               num("ratio", "{:.2f}x"), verdict);
   }
-  fmt::print("\nconvert ms and peak RSS: `gpuclean convert{}` in its own process (import + lower + proof); ours: "
-             "interpreter, 1 thread, on the converted .tflite; ort: onnxruntime-node CPU EP, 1 intra-op thread, on the "
-             ".onnx; same input; median of runs 2..{} (first is warm-up){}\n",
-             prove ? "" : " --no-prove", repeat, rounds > 1 ? fmt::format(", median over {} alternating rounds", rounds) : "");
+  fmt::print(
+      "\nconvert ms and peak RSS: `gpuclean convert{}` in its own process (import + lower + proof); ours: "
+      "interpreter, 1 thread, on the converted .tflite; ort: onnxruntime-node CPU EP, 1 intra-op thread, on the "
+      ".onnx; same input; median of runs 2..{} (first is warm-up){}\n",
+      prove ? "" : " --no-prove", repeat, rounds > 1 ? fmt::format(", median over {} alternating rounds", rounds) : "");
   fmt::print("{} of {} timed models slower than onnxruntime at 1 thread (target: ratio <= 1)\n", slower, measured);
   return 0;
 }

@@ -59,8 +59,10 @@ int main(int argc, char** argv) {
   std::string target = "mldrift-webgpu@2.5.3";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
-    else if (flag == "--target") target = argv[i + 1];
+    if (flag == "--repeat")
+      repeat = std::max(1, std::atoi(argv[i + 1]));
+    else if (flag == "--target")
+      target = argv[i + 1];
   }
   const std::string path = (std::filesystem::temp_directory_path() / "gpuclean_lint_bench.tflite").string();
   format::WriteModel(DeepConvStack(40, 128), path);

@@ -10,12 +10,12 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <memory>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "gpuclean/exec.h"
@@ -106,8 +106,7 @@ std::vector<Layer> ProfileLayers(const std::string& path, const std::vector<npy:
 // Median ms of one Invoke in each numeric mode, 1 thread. The modes take
 // turns run by run, so a change in machine load hits all three alike and the
 // ratios stay meaningful on a busy box.
-std::vector<double> InterleavedModeMedians(const std::string& path, const std::vector<npy::Array>& inputs,
-                                           int repeat) {
+std::vector<double> InterleavedModeMedians(const std::string& path, const std::vector<npy::Array>& inputs, int repeat) {
   auto model = std::make_shared<const ir::Model>(format::ReadModel(path));
   const exec::Precision modes[3] = {exec::Precision::kFp32, exec::Precision::kFp16Storage,
                                     exec::Precision::kFp16Compute};
@@ -140,11 +139,13 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--sgemm-peak-child") return bench::SgemmPeakChild();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--repeat" && i + 1 < argc) repeat = std::max(2, std::atoi(argv[++i]));
+    if (a == "--repeat" && i + 1 < argc)
+      repeat = std::max(2, std::atoi(argv[++i]));
     else if (a == "--help") {
       std::cout << "usage: gpuclean_model_bench [--repeat N] [MODEL.tflite...]\n";
       return 0;
-    } else models.push_back(a);
+    } else
+      models.push_back(a);
   }
   const fs::path root = GPUCLEAN_SOURCE_DIR;
   if (models.empty())
@@ -175,19 +176,19 @@ int main(int argc, char** argv) {
       npy::Write(file, inputs.back());
       input_flags += fmt::format(" --input {}={}", i, Quote(file));
     }
-    json ours1 = RunAndReadMeta(fmt::format("{} run {}{} --repeat {} --threads 1 --out {}", Quote(gpuclean), Quote(path),
-                                            input_flags, repeat, Quote((dir / "o1").string())),
+    json ours1 = RunAndReadMeta(fmt::format("{} run {}{} --repeat {} --threads 1 --out {}", Quote(gpuclean),
+                                            Quote(path), input_flags, repeat, Quote((dir / "o1").string())),
                                 (dir / "o1").string());
-    json ours2 = RunAndReadMeta(fmt::format("{} run {}{} --repeat {} --threads 2 --out {}", Quote(gpuclean), Quote(path),
-                                            input_flags, repeat, Quote((dir / "o2").string())),
+    json ours2 = RunAndReadMeta(fmt::format("{} run {}{} --repeat {} --threads 2 --out {}", Quote(gpuclean),
+                                            Quote(path), input_flags, repeat, Quote((dir / "o2").string())),
                                 (dir / "o2").string());
-    json theirs = RunAndReadMeta(fmt::format("node {} {}{} --repeat {} --out {}", Quote(harness), Quote(path), input_flags,
-                                             repeat, Quote((dir / "lrt").string())),
+    json theirs = RunAndReadMeta(fmt::format("node {} {}{} --repeat {} --out {}", Quote(harness), Quote(path),
+                                             input_flags, repeat, Quote((dir / "lrt").string())),
                                  (dir / "lrt").string());
     const double ms1 = ours1["run_ms"], ms2 = ours2["run_ms"], lrt = theirs["run_ms"];
     if (ms1 >= lrt) ++slower;
-    fmt::print("{:<40} {:>7.2f}ms {:>7.2f}ms {:>7.2f}ms {:>6.2f}x {:>7.1f}MB {:>7.1f}MB\n", stem, ms1, ms2, lrt, ms1 / lrt,
-               ours1["peak_rss_bytes"].get<double>() / 1e6, theirs["peak_rss_bytes"].get<double>() / 1e6);
+    fmt::print("{:<40} {:>7.2f}ms {:>7.2f}ms {:>7.2f}ms {:>6.2f}x {:>7.1f}MB {:>7.1f}MB\n", stem, ms1, ms2, lrt,
+               ms1 / lrt, ours1["peak_rss_bytes"].get<double>() / 1e6, theirs["peak_rss_bytes"].get<double>() / 1e6);
     // The fp16 emulation's cost against fp32 on the same inputs, measured
     // in one process with the modes interleaved.
     const std::vector<double> mode_ms = InterleavedModeMedians(path, inputs, repeat);
@@ -195,14 +196,17 @@ int main(int argc, char** argv) {
                                      mode_ms[1], mode_ms[1] / mode_ms[0], mode_ms[2], mode_ms[2] / mode_ms[0]));
     for (const Layer& l : ProfileLayers(path, inputs, repeat)) {
       const double gflops = l.flops / (l.ms * 1e6);
-      layer_lines.push_back(fmt::format("{:<40} op {:>3} {:<20} {:>8.1f} MFLOP {:>7.3f}ms {:>6.1f} GFLOP/s ({:>3.0f}% of sgemm peak)",
-                                        stem, l.op, l.name, l.flops / 1e6, l.ms, gflops, 100 * gflops / peak_gflops));
+      layer_lines.push_back(
+          fmt::format("{:<40} op {:>3} {:<20} {:>8.1f} MFLOP {:>7.3f}ms {:>6.1f} GFLOP/s ({:>3.0f}% of sgemm peak)",
+                      stem, l.op, l.name, l.flops / 1e6, l.ms, gflops, 100 * gflops / peak_gflops));
     }
   }
   fmt::print("\nratio = ours at 1 thread / LiteRT.js wasm (compat, 1 thread); medians of {} runs after a warm-up run\n",
              repeat - 1);
-  fmt::print("\nfp16 emulation cost (1 thread, same inputs, modes interleaved run by run, medians):\n{:<40} {:>9} {:>9} {:>7} {:>9} {:>7}\n", "model", "fp32",
-             "fp16-st", "x fp32", "fp16-cmp", "x fp32");
+  fmt::print(
+      "\nfp16 emulation cost (1 thread, same inputs, modes interleaved run by run, medians):\n{:<40} {:>9} {:>9} {:>7} "
+      "{:>9} {:>7}\n",
+      "model", "fp32", "fp16-st", "x fp32", "fp16-cmp", "x fp32");
   for (const auto& line : fp16_lines) fmt::print("{}\n", line);
   fmt::print("\nlargest conv/matmul layers (1 thread):\n");
   for (const auto& line : layer_lines) fmt::print("{}\n", line);

@@ -28,13 +28,16 @@ int SgemmPeakChild() {
 
 double MeasureSgemmPeakGflops() {
   std::string core;
-  if (__builtin_cpu_supports("avx512f")) core = "SkylakeX";
-  else if (__builtin_cpu_supports("avx2")) core = "Haswell";
+  if (__builtin_cpu_supports("avx512f"))
+    core = "SkylakeX";
+  else if (__builtin_cpu_supports("avx2"))
+    core = "Haswell";
   const std::string self = std::string("/proc/") + std::to_string(getpid()) + "/exe";
   char exe[4096] = {};
   const ssize_t len = readlink(self.c_str(), exe, sizeof(exe) - 1);
   if (len <= 0) return 0;
-  const std::string cmd = (core.empty() ? std::string() : "OPENBLAS_CORETYPE=" + core + " ") + "'" + exe + "' --sgemm-peak-child";
+  const std::string cmd =
+      (core.empty() ? std::string() : "OPENBLAS_CORETYPE=" + core + " ") + "'" + exe + "' --sgemm-peak-child";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return 0;
   double gflops = 0;

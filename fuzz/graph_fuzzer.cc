@@ -57,8 +57,7 @@ const std::vector<Base>& Bases() {
     for (const synth::SynthGraph& g : synth::Catalog()) {
       try {
         out.push_back({g.name, g.build()});
-      } catch (const Error&) {
-      }
+      } catch (const Error&) {}
     }
     return out;
   }();
@@ -66,15 +65,21 @@ const std::vector<Base>& Bases() {
 }
 
 const lint::Matrix& Matrix() {
-  static const lint::Matrix matrix =
-      lint::LoadMatrix(lint::DefaultDataDir() + "/compat", lint::kDefaultTarget);
+  static const lint::Matrix matrix = lint::LoadMatrix(lint::DefaultDataDir() + "/compat", lint::kDefaultTarget);
   return matrix;
 }
 
 int32_t InterestingInt(FuzzedDataProvider& in) {
-  static constexpr int32_t kValues[] = {0,  1,   2,     3,       4,         7,          -1,
-                                        -2, 64,  255,   1 << 16, 1 << 20,   1 << 30,    std::numeric_limits<int32_t>::max(),
-                                        -7, 100, 1000,  65535,   -(1 << 30), std::numeric_limits<int32_t>::min()};
+  static constexpr int32_t kValues[] = {0,          1,
+                                        2,          3,
+                                        4,          7,
+                                        -1,         -2,
+                                        64,         255,
+                                        1 << 16,    1 << 20,
+                                        1 << 30,    std::numeric_limits<int32_t>::max(),
+                                        -7,         100,
+                                        1000,       65535,
+                                        -(1 << 30), std::numeric_limits<int32_t>::min()};
   if (in.ConsumeBool()) return kValues[in.ConsumeIntegralInRange<size_t>(0, std::size(kValues) - 1)];
   return in.ConsumeIntegral<int32_t>();
 }
@@ -87,21 +92,30 @@ void MutateOptions(ir::Op& op, FuzzedDataProvider& in) {
   auto& o = op.options;
   if (auto* c = o.AsConv2DOptions()) {
     int32_t* fields[] = {&c->stride_w, &c->stride_h, &c->dilation_w_factor, &c->dilation_h_factor};
-    if (field == 4) c->padding = static_cast<tfl::Padding>(v & 3);
-    else if (field == 5) c->fused_activation_function = static_cast<tfl::ActivationFunctionType>(v & 7);
-    else *fields[field] = v;
+    if (field == 4)
+      c->padding = static_cast<tfl::Padding>(v & 3);
+    else if (field == 5)
+      c->fused_activation_function = static_cast<tfl::ActivationFunctionType>(v & 7);
+    else
+      *fields[field] = v;
   } else if (auto* d = o.AsDepthwiseConv2DOptions()) {
-    int32_t* fields[] = {&d->stride_w, &d->stride_h, &d->dilation_w_factor, &d->dilation_h_factor, &d->depth_multiplier,
-                         &d->stride_w};
+    int32_t* fields[] = {&d->stride_w,          &d->stride_h,         &d->dilation_w_factor,
+                         &d->dilation_h_factor, &d->depth_multiplier, &d->stride_w};
     *fields[field] = v;
   } else if (auto* p = o.AsPool2DOptions()) {
-    int32_t* fields[] = {&p->stride_w, &p->stride_h, &p->filter_width, &p->filter_height, &p->stride_w, &p->filter_width};
-    if (field == 5) p->padding = static_cast<tfl::Padding>(v & 3);
-    else *fields[field] = v;
+    int32_t* fields[] = {&p->stride_w,      &p->stride_h, &p->filter_width,
+                         &p->filter_height, &p->stride_w, &p->filter_width};
+    if (field == 5)
+      p->padding = static_cast<tfl::Padding>(v & 3);
+    else
+      *fields[field] = v;
   } else if (auto* t = o.AsTransposeConvOptions()) {
-    if (field % 3 == 0) t->stride_w = v;
-    else if (field % 3 == 1) t->stride_h = v;
-    else t->padding = static_cast<tfl::Padding>(v & 3);
+    if (field % 3 == 0)
+      t->stride_w = v;
+    else if (field % 3 == 1)
+      t->stride_h = v;
+    else
+      t->padding = static_cast<tfl::Padding>(v & 3);
   } else if (auto* c2 = o.AsConcatenationOptions()) {
     c2->axis = v;
   } else if (auto* r = o.AsReshapeOptions()) {
@@ -121,8 +135,8 @@ void MutateOptions(ir::Op& op, FuzzedDataProvider& in) {
   } else if (auto* d2s = o.AsDepthToSpaceOptions()) {
     d2s->block_size = v;
   } else if (auto* ss = o.AsStridedSliceOptions()) {
-    int32_t* fields[] = {&ss->begin_mask, &ss->end_mask, &ss->ellipsis_mask, &ss->new_axis_mask, &ss->shrink_axis_mask,
-                         &ss->begin_mask};
+    int32_t* fields[] = {&ss->begin_mask,    &ss->end_mask,         &ss->ellipsis_mask,
+                         &ss->new_axis_mask, &ss->shrink_axis_mask, &ss->begin_mask};
     *fields[field] = v;
   } else if (auto* sq = o.AsSqueezeOptions()) {
     sq->squeeze_dims.push_back(v);
@@ -148,12 +162,15 @@ void Mutate(ir::Subgraph& g, FuzzedDataProvider& in) {
   ir::Tensor& tensor = g.tensors[t];
   switch (in.ConsumeIntegralInRange(0, 6)) {
     case 0:  // a dimension
-      if (!tensor.shape.empty()) tensor.shape[in.ConsumeIntegralInRange<size_t>(0, tensor.shape.size() - 1)] = InterestingInt(in);
+      if (!tensor.shape.empty())
+        tensor.shape[in.ConsumeIntegralInRange<size_t>(0, tensor.shape.size() - 1)] = InterestingInt(in);
       break;
     case 1:  // the rank (runtime tensors only: constants keep their byte count)
       if (tensor.is_const()) break;
-      if (in.ConsumeBool() && !tensor.shape.empty()) tensor.shape.pop_back();
-      else tensor.shape.push_back(in.ConsumeIntegralInRange(0, 4));
+      if (in.ConsumeBool() && !tensor.shape.empty())
+        tensor.shape.pop_back();
+      else
+        tensor.shape.push_back(in.ConsumeIntegralInRange(0, 4));
       break;
     case 2:  // an option field
       if (!g.ops.empty()) MutateOptions(g.ops[in.ConsumeIntegralInRange<size_t>(0, g.ops.size() - 1)], in);
@@ -176,13 +193,16 @@ void Mutate(ir::Subgraph& g, FuzzedDataProvider& in) {
       break;
     case 5:  // a dtype (runtime tensors)
       if (!tensor.is_const())
-        tensor.dtype = in.ConsumeBool() ? tfl::TensorType_INT32 : static_cast<tfl::TensorType>(in.ConsumeIntegralInRange(0, 17));
+        tensor.dtype =
+            in.ConsumeBool() ? tfl::TensorType_INT32 : static_cast<tfl::TensorType>(in.ConsumeIntegralInRange(0, 17));
       break;
     case 6:  // drop or repeat an op input
       if (!g.ops.empty()) {
         ir::Op& op = g.ops[in.ConsumeIntegralInRange<size_t>(0, g.ops.size() - 1)];
-        if (in.ConsumeBool() && !op.inputs.empty()) op.inputs.pop_back();
-        else if (!op.inputs.empty()) op.inputs.push_back(op.inputs.front());
+        if (in.ConsumeBool() && !op.inputs.empty())
+          op.inputs.pop_back();
+        else if (!op.inputs.empty())
+          op.inputs.push_back(op.inputs.front());
       }
       break;
   }

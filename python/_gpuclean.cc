@@ -38,8 +38,8 @@
 #include "gpuclean/pipeline.h"
 #include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
-#include "gpuclean/split.h"
 #include "gpuclean/shapes.h"
+#include "gpuclean/split.h"
 
 namespace py = pybind11;
 using namespace gpuclean;
@@ -82,8 +82,7 @@ py::dtype NumpyDType(ir::DType dtype) {
 // The bytes of `given` in C order and native byte order (ascontiguousarray
 // with a native-order dtype also undoes a byte swap).
 npy::Array Pack(const py::array& given, ir::DType dtype) {
-  static const py::handle contiguous =
-      py::object(py::module_::import("numpy").attr("ascontiguousarray")).release();
+  static const py::handle contiguous = py::object(py::module_::import("numpy").attr("ascontiguousarray")).release();
   py::array packed = contiguous(given, py::arg("dtype") = given.dtype().attr("newbyteorder")("="));
   npy::Array array;
   array.dtype = dtype;
@@ -232,8 +231,9 @@ std::vector<npy::Array> Inputs(const ir::Subgraph& graph, const py::object& give
     return inputs;
   }
   if (py::isinstance<py::array>(given) || !py::isinstance<py::sequence>(given) || py::isinstance<py::str>(given))
-    throw Error(ErrorKind::kUsage, "inputs must be a list of numpy arrays (input order) or a dict keyed by "
-                                   "input index or tensor name");
+    throw Error(ErrorKind::kUsage,
+                "inputs must be a list of numpy arrays (input order) or a dict keyed by "
+                "input index or tensor name");
   const py::sequence list = py::reinterpret_borrow<py::sequence>(given);
   if (list.size() != graph.inputs.size())
     throw Error(ErrorKind::kUsage,
@@ -256,7 +256,9 @@ py::object Run(PyModel& self, const py::object& given, const std::string& precis
     for (size_t i = 0; i < inputs.size(); ++i) interpreter->SetInput(static_cast<int>(i), inputs[i]);
     exec::TapFn tap;
     if (taps)
-      tap = [&tapped](int, int tensor, const exec::Tensor& value) { tapped.emplace_back(tensor, exec::ToArray(value)); };
+      tap = [&tapped](int, int tensor, const exec::Tensor& value) {
+        tapped.emplace_back(tensor, exec::ToArray(value));
+      };
     interpreter->Invoke(tap);
     for (int i = 0; i < interpreter->num_outputs(); ++i) outputs.push_back(interpreter->Output(i));
     self.Give(key, std::move(interpreter));
@@ -308,8 +310,8 @@ analyze::BisectSide Side(const py::object& spec, const std::shared_ptr<const ir:
     if (std::find(modes.begin(), modes.end(), text) != modes.end()) return {model, text, exec::ParsePrecision(text)};
     if (!std::filesystem::exists(text))
       throw Error(ErrorKind::kUsage,
-                  "a/b take fp32, fp16-storage, fp16-compute, fp16-fused, fp16-f32acc, a Model or a model file; '" + text +
-                      "' is neither");
+                  "a/b take fp32, fp16-storage, fp16-compute, fp16-fused, fp16-f32acc, a Model or a model file; '" +
+                      text + "' is neither");
   }
   std::string label;
   auto other = ModelOf(spec, label);
@@ -337,8 +339,7 @@ py::object Bisect(const py::object& model_or_path, const py::object& given, cons
 // An array compared with a reference: `compare`'s metrics and gates for one
 // tensor pair, without the .npy files in between.
 npy::Array AnyArray(const py::handle& value, const char* which) {
-  if (!py::isinstance<py::array>(value))
-    throw Error(ErrorKind::kUsage, fmt::format("{} must be a numpy array", which));
+  if (!py::isinstance<py::array>(value)) throw Error(ErrorKind::kUsage, fmt::format("{} must be a numpy array", which));
   py::array given = py::reinterpret_borrow<py::array>(value);
   const std::optional<ir::DType> dtype = DTypeFromNumpy(given.dtype());
   if (!dtype)
@@ -547,7 +548,8 @@ py::object HostStep(const std::string& name, const py::list& inputs, const py::o
   std::vector<npy::Array> arrays;
   for (const py::handle& value : inputs) arrays.push_back(AnyArray(value, "a host-step input"));
   nlohmann::json p = nlohmann::json::object();
-  if (!params.is_none()) p = nlohmann::json::parse(std::string(py::str(py::module_::import("json").attr("dumps")(params))));
+  if (!params.is_none())
+    p = nlohmann::json::parse(std::string(py::str(py::module_::import("json").attr("dumps")(params))));
   std::vector<npy::Array> out;
   {
     py::gil_scoped_release release;
@@ -591,17 +593,20 @@ PYBIND11_MODULE(_gpuclean, m) {
 
   py::class_<PyModel, std::shared_ptr<PyModel>>(m, "Model", "A .tflite model read and verified by gpuclean.")
       .def_readonly("path", &PyModel::path)
-      .def_property_readonly("inputs", [](const PyModel& self) { return TensorList(self.graph(), self.graph().inputs); },
-                             "Graph inputs: list of dicts name, dtype, shape, index (tensor index).")
-      .def_property_readonly("outputs",
-                             [](const PyModel& self) { return TensorList(self.graph(), self.graph().outputs); },
-                             "Graph outputs: list of dicts name, dtype, shape, index (tensor index).")
-      .def_property_readonly("ops", [](const PyModel& self) { return OpList(self.graph()); },
-                             "Ops of the main subgraph: list of dicts index, op, inputs, outputs (tensor indices).")
-      .def("inspect", [](const PyModel& self) { return ToPython(inspect::Summarize(*self.model)); },
-           "The model's structure, equal to `gpuclean inspect --json`.")
-      .def("run", &Run, py::arg("inputs") = py::none(), py::arg("precision") = "fp32",
-           py::arg("threads") = py::none(), py::arg("taps") = false, py::arg("seed") = 0,
+      .def_property_readonly(
+          "inputs", [](const PyModel& self) { return TensorList(self.graph(), self.graph().inputs); },
+          "Graph inputs: list of dicts name, dtype, shape, index (tensor index).")
+      .def_property_readonly(
+          "outputs", [](const PyModel& self) { return TensorList(self.graph(), self.graph().outputs); },
+          "Graph outputs: list of dicts name, dtype, shape, index (tensor index).")
+      .def_property_readonly(
+          "ops", [](const PyModel& self) { return OpList(self.graph()); },
+          "Ops of the main subgraph: list of dicts index, op, inputs, outputs (tensor indices).")
+      .def(
+          "inspect", [](const PyModel& self) { return ToPython(inspect::Summarize(*self.model)); },
+          "The model's structure, equal to `gpuclean inspect --json`.")
+      .def("run", &Run, py::arg("inputs") = py::none(), py::arg("precision") = "fp32", py::arg("threads") = py::none(),
+           py::arg("taps") = false, py::arg("seed") = 0,
            "Run on the reference interpreter. inputs: list (input order) or dict (index or name -> numpy array); "
            "inputs not given are generated as `gpuclean run --seed` does. Returns the list of outputs, or "
            "(outputs, {tensor name: array}) with taps=True.")
@@ -627,8 +632,8 @@ PYBIND11_MODULE(_gpuclean, m) {
   m.def("lint", &Lint, py::arg("model"), py::arg("target") = py::none(), py::arg("matrix_dir") = py::none(),
         "Static GPU compatibility: the dict `gpuclean lint --format json` prints.");
   m.def("bisect", &Bisect, py::arg("model"), py::arg("inputs") = py::none(), py::arg("a") = "fp32",
-        py::arg("b") = "fp16-compute", py::arg("min_correlation") = 0.999, py::arg("threads") = 1,
-        py::arg("seed") = 0, "First divergence between two numeric modes or models: the dict `bisect --json` prints.");
+        py::arg("b") = "fp16-compute", py::arg("min_correlation") = 0.999, py::arg("threads") = 1, py::arg("seed") = 0,
+        "First divergence between two numeric modes or models: the dict `bisect --json` prints.");
   m.def("compare", &Compare, py::arg("ref"), py::arg("got"), py::arg("gates") = std::vector<std::string>{},
         py::arg("boxes") = py::none(), py::arg("mask_threshold") = py::none(),
         "Metrics of GOT against REF and the given gates (`compare --gate` syntax).");
@@ -653,7 +658,7 @@ PYBIND11_MODULE(_gpuclean, m) {
         "Models); writes OUTPUT.part<k>.tflite and OUTPUT.pipeline.json when output is given and the chain is "
         "bit-exact.");
   py::class_<PyPipeline, std::shared_ptr<PyPipeline>>(m, "Pipeline",
-                                                     "A pipeline spec (docs/pipeline.md): graphs and host steps.")
+                                                      "A pipeline spec (docs/pipeline.md): graphs and host steps.")
       .def(py::init(&LoadPipeline), py::arg("spec"), "Read and check PREFIX.pipeline.json.")
       .def_property_readonly("inputs", [](const PyPipeline& p) { return p.spec.inputs; })
       .def_property_readonly("outputs", [](const PyPipeline& p) { return p.spec.outputs; })
@@ -663,9 +668,10 @@ PYBIND11_MODULE(_gpuclean, m) {
            "Run every stage; returns {output name: array}. inputs={name: array}; the rest are generated from "
            "`seed`. runtime: ours, litert-wasm or litert-webgpu (all graphs in one Chromium page). Per-stage "
            "placement and times: last_run.")
-      .def_property_readonly("last_run", [](const PyPipeline& p) { return ToPython(p.last_run); },
-                             "The last run(): {'runtime', 'stages': [{name, where, ms (wall), run_ms (the runtime's "
-                             "own invoke time), residency (WebGPU)}], 'browser_pages'}; None before any run.")
+      .def_property_readonly(
+          "last_run", [](const PyPipeline& p) { return ToPython(p.last_run); },
+          "The last run(): {'runtime', 'stages': [{name, where, ms (wall), run_ms (the runtime's "
+          "own invoke time), residency (WebGPU)}], 'browser_pages'}; None before any run.")
       .def("prove", &ProvePipeline, py::arg("against"), py::arg("inputs") = py::none(), py::arg("runtime") = "ours",
            py::arg("precision") = "fp32", py::arg("seed") = 0, py::arg("gates") = std::vector<std::string>{},
            py::arg("boxes") = py::none(), py::arg("mask_threshold") = py::none(), py::arg("match_boxes") = true,

@@ -31,11 +31,11 @@ struct BisectOptions {
 
 enum class Cause {
   kNone,
-  kOverflow,             // non-finite values, or an accumulation past 65504
-  kReductionExtent,      // a long reduction losing precision in half
-  kLargeActivationConv,  // a conv/matmul whose outputs are large for half
-  kPrecisionCompounding, // gradual decay with depth, no single break
-  kPrecisionLoss,        // a break none of the above explains
+  kOverflow,              // non-finite values, or an accumulation past 65504
+  kReductionExtent,       // a long reduction losing precision in half
+  kLargeActivationConv,   // a conv/matmul whose outputs are large for half
+  kPrecisionCompounding,  // gradual decay with depth, no single break
+  kPrecisionLoss,         // a break none of the above explains
 };
 std::string_view CauseName(Cause cause);
 
@@ -71,9 +71,9 @@ struct BisectReport {
   // Index into `tensors` of the first break, if any.
   std::optional<size_t> first_break;
   Cause cause = Cause::kNone;
-  std::string why;       // the numbers behind the cause
-  std::string fix_pass;  // pass id from the catalog (docs/lint.md), empty if none
-  std::string fix;       // one line
+  std::string why;                                  // the numbers behind the cause
+  std::string fix_pass;                             // pass id from the catalog (docs/lint.md), empty if none
+  std::string fix;                                  // one line
   std::optional<NonFiniteOrigin> nonfinite_origin;  // in run b
 };
 

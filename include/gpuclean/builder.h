@@ -181,11 +181,21 @@ class GraphBuilder {
 
   // ---------------------------------------------------------- reductions
   int Reduce(tfl::BuiltinOperator code, int x, const std::vector<int32_t>& axes, bool keep_dims);
-  int Mean(int x, const std::vector<int32_t>& axes, bool keep_dims) { return Reduce(tfl::BuiltinOperator_MEAN, x, axes, keep_dims); }
-  int Sum(int x, const std::vector<int32_t>& axes, bool keep_dims) { return Reduce(tfl::BuiltinOperator_SUM, x, axes, keep_dims); }
-  int ReduceMax(int x, const std::vector<int32_t>& axes, bool keep_dims) { return Reduce(tfl::BuiltinOperator_REDUCE_MAX, x, axes, keep_dims); }
-  int ReduceMin(int x, const std::vector<int32_t>& axes, bool keep_dims) { return Reduce(tfl::BuiltinOperator_REDUCE_MIN, x, axes, keep_dims); }
-  int ReduceProd(int x, const std::vector<int32_t>& axes, bool keep_dims) { return Reduce(tfl::BuiltinOperator_REDUCE_PROD, x, axes, keep_dims); }
+  int Mean(int x, const std::vector<int32_t>& axes, bool keep_dims) {
+    return Reduce(tfl::BuiltinOperator_MEAN, x, axes, keep_dims);
+  }
+  int Sum(int x, const std::vector<int32_t>& axes, bool keep_dims) {
+    return Reduce(tfl::BuiltinOperator_SUM, x, axes, keep_dims);
+  }
+  int ReduceMax(int x, const std::vector<int32_t>& axes, bool keep_dims) {
+    return Reduce(tfl::BuiltinOperator_REDUCE_MAX, x, axes, keep_dims);
+  }
+  int ReduceMin(int x, const std::vector<int32_t>& axes, bool keep_dims) {
+    return Reduce(tfl::BuiltinOperator_REDUCE_MIN, x, axes, keep_dims);
+  }
+  int ReduceProd(int x, const std::vector<int32_t>& axes, bool keep_dims) {
+    return Reduce(tfl::BuiltinOperator_REDUCE_PROD, x, axes, keep_dims);
+  }
   int Softmax(int x, float beta = 1.0f);
   int LogSoftmax(int x);
   int L2Normalization(int x, Activation act = kNoActivation);

@@ -20,9 +20,7 @@ class Bytes {
     auto holder = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
     return Bytes(holder, holder->data(), holder->size());
   }
-  static Bytes Copy(std::span<const uint8_t> bytes) {
-    return Own(std::vector<uint8_t>(bytes.begin(), bytes.end()));
-  }
+  static Bytes Copy(std::span<const uint8_t> bytes) { return Own(std::vector<uint8_t>(bytes.begin(), bytes.end())); }
   template <typename T>
   static Bytes FromValues(std::span<const T> values) {
     auto raw = std::as_bytes(values);

@@ -71,9 +71,9 @@ struct CheckReport {
   MeasuredProbe webgpu;
   Verdict verdict = Verdict::kGpuClean;
   std::string verdict_line;
-  std::vector<std::string> passes;  // rewrites that would fix it, in order
-  std::string fix_command;          // suggested `gpuclean fix` line, empty if none
-  std::string fix_dry_run;          // what that fix did when check tried it (proven or why not)
+  std::vector<std::string> passes;         // rewrites that would fix it, in order
+  std::string fix_command;                 // suggested `gpuclean fix` line, empty if none
+  std::string fix_dry_run;                 // what that fix did when check tried it (proven or why not)
   std::vector<std::string> manual_passes;  // suggested passes with no automatic rewrite
 };
 

@@ -36,7 +36,7 @@ struct CompareReport {
   std::string ref, got;
   bool folders = false;
   std::string got_accelerator;
-  std::vector<TensorComparison> tensors;  // in natural file-name order (out2 before out10)
+  std::vector<TensorComparison> tensors;              // in natural file-name order (out2 before out10)
   std::vector<std::string> only_in_ref, only_in_got;  // file names
   // Generated-input files (in<N>.npy beside a meta.json) that were skipped:
   // identical inputs would otherwise read as a silent fallback.

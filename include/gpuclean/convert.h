@@ -103,7 +103,7 @@ struct OutputProof {
   double correlation_floor = -1;
   double min_correlation = -1;
   double bound = 0;  // the scaled-difference bound this output was held to
-  std::string why;  // when !ok
+  std::string why;   // when !ok
 };
 
 // An output whose difference exceeds the fixed bound is held to
@@ -116,12 +116,12 @@ constexpr double kNoiseMultiple = 8.0;
 // converted graph on our interpreter (layout undone).
 struct Divergence {
   bool found = false;
-  std::string node;       // "Conv 'conv1'"
-  std::string tensor;     // ONNX tensor name
+  std::string node;    // "Conv 'conv1'"
+  std::string tensor;  // ONNX tensor name
   double max_abs_diff = 0;
   double max_scaled_diff = 0;
   double correlation = 1;
-  int compared = 0;       // tensors compared before (and including) it
+  int compared = 0;  // tensors compared before (and including) it
 };
 
 // What --target did: lint before and after the rewrites, which ran.
@@ -129,9 +129,9 @@ struct TargetReport {
   std::string target;  // empty: --target none
   int errors_before = 0, warnings_before = 0, errors_after = 0, warnings_after = 0;
   std::string predicted_before, predicted_after;  // lint::PredictedLine of subgraph 0
-  std::vector<std::string> passes;       // "rank5-to-rank4 (exact, 12 sites)"
-  std::vector<std::string> not_applied;  // suggestions fix could not apply, with why
-  std::vector<std::string> remaining;    // error findings left, each with why
+  std::vector<std::string> passes;                // "rank5-to-rank4 (exact, 12 sites)"
+  std::vector<std::string> not_applied;           // suggestions fix could not apply, with why
+  std::vector<std::string> remaining;             // error findings left, each with why
   // Constants moved to host-fed inputs, each "NAME [shape]: why".
   std::vector<std::string> host_fed;
   // Several targets ("A,B"): one line each, "ID: E error(s) -> E'; predicted
@@ -155,7 +155,7 @@ struct TargetReport {
   // No error-level finding after the rewrites, and outputs in the target's
   // arithmetic within kFp16MinCorrelation of fp32.
   bool clean = true;
-  std::string failure;   // one line when a rewrite failed its proof
+  std::string failure;  // one line when a rewrite failed its proof
 };
 
 // The measured run on the real WebGPU delegate (--probe).
@@ -186,9 +186,9 @@ struct Report {
   int half_weights_kept = 0;
   // Conv-like weight tensors stored int8 + DEQUANTIZE (--weights int8).
   int int8_weights = 0;
-  std::map<std::string, int> ops_in;     // ONNX op histogram
-  std::map<std::string, int> ops_out;    // TFLite op histogram
-  std::map<std::string, int> folded;     // ONNX op type -> nodes folded at convert time
+  std::map<std::string, int> ops_in;   // ONNX op histogram
+  std::map<std::string, int> ops_out;  // TFLite op histogram
+  std::map<std::string, int> folded;   // ONNX op type -> nodes folded at convert time
   int64_t nodes_in = 0;
   // TRANSPOSE ops left in the graph, each with why it exists.
   std::vector<std::string> transposes;

@@ -16,22 +16,17 @@ enum class ErrorKind {
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, std::string message)
-      : std::runtime_error(std::move(message)), kind_(kind) {}
+  Error(ErrorKind kind, std::string message) : std::runtime_error(std::move(message)), kind_(kind) {}
   ErrorKind kind() const { return kind_; }
 
  private:
   ErrorKind kind_;
 };
 
-[[noreturn]] inline void ThrowBadInput(std::string message) {
-  throw Error(ErrorKind::kBadInput, std::move(message));
-}
+[[noreturn]] inline void ThrowBadInput(std::string message) { throw Error(ErrorKind::kBadInput, std::move(message)); }
 [[noreturn]] inline void ThrowUnsupported(std::string message) {
   throw Error(ErrorKind::kUnsupported, std::move(message));
 }
-[[noreturn]] inline void ThrowInternal(std::string message) {
-  throw Error(ErrorKind::kInternal, std::move(message));
-}
+[[noreturn]] inline void ThrowInternal(std::string message) { throw Error(ErrorKind::kInternal, std::move(message)); }
 
 }  // namespace gpuclean

@@ -54,7 +54,9 @@ struct Tensor {
     return n;
   }
   template <typename T>
-  T* as() const { return reinterpret_cast<T*>(data); }
+  T* as() const {
+    return reinterpret_cast<T*>(data);
+  }
 };
 
 struct InterpreterOptions {

@@ -48,7 +48,7 @@ struct GateOptions {
 struct GateResult {
   std::string gate;  // GateSpec::text
   bool passed = false;
-  double value = 0;  // what was compared with the threshold (or the matching fraction)
+  double value = 0;    // what was compared with the threshold (or the matching fraction)
   std::string detail;  // one line, e.g. "argmax equal in 9/10 rows (first mismatch row 3: 4 vs 7)"
 };
 

@@ -141,9 +141,9 @@ npy::Array ResizeBilinear(const npy::Array& masks, int64_t out_h, int64_t out_w,
 // parameters as JSON (docs/pipeline.md lists each).
 struct HostStepInfo {
   std::string name;
-  std::string inputs;   // e.g. "x, indices"
-  std::string outputs;  // e.g. "values, indices"
-  std::string params;   // e.g. "k (int)"
+  std::string inputs;    // e.g. "x, indices"
+  std::string outputs;   // e.g. "values, indices"
+  std::string params;    // e.g. "k (int)"
   std::string replaces;  // the graph op(s) with the same semantics
 };
 const std::vector<HostStepInfo>& HostSteps();

@@ -68,7 +68,7 @@ struct Op {
   tfl::BuiltinOptions2Union options2;
   std::vector<uint8_t> custom_options;  // raw bytes (flexbuffers for MediaPipe ops)
   tfl::CustomOptionsFormat custom_options_format = tfl::CustomOptionsFormat_FLEXBUFFERS;
-  std::vector<int32_t> inputs;   // -1 marks an omitted optional input
+  std::vector<int32_t> inputs;  // -1 marks an omitted optional input
   std::vector<int32_t> outputs;
   std::vector<int32_t> intermediates;
   std::vector<bool> mutating_variable_inputs;

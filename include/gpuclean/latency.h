@@ -15,7 +15,7 @@
 
 namespace gpuclean::latency {
 
-using BenchRuntime = ::gpuclean::Runtime;  // kOurs, kLiteRtWasm or kLiteRtWebGpu
+using BenchRuntime = ::gpuclean::Runtime;                 // kOurs, kLiteRtWasm or kLiteRtWebGpu
 BenchRuntime ParseBenchRuntime(const std::string& name);  // ours | litert-wasm | litert-webgpu; Error(kUsage)
 
 struct BenchOptions {
@@ -34,7 +34,7 @@ struct BenchResult {
   std::string model;
   std::string runtime;  // RuntimeName
   std::string precision;
-  std::string timed;    // what one timed run covers, in words
+  std::string timed;  // what one timed run covers, in words
   int threads = 1;
   int warmup = 0;
   int repeat = 0;

@@ -48,13 +48,13 @@ struct Evidence {
 // structural rule (rule id -> verdict and parameters).
 struct Entry {
   std::string id;
-  std::string op;  // builtin name ("CONV_2D"), custom code, or "*" for every op
+  std::string op;                                  // builtin name ("CONV_2D"), custom code, or "*" for every op
   nlohmann::json when = nlohmann::json::object();  // constraints, docs/lint.md
   Status status = Status::kUnknown;
   std::string provenance;
   Evidence evidence;
   std::string why;
-  std::string consequence;  // "rejected" | "partition" | "wrong-numbers" | "none"
+  std::string consequence;         // "rejected" | "partition" | "wrong-numbers" | "none"
   std::vector<std::string> hints;  // pass ids (PassCatalog)
   // The delegate absorbs the node (fp16 weight DEQUANTIZE): it is neither a
   // finding nor a node of its own in the residency count of a full delegation.
@@ -160,22 +160,22 @@ struct Finding {
   std::vector<std::string> tensors;
   std::string why;
   std::string consequence;
-  std::string fix_pass;  // first hint, may be empty
+  std::string fix_pass;            // first hint, may be empty
   std::vector<std::string> hints;  // every hint of the entry, fix_pass first
-  std::string fix;       // one line
+  std::string fix;                 // one line
   std::string provenance;
   Evidence evidence;
 };
 
 struct SubgraphResidency {
   int subgraph = 0;
-  int nodes = 0;           // nodes the runtime counts
+  int nodes = 0;  // nodes the runtime counts
   // The headline counts a node the matrix has no entry for (status unknown)
   // as not delegated: nothing measured or read says the delegate takes it.
-  int gpu_nodes = 0;       // nodes inside delegated partitions
-  int partitions = 0;      // delegated partitions
-  int all_partitions = 0;  // delegated + CPU subsets, as TFLite's log counts them
-  int unknown_nodes = 0;   // nodes with status unknown
+  int gpu_nodes = 0;              // nodes inside delegated partitions
+  int partitions = 0;             // delegated partitions
+  int all_partitions = 0;         // delegated + CPU subsets, as TFLite's log counts them
+  int unknown_nodes = 0;          // nodes with status unknown
   int if_accepted_gpu_nodes = 0;  // if every unknown node were accepted
   int if_accepted_partitions = 0;
   std::vector<std::vector<int>> partition_nodes;  // node indices per delegated partition
@@ -184,7 +184,7 @@ struct SubgraphResidency {
 struct Report {
   std::string model;
   std::string target;
-  std::vector<Finding> findings;  // sorted: severity (error first), subgraph, node
+  std::vector<Finding> findings;                 // sorted: severity (error first), subgraph, node
   std::vector<std::vector<Status>> node_status;  // per subgraph, per node
   std::vector<SubgraphResidency> residency;
   int count(Severity severity) const;

@@ -2,8 +2,8 @@
 // Agreement between a reference tensor and another run of it: the numbers
 // `compare`, `bisect` and `check` report.
 #include <cstdint>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "gpuclean/npy.h"
 
@@ -14,12 +14,12 @@ struct Metrics {
   bool shape_match = true;     // dtypes may differ; values are compared as numbers
   bool bit_identical = false;  // same dtype, shape and bytes
   // Over the elements finite in both (NaN when none are):
-  double correlation = 1;      // Pearson; 1 when both are the same constant, NaN when one side is constant
-  double cosine = 1;           // 1 when both are all zeros
+  double correlation = 1;  // Pearson; 1 when both are the same constant, NaN when one side is constant
+  double cosine = 1;       // 1 when both are all zeros
   double max_abs_diff = 0;
   double mean_abs_diff = 0;
-  double relative_error = 0;   // ||ref - got|| / ||ref|| (L2); 0 when both are zero
-  double snr_db = 0;           // 10 log10(sum ref^2 / sum (ref - got)^2); +inf when equal
+  double relative_error = 0;  // ||ref - got|| / ||ref|| (L2); 0 when both are zero
+  double snr_db = 0;          // 10 log10(sum ref^2 / sum (ref - got)^2); +inf when equal
   double max_abs_ref = 0;
   double max_abs_got = 0;
   int64_t nonfinite_ref = 0;  // inf or NaN elements

@@ -16,9 +16,13 @@ struct Array {
 
   int64_t num_elements() const;
   template <typename T>
-  const T* as() const { return reinterpret_cast<const T*>(data.data()); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(data.data());
+  }
   template <typename T>
-  T* as() { return reinterpret_cast<T*>(data.data()); }
+  T* as() {
+    return reinterpret_cast<T*>(data.data());
+  }
 };
 
 // Throws Error(kBadInput) naming `path` for anything that is not a supported

@@ -56,7 +56,7 @@ struct OpTraits {
   OpFamily family = OpFamily::kUnknown;
   RankRule rank_rule = RankRule::kNone;
   uint32_t flags = kNoFlags;
-  bool in_table = false;  // false: the op has no row (defaults above)
+  bool in_table = false;    // false: the op has no row (defaults above)
   bool has_kernel = false;  // the interpreter has a kernel for it
 };
 

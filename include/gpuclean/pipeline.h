@@ -56,7 +56,7 @@ struct Constant {
 };
 
 struct Spec {
-  std::string path;  // where it was read from or will be written
+  std::string path;    // where it was read from or will be written
   std::string source;  // the model it was made from, if any
   std::vector<std::string> inputs;
   std::vector<Constant> constants;
@@ -99,8 +99,8 @@ struct RunOptions {
   // litert-webgpu: fp16 when not kFp32.
   exec::Precision precision = exec::Precision::kFp32;
   int threads = 1;
-  uint32_t seed = 0;  // for pipeline inputs not given (exec::GenerateInput)
-  std::string work_dir;  // LiteRT runtimes: stage inputs/outputs go here
+  uint32_t seed = 0;      // for pipeline inputs not given (exec::GenerateInput)
+  std::string work_dir;   // LiteRT runtimes: stage inputs/outputs go here
   bool progress = false;  // one line per stage on stderr
 };
 
@@ -116,8 +116,8 @@ struct StageRun {
 nlohmann::json ToJson(const StageRun& stage);
 
 struct RunResult {
-  std::vector<npy::Array> inputs;   // the pipeline inputs as fed, spec order
-  std::vector<npy::Array> outputs;  // the pipeline outputs, spec order
+  std::vector<npy::Array> inputs;            // the pipeline inputs as fed, spec order
+  std::vector<npy::Array> outputs;           // the pipeline outputs, spec order
   std::map<std::string, npy::Array> values;  // every value computed
   // litert-webgpu: Chromium pages the graph stages ran in (one per Run: all
   // graphs share its WebGPU device).
@@ -133,8 +133,8 @@ nlohmann::json StagesJson(const RunResult& result);
 // the pipeline input's index) or, for an input only host steps read, from
 // the `monolith` graph's input of that name when there is one (the model a
 // split was cut from). Error(kUsage) for a name that is no input.
-std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given,
-                                      uint32_t seed, const ir::Subgraph* monolith = nullptr);
+std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given, uint32_t seed,
+                                      const ir::Subgraph* monolith = nullptr);
 // The same with the given values in memory (name -> array).
 std::vector<npy::Array> PrepareInputArrays(const Spec& spec, std::map<std::string, npy::Array> given, uint32_t seed,
                                            const ir::Subgraph* monolith = nullptr);

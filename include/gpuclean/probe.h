@@ -10,8 +10,8 @@
 //  - RunProbes / RunProbe: run models on a real runtime and return outputs,
 //    residency and timings. The only code in gpuclean that starts processes.
 #include <cstdint>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -149,10 +149,10 @@ struct ProbeResult {
   Residency residency;
   std::optional<bool> is_fully_accelerated;  // LiteRT.js's flag (WebGPU)
   double compile_ms = 0;
-  double run_ms = 0;        // median of warm runs (the only run if repeat 1)
+  double run_ms = 0;  // median of warm runs (the only run if repeat 1)
   double run_ms_first = 0;
-  double harness_ms = 0;    // wall time of the harness call this came from
-  nlohmann::json meta;      // meta.json as written (with gpuclean's residency)
+  double harness_ms = 0;  // wall time of the harness call this came from
+  nlohmann::json meta;    // meta.json as written (with gpuclean's residency)
 };
 
 // Where the harness files and node are. Throws Error(kUnsupported) with one

@@ -15,11 +15,11 @@
 namespace gpuclean::analyze {
 
 struct RecordRequest {
-  std::string ref_dir;   // source-model reference dump (the truth)
-  std::string got_dir;   // the device run's outputs
-  std::string log_path;  // logcat / console text of that run
-  std::string device;    // "Pixel 8a (Mali-G615)"
-  std::string runtime;   // "2.1.6", "LiteRT 2.1.6"
+  std::string ref_dir;      // source-model reference dump (the truth)
+  std::string got_dir;      // the device run's outputs
+  std::string log_path;     // logcat / console text of that run
+  std::string device;       // "Pixel 8a (Mali-G615)"
+  std::string runtime;      // "2.1.6", "LiteRT 2.1.6"
   std::string accelerator;  // "gpu" | "cpu"
   std::vector<GateSpec> gates;
   GateOptions gate_options;

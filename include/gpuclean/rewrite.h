@@ -49,9 +49,9 @@ struct PassOptions {
 
 // One place a pass rewrote.
 struct Site {
-  int node = -1;    // op index in the graph the pass was given
-  std::string op;   // that op's name ("TRANSPOSE_CONV")
-  std::string what; // one line: what replaced it
+  int node = -1;     // op index in the graph the pass was given
+  std::string op;    // that op's name ("TRANSPOSE_CONV")
+  std::string what;  // one line: what replaced it
 };
 
 // A graph input a pass added whose value the host must feed: a baked
@@ -140,7 +140,7 @@ struct OutputDelta {
   std::string output;       // output tensor name
   double max_abs_diff = 0;  // over elements where the original is not NaN
   double max_abs_ref = 0;
-  double allowed = 0;       // bound * max(1, max_abs_ref)
+  double allowed = 0;  // bound * max(1, max_abs_ref)
 };
 
 struct PassOutcome {
@@ -206,8 +206,8 @@ struct TargetsFixResult {
   std::vector<HostInput> host_inputs;
   std::vector<std::pair<std::string, FixResult>> steps;  // target, result, in the order run
   std::vector<std::pair<std::string, FixResult>> final;  // one per target
-  bool proven = false;  // every step proven
-  bool ok = false;      // proven and no target has an error left
+  bool proven = false;                                   // every step proven
+  bool ok = false;                                       // proven and no target has an error left
   // The final model as one FixResult (the first target's verdict) for WriteResult.
   FixResult AsFixResult() const;
 };

@@ -37,7 +37,7 @@ struct RunRequest {
   int threads = 1;
   int repeat = 1;
   std::string out_dir;
-  std::string dump_dir;  // empty: no tensor dump
+  std::string dump_dir;       // empty: no tensor dump
   image::ImageInputs images;  // photographs; written to out_dir/in<i>.npy like generated inputs
 };
 

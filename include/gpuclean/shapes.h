@@ -81,8 +81,8 @@ struct WindowPadding {
   int32_t before = 0;
   int32_t after = 0;
 };
-WindowPadding ComputeWindowPadding(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride,
-                                   int32_t dilation, int32_t out);
+WindowPadding ComputeWindowPadding(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation,
+                                   int32_t out);
 
 // A strided slice resolved against a concrete input shape. Ellipsis and
 // new-axis bits are already expanded: `effective_shape` is the input shape

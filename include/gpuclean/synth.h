@@ -32,17 +32,17 @@ struct ExpectedBreak {
 };
 
 struct SynthGraph {
-  std::string name;   // "rank5-reshape", "rank5-reshape.ok", "layernorm-256.fixed"
+  std::string name;  // "rank5-reshape", "rank5-reshape.ok", "layernorm-256.fixed"
   Group group = Group::kProbe;
-  bool fixed = false;        // the near-miss (`.ok`) or the fixed form (`.fixed`)
-  std::string counterpart;   // the other half of the pair
-  std::string shows;         // one line: what the graph shows
+  bool fixed = false;       // the near-miss (`.ok`) or the fixed form (`.fixed`)
+  std::string counterpart;  // the other half of the pair
+  std::string shows;        // one line: what the graph shows
   // Probes: the lint rule the bad graph triggers, and the target whose
   // matrix configures it (the near-miss carries the same two).
   std::string rule;
   std::string target;
-  ExpectedBreak expected;    // broken patterns only
-  std::string input_doc;     // patterns: how in0 is made (docs/synth.md)
+  ExpectedBreak expected;  // broken patterns only
+  std::string input_doc;   // patterns: how in0 is made (docs/synth.md)
   std::function<ir::Model()> build;
   // Patterns: the inputs that trigger the failure, in graph input order.
   std::function<std::vector<npy::Array>()> inputs;

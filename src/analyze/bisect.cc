@@ -88,8 +88,7 @@ bool Diverged(const Metrics& m, double min_correlation, bool resolvable = true) 
   if (std::isnan(m.correlation)) return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
   // Low spread: a poor correlation alone is rounding noise; it takes a large
   // relative error too. (Never flags a tensor the correlation accepts.)
-  if (!resolvable && m.correlation < min_correlation)
-    return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
+  if (!resolvable && m.correlation < min_correlation) return !(m.relative_error <= kMaxRelativeErrorWithoutCorrelation);
   return m.correlation < min_correlation;
 }
 
@@ -166,8 +165,7 @@ int64_t ReducedExtent(const ir::Op& op, const Taps& a, const ir::Subgraph& g) {
         return static_cast<int64_t>(w[1]) * w[2] * w[3];
       }
       return 0;
-    default:
-      return shape.empty() ? 1 : shape.back();
+    default: return shape.empty() ? 1 : shape.back();
   }
 }
 
@@ -214,9 +212,7 @@ bool RescalesReduction(const ir::Subgraph& g, const ir::Op& op, int hops = 2) {
   return false;
 }
 
-std::string Pct(int64_t part, int64_t whole) {
-  return whole > 0 ? fmt::format("{}/{}", part, whole) : "0";
-}
+std::string Pct(int64_t part, int64_t whole) { return whole > 0 ? fmt::format("{}/{}", part, whole) : "0"; }
 
 void SetFix(BisectReport& report, const char* pass, const char* why) {
   report.fix_pass = pass;
@@ -257,7 +253,8 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
     for (const TensorDivergence& d : report.tensors)
       if (d.tensor == t) {
         if (std::isfinite(d.metrics.relative_error)) input_error = std::max(input_error, d.metrics.relative_error);
-        if (std::isfinite(d.metrics.correlation)) input_correlation = std::min(input_correlation, d.metrics.correlation);
+        if (std::isfinite(d.metrics.correlation))
+          input_correlation = std::min(input_correlation, d.metrics.correlation);
       }
 
   const bool nonfinite = m.nonfinite_got > m.nonfinite_ref;
@@ -267,15 +264,16 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
                                          Pct(m.nonfinite_got, m.count), report.b, report.a, m.nonfinite_ref)
                            : "";
     if (accumulated > kHalfMax)
-      report.why += fmt::format("{}the accumulation reaches |{:.6g}| > 65504 (half max){}", report.why.empty() ? "" : "; ",
-                                accumulated, extent > 1 ? fmt::format(" over {} elements", extent) : "");
+      report.why +=
+          fmt::format("{}the accumulation reaches |{:.6g}| > 65504 (half max){}", report.why.empty() ? "" : "; ",
+                      accumulated, extent > 1 ? fmt::format(" over {} elements", extent) : "");
     else if (m.max_abs_ref > kHalfMax)
-      report.why += fmt::format("{}values reach |{:.6g}| > 65504 in {}", report.why.empty() ? "" : "; ",
-                                m.max_abs_ref, report.a);
+      report.why +=
+          fmt::format("{}values reach |{:.6g}| > 65504 in {}", report.why.empty() ? "" : "; ", m.max_abs_ref, report.a);
     // A norm overflowing on a large conv's outputs (conv ~5000 then
     // InstanceNorm): the conv is the cause, scaling it down the exact fix.
-    const bool in_norm = IsOp(op, {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM}) ||
-                         NormFollows(g, consumers, brk.tensor);
+    const bool in_norm =
+        IsOp(op, {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM}) || NormFollows(g, consumers, brk.tensor);
     if (const int conv = in_norm ? LargeDotProductUpstream(g, a, op) : -1; conv >= 0) {
       report.cause = Cause::kLargeActivationConv;
       report.why += fmt::format("; the norm is fed by op {} ({}) whose outputs exceed {} in {}", conv,
@@ -333,17 +331,19 @@ void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double
   }
   if (input_correlation < 0.9999 && input_error > 0 && m.relative_error < 4 * input_error) {
     report.cause = Cause::kPrecisionCompounding;
-    report.why = fmt::format("inputs had already drifted (correlation {:.6f}, relative error {:.3g}); this op adds "
-                             "little (relative error {:.3g}) - no single op breaks",
-                             input_correlation, input_error, m.relative_error);
+    report.why = fmt::format(
+        "inputs had already drifted (correlation {:.6f}, relative error {:.3g}); this op adds "
+        "little (relative error {:.3g}) - no single op breaks",
+        input_correlation, input_error, m.relative_error);
     SetFix(report, "split-graph", "no overflow patch helps; keep the deep block on the CPU (hybrid split)");
     return;
   }
   report.cause = Cause::kPrecisionLoss;
   report.why = std::isnan(m.correlation)
-                   ? fmt::format("relative error {:.3g} at this op (too few distinct values for a correlation) "
-                                 "with inputs at correlation {:.6f}",
-                                 m.relative_error, input_correlation)
+                   ? fmt::format(
+                         "relative error {:.3g} at this op (too few distinct values for a correlation) "
+                         "with inputs at correlation {:.6f}",
+                         m.relative_error, input_correlation)
                    : fmt::format("correlation falls to {:.6f} (threshold {}) at this op with inputs at {:.6f}",
                                  m.correlation, min_correlation, input_correlation);
   SetFix(report, "split-graph", kHybridFix);
@@ -436,7 +436,8 @@ BisectReport Bisect(const BisectSide& a, const BisectSide& b, const std::vector<
       if (it != record_of.end() && report.tensors[it->second].metrics.nonfinite_got > 0) finite_inputs = false;
     }
     if (finite_inputs) {
-      report.nonfinite_origin = NonFiniteOrigin{d.op_index, d.op_name, d.name, d.metrics.nonfinite_got, d.metrics.count};
+      report.nonfinite_origin =
+          NonFiniteOrigin{d.op_index, d.op_name, d.name, d.metrics.nonfinite_got, d.metrics.count};
       break;
     }
   }
@@ -463,11 +464,16 @@ nlohmann::json ToJson(const BisectReport& r) {
   for (const Metrics& m : r.outputs) j["outputs"].push_back(ToJson(m));
   if (r.first_break) {
     const TensorDivergence& d = r.tensors[*r.first_break];
-    j["first_break"] = {{"op", d.op_index},       {"op_name", d.op_name},
-                        {"tensor", d.tensor},      {"name", d.name},
-                        {"depth", d.depth},        {"shape", d.shape},
-                        {"metrics", ToJson(d.metrics)}, {"cause", CauseName(r.cause)},
-                        {"why", r.why},            {"fix_pass", r.fix_pass},
+    j["first_break"] = {{"op", d.op_index},
+                        {"op_name", d.op_name},
+                        {"tensor", d.tensor},
+                        {"name", d.name},
+                        {"depth", d.depth},
+                        {"shape", d.shape},
+                        {"metrics", ToJson(d.metrics)},
+                        {"cause", CauseName(r.cause)},
+                        {"why", r.why},
+                        {"fix_pass", r.fix_pass},
                         {"fix", r.fix}};
   } else {
     j["first_break"] = nullptr;
@@ -494,9 +500,10 @@ nlohmann::json ToJson(const BisectReport& r) {
 }
 
 std::string RenderText(const BisectReport& r) {
-  std::string s = fmt::format("bisect {}: {} vs {}, {} tensors compared (diverged: correlation < {} or new "
-                              "non-finite values)\n",
-                              r.model, r.a, r.b, r.tensors.size(), r.min_correlation);
+  std::string s = fmt::format(
+      "bisect {}: {} vs {}, {} tensors compared (diverged: correlation < {} or new "
+      "non-finite values)\n",
+      r.model, r.a, r.b, r.tensors.size(), r.min_correlation);
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     const Metrics& m = r.outputs[i];
     s += fmt::format("  output {}: correlation {:.6f}  max|diff| {:.4g}  max|x| {:.4g} / {:.4g}  non-finite {} / {}\n",
@@ -509,10 +516,11 @@ std::string RenderText(const BisectReport& r) {
     const Metrics& m = d.metrics;
     s += fmt::format("first break: op {} ({}) -> '{}' [{}], depth {}\n", d.op_index, d.op_name, d.name,
                      fmt::join(d.shape, ","), d.depth);
-    s += fmt::format("  correlation {:.6f}  cosine {:.6f}  max|diff| {:.4g}  rel.err {:.4g}  max|x| {:.4g} ({}) / "
-                     "{:.4g} ({})  non-finite {} / {}\n",
-                     m.correlation, m.cosine, m.max_abs_diff, m.relative_error, m.max_abs_ref, r.a, m.max_abs_got, r.b,
-                     m.nonfinite_ref, m.nonfinite_got);
+    s += fmt::format(
+        "  correlation {:.6f}  cosine {:.6f}  max|diff| {:.4g}  rel.err {:.4g}  max|x| {:.4g} ({}) / "
+        "{:.4g} ({})  non-finite {} / {}\n",
+        m.correlation, m.cosine, m.max_abs_diff, m.relative_error, m.max_abs_ref, r.a, m.max_abs_got, r.b,
+        m.nonfinite_ref, m.nonfinite_got);
     s += fmt::format("  cause: {} - {}\n", CauseName(r.cause), r.why);
     s += fmt::format("  fix:   {} - {}\n", r.fix_pass, r.fix);
   }

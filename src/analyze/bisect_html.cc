@@ -41,7 +41,9 @@ std::string Colour(const TensorDivergence& d, double min_correlation) {
   return "#e53935";
 }
 
-std::string NumberText(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : (std::isnan(x) ? "NaN" : "inf"); }
+std::string NumberText(double x) {
+  return std::isfinite(x) ? fmt::format("{:.6g}", x) : (std::isnan(x) ? "NaN" : "inf");
+}
 
 }  // namespace
 
@@ -65,10 +67,11 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
           "<g><title>op {} {} -> {}\ncorrelation {}\nmax|diff| {}\nmax|x| {} / {}\nnon-finite {} / {}</title>"
           "<rect x='{}' y='{}' width='{}' height='{}' rx='4' fill='{}' stroke='{}' stroke-width='{}'/>"
           "<text x='{}' y='{}' font-size='10' text-anchor='middle'>{} {}</text></g>\n",
-          d.op_index, Escape(d.op_name), Escape(d.name), NumberText(d.metrics.correlation), NumberText(d.metrics.max_abs_diff),
-          NumberText(d.metrics.max_abs_ref), NumberText(d.metrics.max_abs_got), d.metrics.nonfinite_ref, d.metrics.nonfinite_got, x,
-          y, kBoxW, kBoxH, Colour(d, r.min_correlation), is_break ? "#000" : "#555", is_break ? 4 : 1, x + kBoxW / 2,
-          y + 17, d.op_index, Escape(d.op_name.substr(0, 14)));
+          d.op_index, Escape(d.op_name), Escape(d.name), NumberText(d.metrics.correlation),
+          NumberText(d.metrics.max_abs_diff), NumberText(d.metrics.max_abs_ref), NumberText(d.metrics.max_abs_got),
+          d.metrics.nonfinite_ref, d.metrics.nonfinite_got, x, y, kBoxW, kBoxH, Colour(d, r.min_correlation),
+          is_break ? "#000" : "#555", is_break ? 4 : 1, x + kBoxW / 2, y + 17, d.op_index,
+          Escape(d.op_name.substr(0, 14)));
     }
     y += kBoxH + kGapY;
     ++row_index;
@@ -108,7 +111,8 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
       "<svg width='{0}' height='{1}' xmlns='http://www.w3.org/2000/svg'>"
       "<rect x='{2}' y='{2}' width='{3}' height='{4}' fill='none' stroke='#333'/>"
       "<line x1='{2}' x2='{5}' y1='{6:.1f}' y2='{6:.1f}' stroke='#e53935' stroke-dasharray='4'/>"
-      "<text x='{2}' y='{7}' font-size='11'>correlation {8} (top 1.0) against depth 0..{9}; dashed: threshold {10}</text>"
+      "<text x='{2}' y='{7}' font-size='11'>correlation {8} (top 1.0) against depth 0..{9}; dashed: threshold "
+      "{10}</text>"
       "{11}</svg>",
       kPlotW, kPlotH, kPad, kPlotW - 2 * kPad, kPlotH - 2 * kPad, kPlotW - kPad, py(r.min_correlation), kPad - 8,
       NumberText(min_corr), max_depth, r.min_correlation, points);
@@ -118,12 +122,13 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
     const TensorDivergence& d = r.tensors[*r.first_break];
     summary = fmt::format(
         "<div class='break'><h2>First break: op {} ({}) &rarr; <code>{}</code></h2>"
-        "<p>correlation {} &middot; cosine {} &middot; max|diff| {} &middot; relative error {} &middot; max|x| {} ({}) / "
+        "<p>correlation {} &middot; cosine {} &middot; max|diff| {} &middot; relative error {} &middot; max|x| {} ({}) "
+        "/ "
         "{} ({}) &middot; non-finite {} / {}</p><p><b>Cause:</b> {} &mdash; {}</p><p><b>Fix:</b> <code>{}</code> "
         "&mdash; {}</p></div>",
         d.op_index, Escape(d.op_name), Escape(d.name), NumberText(d.metrics.correlation), NumberText(d.metrics.cosine),
-        NumberText(d.metrics.max_abs_diff), NumberText(d.metrics.relative_error), NumberText(d.metrics.max_abs_ref), Escape(r.a),
-        NumberText(d.metrics.max_abs_got), Escape(r.b), d.metrics.nonfinite_ref, d.metrics.nonfinite_got,
+        NumberText(d.metrics.max_abs_diff), NumberText(d.metrics.relative_error), NumberText(d.metrics.max_abs_ref),
+        Escape(r.a), NumberText(d.metrics.max_abs_got), Escape(r.b), d.metrics.nonfinite_ref, d.metrics.nonfinite_got,
         CauseName(r.cause), Escape(r.why), Escape(r.fix_pass), Escape(r.fix));
   } else {
     summary = "<div class='ok'><h2>No op diverges</h2></div>";
@@ -131,8 +136,8 @@ std::string RenderHtml(const BisectReport& r, const ir::Subgraph& graph) {
   std::string outputs;
   for (size_t i = 0; i < r.outputs.size(); ++i)
     outputs += fmt::format("<tr><td>output {}</td><td>{}</td><td>{}</td><td>{} / {}</td></tr>", i,
-                           NumberText(r.outputs[i].correlation), NumberText(r.outputs[i].max_abs_diff), r.outputs[i].nonfinite_ref,
-                           r.outputs[i].nonfinite_got);
+                           NumberText(r.outputs[i].correlation), NumberText(r.outputs[i].max_abs_diff),
+                           r.outputs[i].nonfinite_ref, r.outputs[i].nonfinite_got);
 
   return fmt::format(
       "<!DOCTYPE html><html><head><meta charset='utf-8'><title>gpuclean bisect {0}</title><style>"

@@ -27,7 +27,8 @@ bool IsFloat(ir::DType dtype) {
 bool IsGeneratedInputName(const std::string& file_name) {
   if (!file_name.starts_with("in") || !file_name.ends_with(".npy")) return false;
   const std::string digits = file_name.substr(2, file_name.size() - 6);
-  return !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !digits.empty() &&
+         std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 std::string Stem(const std::string& file_name) {
@@ -82,7 +83,8 @@ TensorComparison CompareFiles(const std::string& name, const std::string& ref_pa
   try {
     t.metrics = Compare(ref, got);
     for (const GateSpec& spec : options.gates)
-      if (spec.tensor.empty() || spec.tensor == name) t.gates.push_back(ApplyGate(spec, ref, got, t.metrics, options.gate_options));
+      if (spec.tensor.empty() || spec.tensor == name)
+        t.gates.push_back(ApplyGate(spec, ref, got, t.metrics, options.gate_options));
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kBadInput) throw;
     throw Error(ErrorKind::kBadInput, fmt::format("{} vs {}: {}", ref_path, got_path, e.what()));
@@ -153,13 +155,14 @@ CompareReport CompareOutputs(const std::string& ref, const std::string& got, con
       if (std::find(report.skipped_inputs.begin(), report.skipped_inputs.end(), s) == report.skipped_inputs.end())
         report.skipped_inputs.push_back(s);
     for (const auto& [name, path] : a.files) {
-      if (auto it = b.files.find(name); it != b.files.end()) pairs.push_back({Stem(name), {path, it->second}});
-      else report.only_in_ref.push_back(name);
+      if (auto it = b.files.find(name); it != b.files.end())
+        pairs.push_back({Stem(name), {path, it->second}});
+      else
+        report.only_in_ref.push_back(name);
     }
     for (const auto& [name, path] : b.files)
       if (!a.files.count(name)) report.only_in_got.push_back(name);
-    if (pairs.empty())
-      ThrowBadInput(fmt::format("{} and {} have no .npy file name in common", ref, got));
+    if (pairs.empty()) ThrowBadInput(fmt::format("{} and {} have no .npy file name in common", ref, got));
     const auto by_name = [](const auto& x, const auto& y) { return NaturalLess(x.first, y.first); };
     std::sort(pairs.begin(), pairs.end(), by_name);
     std::sort(report.only_in_ref.begin(), report.only_in_ref.end(), NaturalLess);
@@ -171,7 +174,9 @@ CompareReport CompareOutputs(const std::string& ref, const std::string& got, con
   for (const GateSpec& spec : options.gates) {
     if (spec.tensor.empty()) continue;
     const bool found = std::any_of(pairs.begin(), pairs.end(), [&](const auto& p) { return p.first == spec.tensor; });
-    if (!found) throw Error(ErrorKind::kUsage, fmt::format("--gate {}:{}: no tensor named {} is compared", spec.tensor, spec.text, spec.tensor));
+    if (!found)
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("--gate {}:{}: no tensor named {} is compared", spec.tensor, spec.text, spec.tensor));
   }
 
   int float_tensors = 0;
@@ -236,8 +241,9 @@ std::string RenderText(const CompareReport& r) {
                               r.got_accelerator.empty() ? "" : " (" + r.got_accelerator + " run)");
   size_t name_width = 6;
   for (const TensorComparison& t : r.tensors) name_width = std::max(name_width, t.name.size());
-  s += fmt::format("{:<{}}  {:<16}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {}\n", "tensor", name_width,
-                   "shape", "corr", "cosine", "max abs", "mean abs", "rel err", "SNR dB", "non-finite", "bit-identical");
+  s +=
+      fmt::format("{:<{}}  {:<16}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {}\n", "tensor", name_width,
+                  "shape", "corr", "cosine", "max abs", "mean abs", "rel err", "SNR dB", "non-finite", "bit-identical");
   for (const TensorComparison& t : r.tensors) {
     const Metrics& m = t.metrics;
     std::string shape = ShapeText(t.ref_shape);
@@ -252,18 +258,22 @@ std::string RenderText(const CompareReport& r) {
   for (const TensorComparison& t : r.tensors)
     for (const GateResult& g : t.gates) {
       (g.passed ? passed : failed)++;
-      gates += fmt::format("  {:<{}}  {:<14}  {}  {}\n", t.name, name_width, g.gate, g.passed ? "pass" : "FAIL", g.detail);
+      gates +=
+          fmt::format("  {:<{}}  {:<14}  {}  {}\n", t.name, name_width, g.gate, g.passed ? "pass" : "FAIL", g.detail);
     }
   if (!gates.empty()) s += "\ngates:\n" + gates;
   if (!r.skipped_inputs.empty())
     s += fmt::format("\nskipped generated inputs: {}\n", fmt::join(r.skipped_inputs, ", "));
   if (!r.only_in_ref.empty()) s += fmt::format("\nonly in REF: {}\n", fmt::join(r.only_in_ref, ", "));
-  if (!r.only_in_got.empty()) s += fmt::format("{}only in GOT: {}\n", r.only_in_ref.empty() ? "\n" : "", fmt::join(r.only_in_got, ", "));
+  if (!r.only_in_got.empty())
+    s += fmt::format("{}only in GOT: {}\n", r.only_in_ref.empty() ? "\n" : "", fmt::join(r.only_in_got, ", "));
   if (r.residency) s += "\n" + RenderResidency(*r.residency, r.log_path);
   if (const std::string warning = SilentFallbackWarning(r); !warning.empty()) s += "\n" + warning;
   std::string verdict;
-  if (passed + failed > 0) verdict = fmt::format("{} gate(s) passed, {} failed", passed, failed);
-  else verdict = "no gates given";
+  if (passed + failed > 0)
+    verdict = fmt::format("{} gate(s) passed, {} failed", passed, failed);
+  else
+    verdict = "no gates given";
   if (!r.only_in_ref.empty() || !r.only_in_got.empty()) verdict += "; files missing on one side";
   if (r.silent_fallback_suspected) verdict += "; silent fallback suspected";
   s += fmt::format("\nresult: {} ({})\n", r.exit_code() == 0 ? "PASS" : "FAIL", verdict);

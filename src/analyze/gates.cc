@@ -42,8 +42,8 @@ std::pair<int64_t, int64_t> Rows(const npy::Array& a) {
 
 void RequireSameRows(const npy::Array& ref, const npy::Array& got, const char* gate) {
   if (Rows(ref) != Rows(got))
-    ThrowBadInput(fmt::format("{} gate: shapes {} and {} do not have the same rows (last axis)", gate, Shape(ref),
-                              Shape(got)));
+    ThrowBadInput(
+        fmt::format("{} gate: shapes {} and {} do not have the same rows (last axis)", gate, Shape(ref), Shape(got)));
 }
 
 // numpy's argmax: the first index of the maximum; a NaN is the maximum.
@@ -159,7 +159,8 @@ GateSpec ParseGate(const std::string& text) {
   } else if (auto v = after("topk=")) {
     spec.kind = GateKind::kTopK;
     const double k = ParseNumber(*v, text);
-    if (k < 1 || k != std::floor(k) || k > 1e9) UsageError(fmt::format("--gate '{}': K must be a positive integer", text));
+    if (k < 1 || k != std::floor(k) || k > 1e9)
+      UsageError(fmt::format("--gate '{}': K must be a positive integer", text));
     spec.k = static_cast<int>(k);
   } else if (gate == "argmax") {
     spec.kind = GateKind::kArgmax;
@@ -191,8 +192,7 @@ GateResult CorrelationGate(const Metrics& m, double min_correlation) {
   const bool same_nonfinite = m.nonfinite_ref == m.nonfinite_got;
   r.passed = same_nonfinite && m.correlation >= min_correlation;  // NaN fails
   r.detail = fmt::format("correlation {:.6f}", m.correlation);
-  if (!same_nonfinite)
-    r.detail += fmt::format(" (non-finite: {} in REF, {} in GOT)", m.nonfinite_ref, m.nonfinite_got);
+  if (!same_nonfinite) r.detail += fmt::format(" (non-finite: {} in REF, {} in GOT)", m.nonfinite_ref, m.nonfinite_got);
   return r;
 }
 
@@ -205,8 +205,7 @@ GateResult AbsDiffGate(const Metrics& m, const char* name, const char* what, dou
   const bool same_nonfinite = m.nonfinite_ref == m.nonfinite_got;
   r.passed = same_nonfinite && value <= bound;
   r.detail = fmt::format("{} {:.6g}", what, value);
-  if (!same_nonfinite)
-    r.detail += fmt::format(" (non-finite: {} in REF, {} in GOT)", m.nonfinite_ref, m.nonfinite_got);
+  if (!same_nonfinite) r.detail += fmt::format(" (non-finite: {} in REF, {} in GOT)", m.nonfinite_ref, m.nonfinite_got);
   return r;
 }
 
@@ -254,7 +253,8 @@ GateResult ArgmaxGate(const npy::Array& ref, const npy::Array& got) {
   r.passed = equal + ties == rows;
   r.value = rows ? static_cast<double>(equal + ties) / static_cast<double>(rows) : 1.0;
   r.detail = fmt::format("argmax equal in {} rows", Fraction(equal, rows));
-  if (ties > 0) r.detail += fmt::format(", {} swapped at near-ties (reference scores closer than the row's noise)", ties);
+  if (ties > 0)
+    r.detail += fmt::format(", {} swapped at near-ties (reference scores closer than the row's noise)", ties);
   if (first_bad >= 0) r.detail += fmt::format(" (first mismatch row {}: {} vs {})", first_bad, bad_a, bad_b);
   return r;
 }
@@ -267,8 +267,10 @@ GateResult TopKGate(const npy::Array& ref, const npy::Array& got, int k) {
   const std::vector<double> a = ToDoubles(ref), b = ToDoubles(got);
   int64_t equal = 0, first_bad = -1;
   for (int64_t row = 0; row < rows; ++row) {
-    if (TopKOfRow(a.data() + row * width, width, k) == TopKOfRow(b.data() + row * width, width, k)) ++equal;
-    else if (first_bad < 0) first_bad = row;
+    if (TopKOfRow(a.data() + row * width, width, k) == TopKOfRow(b.data() + row * width, width, k))
+      ++equal;
+    else if (first_bad < 0)
+      first_bad = row;
   }
   GateResult r;
   r.gate = fmt::format("topk={}", k);
@@ -422,8 +424,10 @@ GateResult EqualGate(const npy::Array& ref, const npy::Array& got) {
   for (size_t i = 0; i < a.size(); ++i) {
     // Rounded so that a float-typed label tensor (3.0000002) still reads as 3;
     // NaN never equals anything.
-    if (std::nearbyint(a[i]) == std::nearbyint(b[i])) ++equal;
-    else if (first_bad < 0) first_bad = static_cast<int64_t>(i);
+    if (std::nearbyint(a[i]) == std::nearbyint(b[i]))
+      ++equal;
+    else if (first_bad < 0)
+      first_bad = static_cast<int64_t>(i);
   }
   const int64_t n = static_cast<int64_t>(a.size());
   GateResult r;

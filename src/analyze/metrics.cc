@@ -1,5 +1,5 @@
-#include "gpuclean/half.h"
 #include "gpuclean/metrics.h"
+#include "gpuclean/half.h"
 
 #include <fmt/format.h>
 

@@ -62,9 +62,12 @@ std::string Today() {
 std::string Cell(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -108,8 +111,9 @@ std::string ResidencyCell(const probe::Residency& r, const std::string& accelera
         Refuse("the log shows full GPU delegation without a node count; pass --model MODEL to count the nodes");
       cell = fmt::format("{0}/{0} nodes (counted from the model), 1 partition", *model_node_count);
     } else {
-      Refuse("the log has no residency line (\"Replacing N out of M node(s) with delegate ...\" or \"N operations "
-             "will run on the GPU ...\"); a GPU record needs one");
+      Refuse(
+          "the log has no residency line (\"Replacing N out of M node(s) with delegate ...\" or \"N operations "
+          "will run on the GPU ...\"); a GPU record needs one");
     }
     if (r.fallback == "wasm") cell += "; whole model fell back to WASM";
     if (!r.compile_errors.empty()) cell += "; compile failed";
@@ -136,7 +140,8 @@ std::string MarkdownRow(const RecordRow& row) {
 }
 
 std::string AppendRecordRow(const std::string& readme, const std::string& row) {
-  static const std::string kHeader = "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
+  static const std::string kHeader =
+      "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
   static const std::string kRule = "|---|---|---|---|---|---|---|";
   std::vector<std::string> lines;  // split on '\n'; a trailing '\r' stays in its line
   for (size_t pos = 0;;) {
@@ -228,8 +233,10 @@ RecordResult Record(const RecordRequest& q) {
   row.runtime = Trim(q.runtime);
   row.residency = ResidencyCell(residency, q.accelerator, model_nodes, ContainsNoCase(*log_text, "xnnpack"));
 
-  if (!fs::is_directory(q.ref_dir)) throw Error(ErrorKind::kUsage, "--ref must be a folder of .npy files: " + q.ref_dir);
-  if (!fs::is_directory(q.got_dir)) throw Error(ErrorKind::kUsage, "--got must be a folder of .npy files: " + q.got_dir);
+  if (!fs::is_directory(q.ref_dir))
+    throw Error(ErrorKind::kUsage, "--ref must be a folder of .npy files: " + q.ref_dir);
+  if (!fs::is_directory(q.got_dir))
+    throw Error(ErrorKind::kUsage, "--got must be a folder of .npy files: " + q.got_dir);
   CompareOptions options{q.gates, q.gate_options, q.accelerator};
   result.comparison = CompareOutputs(q.ref_dir, q.got_dir, options);
   result.comparison.residency = residency;
@@ -241,8 +248,10 @@ RecordResult Record(const RecordRequest& q) {
   int64_t extra_nonfinite = 0;
   bool corr_nan = false;
   for (const TensorComparison& t : c.tensors) {
-    if (std::isnan(t.metrics.correlation)) corr_nan = true;
-    else min_corr = std::min(min_corr, t.metrics.correlation);
+    if (std::isnan(t.metrics.correlation))
+      corr_nan = true;
+    else
+      min_corr = std::min(min_corr, t.metrics.correlation);
     if (!std::isnan(t.metrics.max_abs_diff)) max_abs = std::max(max_abs, t.metrics.max_abs_diff);
     extra_nonfinite += std::max<int64_t>(0, t.metrics.nonfinite_got - t.metrics.nonfinite_ref);
   }
@@ -255,7 +264,8 @@ RecordResult Record(const RecordRequest& q) {
     const GateOutcome o = Outcome(c, spec);
     const std::string label = GateLabel(spec);
     std::string text = o.passed ? label + " pass" : label + " FAIL (" + o.first_failure + ")";
-    if (o.passed && (spec.kind == GateKind::kIou || spec.kind == GateKind::kBoxIou || spec.kind == GateKind::kMaskIou)) text += fmt::format(" (min {:.4g})", o.min_value);
+    if (o.passed && (spec.kind == GateKind::kIou || spec.kind == GateKind::kBoxIou || spec.kind == GateKind::kMaskIou))
+      text += fmt::format(" (min {:.4g})", o.min_value);
     if (IsNumericGate(spec.kind)) {
       std::string& cell = spec.kind == GateKind::kCorrelation ? row.correlation : row.max_abs;
       cell += fmt::format("; {}", o.passed ? label + " pass" : label + " FAIL");

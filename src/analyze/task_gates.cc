@@ -87,17 +87,18 @@ std::vector<OutputGate> InferOne(int output, const ir::Tensor& tensor, const npy
     return {Gate(output, fmt::format("corr>={}", kMapCorrelation),
                  fmt::format("multi-channel spatial map {} (heatmaps, features) -> correlation", shown))};
   if (!shape.empty() && shape.back() >= 2 && NameSaysScores(tensor.name))
-    return {Gate(output, "argmax", fmt::format("score vector {} named '{}' -> argmax of the last axis", shown,
-                                               tensor.name))};
+    return {Gate(output, "argmax",
+                 fmt::format("score vector {} named '{}' -> argmax of the last axis", shown, tensor.name))};
   if (!float_output)
     return {Gate(output, "equal", fmt::format("{} output {} -> equal", ir::DTypeName(ref.dtype), shown))};
   const double scale = std::max({1.0, range.hi - range.lo, range.max_abs});
   if (ref.num_elements() <= 4)  // a flag or a score: one value, where a mean says nothing more
     return {Gate(output, fmt::format("maxabs<={:.4g}", kRegressionMaxFraction * scale),
                  fmt::format("score or flag {} at scale {:.4g} -> within 5% of the scale", shown, scale))};
-  const std::string why = fmt::format("regression output {} (landmarks, boxes, scores) at scale {:.4g} -> mean abs "
-                                      "diff within 1% and every value within 5% of the scale, in its own units",
-                                      shown, scale);
+  const std::string why = fmt::format(
+      "regression output {} (landmarks, boxes, scores) at scale {:.4g} -> mean abs "
+      "diff within 1% and every value within 5% of the scale, in its own units",
+      shown, scale);
   return {Gate(output, fmt::format("meanabs<={:.4g}", kRegressionMeanFraction * scale), why),
           Gate(output, fmt::format("maxabs<={:.4g}", kRegressionMaxFraction * scale), why)};
 }
@@ -113,7 +114,8 @@ int ResolveOutput(const ir::Subgraph& g, const std::string& key) {
   for (int i = 0; i < n; ++i)
     if (g.tensors[g.outputs[i]].name == key) return i;
   throw Error(ErrorKind::kUsage, fmt::format("--gate {}:...: the model has no output '{}' (give out<i>, an index "
-                                             "below {}, or an output tensor name)", key, key, n));
+                                             "below {}, or an output tensor name)",
+                                             key, key, n));
 }
 
 }  // namespace

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "gpuclean/half.h"
 #include "gpuclean/builder.h"
 #include "gpuclean/error.h"
+#include "gpuclean/half.h"
 
 namespace gpuclean::builder {
 namespace {
@@ -119,8 +119,8 @@ int GraphBuilder::ConstInt8PerChannel(std::string name, Shape shape, const std::
                                       const std::vector<float>& scales, int32_t axis) {
   ExpectCount(name, shape, values.size());
   if (axis < 0 || axis >= static_cast<int32_t>(shape.size()) || static_cast<int32_t>(scales.size()) != shape[axis])
-    ThrowBadInput(fmt::format("constant '{}': {} scales for axis {} of {}", name, scales.size(), axis,
-                              ir::FormatShape(shape)));
+    ThrowBadInput(
+        fmt::format("constant '{}': {} scales for axis {} of {}", name, scales.size(), axis, ir::FormatShape(shape)));
   const int index = Const(std::move(name), tfl::TensorType_INT8, std::move(shape), BytesOf(values));
   ir::Quantization& q = graph_.tensors[index].quant;
   q.scale = scales;
@@ -185,8 +185,8 @@ std::string GraphBuilder::NextOpName(const std::string& op_name) const {
   return fmt::format("{}{}_{}", name_prefix_, LowerCase(op_name), graph_.ops.size());
 }
 
-std::vector<int> GraphBuilder::Op(tfl::BuiltinOperator code, std::vector<int> inputs,
-                                  tfl::BuiltinOptionsUnion options, int version) {
+std::vector<int> GraphBuilder::Op(tfl::BuiltinOperator code, std::vector<int> inputs, tfl::BuiltinOptionsUnion options,
+                                  int version) {
   if (code == tfl::BuiltinOperator_CUSTOM) ThrowBadInput("use Custom() for custom ops");
   for (int in : inputs)
     if (in != kNoInput) CheckTensor(in, "op input");
@@ -250,8 +250,8 @@ int GraphBuilder::Single(tfl::BuiltinOperator code, std::vector<int> inputs, tfl
   return outputs[0];
 }
 
-int GraphBuilder::AttributeConst(tfl::BuiltinOperator code, const std::string& role,
-                                 const std::vector<int32_t>& values, Shape shape) {
+int GraphBuilder::AttributeConst(tfl::BuiltinOperator code, const std::string& role, const std::vector<int32_t>& values,
+                                 Shape shape) {
   return ConstI32(fmt::format("{}/{}", NextOpName(ir::BuiltinName(code)), role), std::move(shape), values);
 }
 
@@ -285,9 +285,8 @@ ir::Model SingleOpGraph(const std::vector<Shape>& float_inputs, const OpMaker& m
 
 ir::Model SingleOpGraph(tfl::BuiltinOperator code, const std::vector<Shape>& float_inputs,
                         tfl::BuiltinOptionsUnion options) {
-  return SingleOpGraph(float_inputs, [&](GraphBuilder& b, const std::vector<int>& inputs) {
-    return b.Op(code, inputs, options);
-  });
+  return SingleOpGraph(float_inputs,
+                       [&](GraphBuilder& b, const std::vector<int>& inputs) { return b.Op(code, inputs, options); });
 }
 
 }  // namespace gpuclean::builder

@@ -31,7 +31,7 @@ class Signature {
   template <typename T>
   const T* options() const {
     return op_.options.type == tfl::BuiltinOptionsUnionTraits<T>::enum_value ? static_cast<const T*>(op_.options.value)
-                                                                            : nullptr;
+                                                                             : nullptr;
   }
 
  private:
@@ -51,8 +51,8 @@ int DefaultOpVersion(const ir::Subgraph& g, const ir::Op& op) {
   const Signature s(g, op);
   switch (op.code) {
     case tfl::BuiltinOperator_CONV_2D: {
-      const bool grouped = s.rank(0) == 4 && s.rank(1) == 4 &&
-                           g.tensors[op.inputs[0]].shape[3] != g.tensors[op.inputs[1]].shape[3];
+      const bool grouped =
+          s.rank(0) == 4 && s.rank(1) == 4 && g.tensors[op.inputs[0]].shape[3] != g.tensors[op.inputs[1]].shape[3];
       if (grouped) return 6;
       if (s.in(0) == kF32 && s.in(1) == kI8) return s.per_channel(1) ? 5 : 2;  // hybrid
       if (s.in(0) == kI8) return 3;
@@ -134,8 +134,7 @@ int DefaultOpVersion(const ir::Subgraph& g, const ir::Op& op) {
       if (s.in(0) == kI64) return 5;
       if (s.in(0) == kI8) return 2;
       return 1;
-    case tfl::BuiltinOperator_DIV:
-      return s.inputs_differ_in_shape() && s.max_rank() > 4 ? 2 : 1;
+    case tfl::BuiltinOperator_DIV: return s.inputs_differ_in_shape() && s.max_rank() > 4 ? 2 : 1;
     case tfl::BuiltinOperator_GATHER: {
       if (s.in(1) == tfl::TensorType_INT16) return 6;
       const auto* o = s.options<tfl::GatherOptionsT>();
@@ -144,8 +143,7 @@ int DefaultOpVersion(const ir::Subgraph& g, const ir::Op& op) {
       if (s.in(0) == kI8) return 2;
       return 1;
     }
-    case tfl::BuiltinOperator_GATHER_ND:
-      return s.in(0) == kBool ? 5 : 1;
+    case tfl::BuiltinOperator_GATHER_ND: return s.in(0) == kBool ? 5 : 1;
     case tfl::BuiltinOperator_SPLIT:  // the data is input 1; input 0 is the axis
       if (s.in(1) == kI32) return 3;
       if (s.in(1) == kI8) return 2;
@@ -154,8 +152,7 @@ int DefaultOpVersion(const ir::Subgraph& g, const ir::Op& op) {
       if (s.in(0) == kI32) return 5;
       if (s.in(0) == kI8) return 2;
       return 1;
-    case tfl::BuiltinOperator_FLOOR_DIV:
-      return s.in(0) == kF32 ? 2 : 1;
+    case tfl::BuiltinOperator_FLOOR_DIV: return s.in(0) == kF32 ? 2 : 1;
     case tfl::BuiltinOperator_DEQUANTIZE:
       if (s.in(0) == tfl::TensorType_FLOAT16 || s.in(0) == tfl::TensorType_INT16) return 3;
       if (s.in(0) == kI8) return s.per_channel(0) ? 5 : 2;
@@ -185,8 +182,7 @@ int DefaultOpVersion(const ir::Subgraph& g, const ir::Op& op) {
       if (s.in(0) == kBool) return 3;
       if (s.in(0) == kI8) return 2;
       return 1;
-    default:
-      return 1;
+    default: return 1;
   }
 }
 

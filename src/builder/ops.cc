@@ -134,8 +134,8 @@ int GraphBuilder::ZeroBias(tfl::BuiltinOperator code, int x, int filter, int cha
   return ConstF32(NextOpName(ir::BuiltinName(code)) + "/zero_bias", {channels}, std::vector<float>(channels, 0.0f));
 }
 
-int GraphBuilder::Conv2D(int x, int filter, int bias, tfl::Padding padding, int stride_w, int stride_h,
-                         Activation act, int dilation_w, int dilation_h) {
+int GraphBuilder::Conv2D(int x, int filter, int bias, tfl::Padding padding, int stride_w, int stride_h, Activation act,
+                         int dilation_w, int dilation_h) {
   tfl::Conv2DOptionsT o;
   o.padding = padding;
   o.stride_w = stride_w;
@@ -209,7 +209,8 @@ tfl::BuiltinOptionsUnion PoolOptions(tfl::Padding padding, int stride_w, int str
 
 int GraphBuilder::MaxPool2D(int x, tfl::Padding padding, int stride_w, int stride_h, int filter_w, int filter_h,
                             Activation act) {
-  return Single(tfl::BuiltinOperator_MAX_POOL_2D, {x}, PoolOptions(padding, stride_w, stride_h, filter_w, filter_h, act));
+  return Single(tfl::BuiltinOperator_MAX_POOL_2D, {x},
+                PoolOptions(padding, stride_w, stride_h, filter_w, filter_h, act));
 }
 
 int GraphBuilder::AveragePool2D(int x, tfl::Padding padding, int stride_w, int stride_h, int filter_w, int filter_h,
@@ -335,7 +336,8 @@ int GraphBuilder::Pad(int x, const Paddings& paddings) {
 int GraphBuilder::PadV2(int x, const Paddings& paddings, float value) {
   CheckTensor(x, "PADV2 input");
   constexpr auto kCode = tfl::BuiltinOperator_PADV2;
-  const int pads = AttributeConst(kCode, "paddings", FlattenPaddings(paddings), {static_cast<int32_t>(paddings.size()), 2});
+  const int pads =
+      AttributeConst(kCode, "paddings", FlattenPaddings(paddings), {static_cast<int32_t>(paddings.size()), 2});
   const std::string value_name = NextOpName(ir::BuiltinName(kCode)) + "/constant_values";
   int constant;
   switch (tensor(x).dtype) {
@@ -423,8 +425,7 @@ int GraphBuilder::ResizeNearestNeighbor(int x, int32_t height, int32_t width, bo
   o.align_corners = align_corners;
   o.half_pixel_centers = half_pixel_centers;
   return Single(tfl::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR,
-                {x, AttributeConst(tfl::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, "size", {height, width})},
-                Options(o));
+                {x, AttributeConst(tfl::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, "size", {height, width})}, Options(o));
 }
 
 int GraphBuilder::DepthToSpace(int x, int32_t block_size) {

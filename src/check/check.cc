@@ -11,9 +11,9 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/image.h"
-#include "gpuclean/rewrite.h"
 #include "gpuclean/inspect.h"
 #include "gpuclean/io.h"
+#include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
 
 namespace gpuclean::check {
@@ -163,7 +163,8 @@ void Decide(CheckReport& r) {
     r.verdict = Verdict::kNotVerified;
     std::vector<std::string> unverified;
     if (!unknown_ops.empty())
-      unverified.push_back(fmt::format("residency: {} has no entry for {}", r.lint.target, fmt::join(unknown_ops, ", ")));
+      unverified.push_back(
+          fmt::format("residency: {} has no entry for {}", r.lint.target, fmt::join(unknown_ops, ", ")));
     if (!numerics_ran) unverified.push_back("the fp16 numbers: " + r.numerics_skipped);
     r.verdict_line = fmt::format("not verified: lint finds nothing to fix, but these were not checked: {}",
                                  fmt::join(unverified, "; "));
@@ -205,12 +206,14 @@ void Decide(CheckReport& r) {
   }
   std::vector<std::string> in_graph;
   for (const std::string& p : passes)
-    if (!NeedsSplit(p) && rewrite::FindPass(p)) in_graph.push_back(p);
-    else if (!NeedsSplit(p)) r.manual_passes.push_back(p);
+    if (!NeedsSplit(p) && rewrite::FindPass(p))
+      in_graph.push_back(p);
+    else if (!NeedsSplit(p))
+      r.manual_passes.push_back(p);
   if (!in_graph.empty())
-    r.fix_command = fmt::format("gpuclean fix {} -o {} --target {} --passes {}", r.model,
-                                fs::path(r.model).stem().string() + ".fixed.tflite", r.lint.target,
-                                fmt::join(in_graph, ","));
+    r.fix_command =
+        fmt::format("gpuclean fix {} -o {} --target {} --passes {}", r.model,
+                    fs::path(r.model).stem().string() + ".fixed.tflite", r.lint.target, fmt::join(in_graph, ","));
 }
 
 std::string Num(double x) { return std::isfinite(x) ? fmt::format("{:.6f}", x) : (std::isnan(x) ? "n/a" : "inf"); }
@@ -261,9 +264,8 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
   r.model = model_path;
   // Bad input fails here, before any progress line.
   const ir::Model read = format::ReadModel(model_path);
-  auto model = std::make_shared<const ir::Model>(options.input_shapes.empty()
-                                                     ? read
-                                                     : exec::WithInputShapes(read, options.input_shapes));
+  auto model = std::make_shared<const ir::Model>(
+      options.input_shapes.empty() ? read : exec::WithInputShapes(read, options.input_shapes));
   r.matrix = lint::LoadMatrix((options.data_dir.empty() ? lint::DefaultDataDir() : options.data_dir) + "/compat",
                               options.target);
   const image::ImageInputs images = ChooseImages(model->main(), options);
@@ -282,9 +284,9 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
   progress("[3/4] bisect fp32 vs " + r.numeric_model + " (" + options.target + "'s fp16 model)");
   std::vector<analyze::OutputGate> gates;
   try {
-    r.bisect = analyze::Bisect({model, "fp32", exec::Precision::kFp32},
-                               {model, r.numeric_model, lint::NumericModel(r.matrix)}, inputs,
-                               {.threads = options.threads});
+    r.bisect =
+        analyze::Bisect({model, "fp32", exec::Precision::kFp32}, {model, r.numeric_model, lint::NumericModel(r.matrix)},
+                        inputs, {.threads = options.threads});
     r.bisect.model = model_path;
     gates = analyze::ResolveTaskGates(model->main(), options.gates, options.gate_options,
                                       analyze::InferTaskGates(model->main(), r.bisect.output_values_a));
@@ -322,7 +324,8 @@ CheckReport Check(const std::string& model_path, const CheckOptions& options) {
       r.fix_dry_run = "dry run failed: " + result.failure;
     } else {
       r.fix_dry_run = fmt::format("dry run: {} site(s) rewritten and proven", result.changed_sites());
-      if (!result.after.residency.empty()) r.fix_dry_run += "; after it, " + lint::PredictedLine(result.after.residency[0]);
+      if (!result.after.residency.empty())
+        r.fix_dry_run += "; after it, " + lint::PredictedLine(result.after.residency[0]);
       if (!result.ok) r.fix_dry_run += "; " + result.failure + " (gpuclean fix lists why)";
     }
   }
@@ -379,8 +382,8 @@ std::string RenderText(const CheckReport& r) {
   for (const lint::Finding& f : r.lint.findings) {
     if (!Matters(f)) continue;
     if (++shown > 8) {
-      s += fmt::format("  ... {} more (gpuclean lint {})\n", r.lint.count(lint::Severity::kError) +
-                                                                 r.lint.count(lint::Severity::kWarning) - 8, r.model);
+      s += fmt::format("  ... {} more (gpuclean lint {})\n",
+                       r.lint.count(lint::Severity::kError) + r.lint.count(lint::Severity::kWarning) - 8, r.model);
       break;
     }
     s += fmt::format("  {} node {} {}: {} -> {}\n", lint::SeverityName(f.severity), f.node, f.op, f.why,
@@ -395,9 +398,9 @@ std::string RenderText(const CheckReport& r) {
                      r.bisect.outputs[i].nonfinite_got);
   if (r.bisect.first_break) {
     const analyze::TensorDivergence& d = r.bisect.tensors[*r.bisect.first_break];
-    s += fmt::format("  first break: op {} ({}) '{}': correlation {}\n  cause: {} - {}\n  fix: {} - {}\n",
-                     d.op_index, d.op_name, d.name, Num(d.metrics.correlation), analyze::CauseName(r.bisect.cause),
-                     r.bisect.why, r.bisect.fix_pass, r.bisect.fix);
+    s += fmt::format("  first break: op {} ({}) '{}': correlation {}\n  cause: {} - {}\n  fix: {} - {}\n", d.op_index,
+                     d.op_name, d.name, Num(d.metrics.correlation), analyze::CauseName(r.bisect.cause), r.bisect.why,
+                     r.bisect.fix_pass, r.bisect.fix);
   } else if (r.numerics_skipped.empty()) {
     s += "  no op diverges\n";
   }

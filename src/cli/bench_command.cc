@@ -22,8 +22,7 @@ void AddBench(CLI::App& app, Handler& handler) {
   cmd->add_option("--warmup", o.warmup, "untimed runs after the first one")->default_val(2);
   cmd->add_option("--threads", o.threads, "worker threads (ours only)")->default_val(1);
   cmd->add_option("--seed", o.seed, "seed for the generated inputs")->default_val(0);
-  cmd->add_option("--precision", o.precision,
-                  "ours: fp32 | fp16-storage | fp16-compute; litert-webgpu: fp32 | fp16")
+  cmd->add_option("--precision", o.precision, "ours: fp32 | fp16-storage | fp16-compute; litert-webgpu: fp32 | fp16")
       ->default_val("fp32");
   cmd->add_flag("--json", args->json, "print the result as JSON to stdout");
   cmd->callback([args, &handler] {
@@ -33,8 +32,10 @@ void AddBench(CLI::App& app, Handler& handler) {
       if (args->options.runtime != latency::BenchRuntime::kOurs)
         std::cerr << "bench: running on " << args->runtime << "...\n";
       const latency::BenchResult result = latency::Bench(args->options);
-      if (args->json) std::cout << latency::ToJson(result).dump(2) << "\n";
-      else std::cout << latency::RenderText(result);
+      if (args->json)
+        std::cout << latency::ToJson(result).dump(2) << "\n";
+      else
+        std::cout << latency::RenderText(result);
       return 0;
     };
   });

@@ -1,5 +1,5 @@
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/ranges.h>
@@ -9,10 +9,10 @@
 #include "cli/input_shape_flag.h"
 #include "gpuclean/bisect.h"
 #include "gpuclean/convert.h"
-#include "gpuclean/npy.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
 #include "gpuclean/lint.h"
+#include "gpuclean/npy.h"
 #include "gpuclean/run.h"
 
 namespace gpuclean::cli {
@@ -28,8 +28,9 @@ analyze::BisectSide Side(const std::string& spec, const std::string& target,
     return {model, std::string(exec::PrecisionName(precision)), precision};
   }
   if (!std::filesystem::exists(spec))
-    throw Error(ErrorKind::kUsage, "--a/--b take fp16 (the --target's numeric model), " + fmt::format("{}", fmt::join(modes, ", ")) +
-                                       " or a model file; '" + spec + "' is neither");
+    throw Error(ErrorKind::kUsage, "--a/--b take fp16 (the --target's numeric model), " +
+                                       fmt::format("{}", fmt::join(modes, ", ")) + " or a model file; '" + spec +
+                                       "' is neither");
   return {std::make_shared<const ir::Model>(format::ReadModel(spec)), spec, exec::Precision::kFp32};
 }
 
@@ -49,15 +50,19 @@ int BisectOnnx(const std::string& onnx_path, const std::string& tflite, const st
             << ", every shared tensor tapped...\n";
   const convert::Divergence d = convert::BisectAcrossFormats(onnx_path, format::ReadModel(tflite), inputs, seed);
   if (json) {
-    nlohmann::json j = {{"onnx", onnx_path}, {"tflite", tflite}, {"tensors_compared", d.compared}, {"diverged", d.found}};
+    nlohmann::json j = {
+        {"onnx", onnx_path}, {"tflite", tflite}, {"tensors_compared", d.compared}, {"diverged", d.found}};
     if (d.found)
-      j["first_divergence"] = {{"node", d.node}, {"tensor", d.tensor}, {"max_abs_diff", d.max_abs_diff},
+      j["first_divergence"] = {{"node", d.node},
+                               {"tensor", d.tensor},
+                               {"max_abs_diff", d.max_abs_diff},
                                {"max_scaled_diff", d.max_scaled_diff}};
     std::cout << j.dump(2) << "\n";
   } else if (d.found) {
-    std::cout << fmt::format("first diverging ONNX node: {} (output '{}': max |diff| {:.3g}, scaled {:.3g}); {} "
-                             "tensor(s) compared\n",
-                             d.node, d.tensor, d.max_abs_diff, d.max_scaled_diff, d.compared);
+    std::cout << fmt::format(
+        "first diverging ONNX node: {} (output '{}': max |diff| {:.3g}, scaled {:.3g}); {} "
+        "tensor(s) compared\n",
+        d.node, d.tensor, d.max_abs_diff, d.max_scaled_diff, d.compared);
   } else {
     std::cout << fmt::format("no divergence: {} shared tensor(s) within 1e-4*max(1,|ref|)\n", d.compared);
   }
@@ -80,15 +85,18 @@ void AddBisect(CLI::App& app, Handler& handler) {
     ImageFlags image;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("MODEL", args->model, "the .tflite file, or an .onnx model with --b its converted .tflite")->required();
+  cmd->add_option("MODEL", args->model, "the .tflite file, or an .onnx model with --b its converted .tflite")
+      ->required();
   cmd->add_option("--input", args->inputs, "KEY=FILE.npy (repeatable); inputs not given are generated as by `run`");
   AddInputShapeFlag(cmd, args->input_shapes);
   cmd->add_option("--seed", args->seed, "seed for generated inputs")->default_val(0);
   cmd->add_option("--a", args->a,
-                  "reference: fp32 | fp16 | fp16-storage | fp16-compute | fp16-fused | fp16-f32acc | another .tflite (run in fp32)")
+                  "reference: fp32 | fp16 | fp16-storage | fp16-compute | fp16-fused | fp16-f32acc | another .tflite "
+                  "(run in fp32)")
       ->default_val("fp32");
-  cmd->add_option("--b", args->b, "compared: fp16 (the --target's numeric model) | fp32 | fp16-storage | "
-                                  "fp16-compute | fp16-fused | fp16-f32acc | another .tflite with matching tensor names (run in fp32)")
+  cmd->add_option("--b", args->b,
+                  "compared: fp16 (the --target's numeric model) | fp32 | fp16-storage | "
+                  "fp16-compute | fp16-fused | fp16-f32acc | another .tflite with matching tensor names (run in fp32)")
       ->default_val("fp16");
   cmd->add_option("--target", args->target, "runtime target whose numeric model fp16 means (data/compat/)")
       ->capture_default_str();
@@ -101,20 +109,19 @@ void AddBisect(CLI::App& app, Handler& handler) {
   args->image.Add(cmd);
   cmd->callback([args, &handler] {
     handler = [args] {
-      if (args->model.size() > 5 && args->model.substr(args->model.size() - 5) == ".onnx") return BisectOnnx(args->model, args->b, args->inputs, args->seed, args->json);
+      if (args->model.size() > 5 && args->model.substr(args->model.size() - 5) == ".onnx")
+        return BisectOnnx(args->model, args->b, args->inputs, args->seed, args->json);
       if (args->threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
       auto model = std::make_shared<const ir::Model>(ReadModelAtShapes(args->model, args->input_shapes));
-      const analyze::BisectSide a = Side(args->a, args->target, model),
-                                b = Side(args->b, args->target, model);
-      const std::vector<npy::Array> inputs =
-          exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs), args->seed, args->image.Parse(), args->model);
+      const analyze::BisectSide a = Side(args->a, args->target, model), b = Side(args->b, args->target, model);
+      const std::vector<npy::Array> inputs = exec::PrepareInputs(model->main(), ParseInputSpecs(args->inputs),
+                                                                 args->seed, args->image.Parse(), args->model);
       std::cerr << "bisect: running " << a.label << " and " << b.label << " with every tensor tapped...\n";
-      analyze::BisectReport report = analyze::Bisect(
-          a, b, inputs, {.min_correlation = args->min_correlation, .threads = args->threads});
+      analyze::BisectReport report =
+          analyze::Bisect(a, b, inputs, {.min_correlation = args->min_correlation, .threads = args->threads});
       report.model = args->model;
       if (!args->html.empty()) WriteFileAtomically(args->html, analyze::RenderHtml(report, model->main()));
-      if (!args->overlay.empty())
-        WriteFileAtomically(args->overlay, analyze::ModelExplorerOverlay(report).dump(2));
+      if (!args->overlay.empty()) WriteFileAtomically(args->overlay, analyze::ModelExplorerOverlay(report).dump(2));
       if (args->json)
         std::cout << analyze::ToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       else

@@ -11,8 +11,9 @@ namespace gpuclean::cli {
 
 void AddCheck(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand(
-      "check", "The main job: inspect, lint with predicted residency, fp16 bisect and (with Node/Chromium) the real "
-               "WebGPU delegate, in one report with a verdict");
+      "check",
+      "The main job: inspect, lint with predicted residency, fp16 bisect and (with Node/Chromium) the real "
+      "WebGPU delegate, in one report with a verdict");
   struct Args {
     std::string model;
     check::CheckOptions options;
@@ -23,9 +24,10 @@ void AddCheck(CLI::App& app, Handler& handler) {
     bool no_image = false;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("MODEL", args->model,
-                  "the .tflite file (default: .cache/models/face_detection_full_range_sparse.tflite, fetched by tools/setup.sh: "
-                  "a real model with a finding, its fix and its proof)");
+  cmd->add_option(
+      "MODEL", args->model,
+      "the .tflite file (default: .cache/models/face_detection_full_range_sparse.tflite, fetched by tools/setup.sh: "
+      "a real model with a finding, its fix and its proof)");
   cmd->add_option("--target", args->options.target, "compatibility target (gpuclean matrix list)")
       ->default_val(lint::kDefaultTarget);
   cmd->add_option("--seed", args->options.seed, "seed for generated inputs")->default_val(0);

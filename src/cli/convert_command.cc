@@ -6,10 +6,10 @@
 
 #include "cli/commands.h"
 #include "gpuclean/convert.h"
+#include "gpuclean/error.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/node_suite.h"
 #include "gpuclean/npy.h"
-#include "gpuclean/error.h"
 #include "gpuclean/pipeline.h"
 #include "gpuclean/run.h"
 #include "gpuclean/split.h"
@@ -71,9 +71,10 @@ int ConvertToPipeline(Args& args) {
   if (errors_left > 0 && !args.options.allow_remaining) {
     if (!args.json)
       std::cout << cleanup_text
-                << fmt::format("not GPU-clean for {}: {} lint error(s) remain in the pipeline's graphs; nothing "
-                               "written (--allow-remaining writes it anyway)\n",
-                               options.target, errors_left);
+                << fmt::format(
+                       "not GPU-clean for {}: {} lint error(s) remain in the pipeline's graphs; nothing "
+                       "written (--allow-remaining writes it anyway)\n",
+                       options.target, errors_left);
     return 1;
   }
   const std::string spec_path = split::WriteHostCut(cut, prefix);
@@ -97,8 +98,7 @@ int ConvertToPipeline(Args& args) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("pipeline for {}: {} between GPU graphs\n", options.target, split::HostStepSummary(cut))
-              << split::DescribeHostCut(cut.spec) << cleanup_text
-              << pipeline::RenderProve(report)
+              << split::DescribeHostCut(cut.spec) << cleanup_text << pipeline::RenderProve(report)
               << (report.passed ? "wrote " + spec_path + "\n" : std::string("the pipeline spec was not written\n"));
   }
   return report.passed && errors_left == 0 ? 0 : 1;
@@ -110,8 +110,10 @@ void AddConvert(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand(
       "convert",
       "Convert an ONNX model to .tflite, proven against onnxruntime before it is written: every output within "
-      "1e-4*max(1,|ref|) and correlation >= 0.99999 on two seeded input sets (--weights fp16: 1e-2 and 0.9999), and GPU-clean "
-      "for --target: lint's suggested rewrites are applied and proven first. Exit 0 proven, clean and written; 1 the proof "
+      "1e-4*max(1,|ref|) and correlation >= 0.99999 on two seeded input sets (--weights fp16: 1e-2 and 0.9999), and "
+      "GPU-clean "
+      "for --target: lint's suggested rewrites are applied and proven first. Exit 0 proven, clean and written; 1 the "
+      "proof "
       "failed (the first diverging ONNX node is named) or lint errors remain for the target (nothing written unless "
       "--allow-remaining); 2 bad input or unsupported ops");
   struct Args {
@@ -153,13 +155,16 @@ void AddConvert(CLI::App& app, Handler& handler) {
       ->default_val(lint::kDefaultTarget);
   cmd->add_flag("--allow-remaining", args->options.allow_remaining,
                 "write the proven model even when lint errors remain for the target (exit stays 1)");
-  cmd->add_flag("--bake-constants", [args](int64_t) { args->options.host_feed_large_constants = false; },
-                "keep large constants baked even where the target mishandles them (default: each becomes a graph "
-                "input written beside the model as OUT.<input>.npy)");
+  cmd->add_flag(
+      "--bake-constants", [args](int64_t) { args->options.host_feed_large_constants = false; },
+      "keep large constants baked even where the target mishandles them (default: each becomes a graph "
+      "input written beside the model as OUT.<input>.npy)");
   cmd->add_flag("--probe", args->options.probe,
                 "run the written model on LiteRT.js's WebGPU delegate (fp16, headless Chromium) and compare with "
                 "onnxruntime; prints measured residency");
-  cmd->add_option("--seeds", args->options.proof_seeds, "seeded input sets the proof runs")->default_val(2)->check(CLI::Range(1, 100));
+  cmd->add_option("--seeds", args->options.proof_seeds, "seeded input sets the proof runs")
+      ->default_val(2)
+      ->check(CLI::Range(1, 100));
   cmd->add_flag("--no-prove", args->no_prove, "write without running onnxruntime (the report says unproven)");
   cmd->add_flag("--json", args->json, "print the report as JSON");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
@@ -186,19 +191,22 @@ void AddConvert(CLI::App& app, Handler& handler) {
       args->options.prove = !args->no_prove;
       if (args->options.output_path.empty() && !args->json && !args->quiet)
         std::cerr << "gpuclean: note: no -o given; converting and proving only\n";
-      if (!args->quiet) args->options.progress = [](const std::string& line) { std::cerr << "convert: " << line << "\n"; };
+      if (!args->quiet)
+        args->options.progress = [](const std::string& line) { std::cerr << "convert: " << line << "\n"; };
       if (args->host_ops == "auto") return ConvertToPipeline(*args);
       const convert::Result result = convert::Convert(args->options);
-      if (args->json) std::cout << result.report.ToJson().dump(2) << "\n";
-      else std::cout << result.report.RenderText();
+      if (args->json)
+        std::cout << result.report.ToJson().dump(2) << "\n";
+      else
+        std::cout << result.report.RenderText();
       return result.exit_code();
     };
   });
 
   // Hidden: ONNX's backend node tests through convert (docs/convert.md,
   // "ONNX node-test suite"); --markdown prints that section's body.
-  auto* suite = app.add_subcommand("convert-node-suite",
-                                   "Run ONNX's backend node tests (libonnx-testdata) through convert and our interpreter");
+  auto* suite = app.add_subcommand(
+      "convert-node-suite", "Run ONNX's backend node tests (libonnx-testdata) through convert and our interpreter");
   suite->group("");
   struct SuiteArgs {
     convert::SuiteOptions options;
@@ -215,8 +223,10 @@ void AddConvert(CLI::App& app, Handler& handler) {
     handler = [sargs] {
       sargs->options.isolate = !sargs->no_isolate;
       const convert::SuiteReport r = convert::RunNodeSuite(sargs->options);
-      if (sargs->json) std::cout << r.ToJson().dump(2) << "\n";
-      else if (sargs->markdown) std::cout << r.RenderMarkdown();
+      if (sargs->json)
+        std::cout << r.ToJson().dump(2) << "\n";
+      else if (sargs->markdown)
+        std::cout << r.RenderMarkdown();
       else
         std::cout << r.RenderTable()
                   << fmt::format("# {} tests, {} run, {} pass ({:.1f}%); float32 op types supported {}/{}; {:.1f} s\n",

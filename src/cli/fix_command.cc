@@ -98,8 +98,8 @@ void AddFix(CLI::App& app, Handler& handler) {
         const std::string data_dir = lint::DefaultDataDir();
         for (const auto& [target, step] : all.steps) {
           if (step.changed_sites() == 0 && step.proven) continue;
-          several_text += "for " + target + ":\n" +
-                          rewrite::RenderText(step, lint::LoadMatrix(data_dir + "/compat", target));
+          several_text +=
+              "for " + target + ":\n" + rewrite::RenderText(step, lint::LoadMatrix(data_dir + "/compat", target));
         }
         several_json = nlohmann::json::array();
         for (const auto& [target, verdict] : all.final) {
@@ -136,8 +136,10 @@ void AddFix(CLI::App& app, Handler& handler) {
           std::cout << "proof passed, but not fixed (dry run: nothing written)\n";
         else if (!write && result.proven)
           std::cout << "nothing written (--allow-remaining writes the proven partial rewrite, still exit 1)\n";
-        else if (!write) std::cout << "nothing written\n";
-        else if (args->dry_run) std::cout << "proof passed (dry run: nothing written)\n";
+        else if (!write)
+          std::cout << "nothing written\n";
+        else if (args->dry_run)
+          std::cout << "proof passed (dry run: nothing written)\n";
         for (const std::string& f : written) std::cout << "wrote " << f << "\n";
       }
       return result.ok ? 0 : 1;

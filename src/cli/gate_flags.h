@@ -17,7 +17,8 @@ struct GateFlags {
 
   void Add(CLI::App* cmd) {
     cmd->add_option("--gate", gates,
-                    "corr>=X | maxabs<=X | meanabs<=X | argmax | topk=K | iou>=X | box_iou>=X | mask_iou>=X | equal, optionally NAME:GATE for one tensor "
+                    "corr>=X | maxabs<=X | meanabs<=X | argmax | topk=K | iou>=X | box_iou>=X | mask_iou>=X | equal, "
+                    "optionally NAME:GATE for one tensor "
                     "(repeatable); exit 1 when one fails");
     cmd->add_option("--boxes", boxes, "iou>=X and box_iou>=X read boxes: xyxy or cxcywh in the last axis (size 4)");
     cmd->add_option("--mask-threshold", mask_threshold, "iou>=X and mask_iou>=X read masks: value > T is foreground");

@@ -21,7 +21,8 @@ std::string CompatDir(const std::string& matrix_dir) {
 }  // namespace
 
 void AddLint(CLI::App& app, Handler& handler) {
-  auto* cmd = app.add_subcommand("lint", "Static GPU compatibility against a versioned matrix, with residency prediction");
+  auto* cmd =
+      app.add_subcommand("lint", "Static GPU compatibility against a versioned matrix, with residency prediction");
   struct Args {
     std::string model;
     std::string target = lint::kDefaultTarget;
@@ -45,11 +46,17 @@ void AddLint(CLI::App& app, Handler& handler) {
       const ir::Model model = format::ReadModel(args->model);
       exec::CheckTensorsFitMemory(model);
       const lint::Report report = lint::Lint(model, matrix);
-      const auto dump = [](const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); };
-      if (args->format == "json") std::cout << dump(lint::ToJson(report, matrix)) << "\n";
-      else if (args->format == "sarif") std::cout << dump(lint::ToSarif(report, matrix)) << "\n";
-      else if (args->format == "md") std::cout << lint::RenderMarkdown(report, matrix);
-      else std::cout << lint::RenderText(report, matrix);
+      const auto dump = [](const nlohmann::json& j) {
+        return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      };
+      if (args->format == "json")
+        std::cout << dump(lint::ToJson(report, matrix)) << "\n";
+      else if (args->format == "sarif")
+        std::cout << dump(lint::ToSarif(report, matrix)) << "\n";
+      else if (args->format == "md")
+        std::cout << lint::RenderMarkdown(report, matrix);
+      else
+        std::cout << lint::RenderText(report, matrix);
       const int errors = report.count(lint::Severity::kError);
       const int warnings = report.count(lint::Severity::kWarning);
       return errors > 0 || (args->fail_on == "warning" && warnings > 0) ? 1 : 0;

@@ -1,6 +1,6 @@
 // gpuclean's command line: parses flags, calls the library, prints. No logic.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <iostream>
 
@@ -25,11 +25,16 @@ std::string OneLine(std::string_view message) {
   out.reserve(message.size());
   for (char c : message) {
     const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += ' ';
-    else if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += ' ';
+    else if (byte < 0x20 || byte == 0x7f)
+      out += fmt::format("\\x{:02x}", byte);
+    else
+      out += c;
   }
   return out;
 }

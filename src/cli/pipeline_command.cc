@@ -69,7 +69,8 @@ void AddRunCommand(CLI::App* parent, Handler& handler) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("SPEC", args->spec, "the PREFIX.pipeline.json")->required();
-  cmd->add_option("--out", args->out, "folder for <output>.npy, in<i>.npy (generated inputs) and meta.json")->required();
+  cmd->add_option("--out", args->out, "folder for <output>.npy, in<i>.npy (generated inputs) and meta.json")
+      ->required();
   args->flags.Add(cmd);
   cmd->callback([args, &handler] {
     handler = [args] {
@@ -101,7 +102,8 @@ void AddRunCommand(CLI::App* parent, Handler& handler) {
                                  args->flags.runtime);
         for (const auto& s : result.stages) {
           std::cout << fmt::format("  {:<16} {:<22} {:8.1f} ms", s.name, s.where, s.ms);
-          if (s.residency) std::cout << fmt::format(" (invoke {:.1f} ms)  {}", s.run_ms, probe::Summarize(*s.residency));
+          if (s.residency)
+            std::cout << fmt::format(" (invoke {:.1f} ms)  {}", s.run_ms, probe::Summarize(*s.residency));
           std::cout << "\n";
         }
         std::cout << fmt::format("wrote {} output(s) to {}\n", spec.outputs.size(), args->out);
@@ -122,8 +124,9 @@ void AddProveCommand(CLI::App* parent, Handler& handler) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("SPEC", args->spec, "the PREFIX.pipeline.json")->required();
-  cmd->add_option("--against", args->against, "the monolithic model: .tflite (our interpreter, fp32) or .onnx "
-                                               "(onnxruntime)")
+  cmd->add_option("--against", args->against,
+                  "the monolithic model: .tflite (our interpreter, fp32) or .onnx "
+                  "(onnxruntime)")
       ->required();
   cmd->add_option("--work", args->work, "folder for the runtimes' files (default: a temporary folder)");
   args->flags.Add(cmd);

@@ -28,8 +28,8 @@ std::string ShapeText(const nlohmann::json& shape) {
 // onnxruntime has no delegate, so no residency: the outputs and the times.
 void PrintOnnxText(const probe::ProbeResult& r, const probe::ProbeRequest& q) {
   std::cout << r.model_path << " on onnxruntime " << r.meta.value("version", std::string("?")) << " ("
-            << r.meta.value("execution_provider", std::string("cpu")) << ", " << q.threads << " thread(s), graph optimization "
-            << r.meta.value("graph_optimization", std::string("?")) << ")\n";
+            << r.meta.value("execution_provider", std::string("cpu")) << ", " << q.threads
+            << " thread(s), graph optimization " << r.meta.value("graph_optimization", std::string("?")) << ")\n";
   const auto outputs = r.meta.value("outputs", nlohmann::json::array());
   std::cout << outputs.size() << " output(s):\n";
   for (const auto& o : outputs)
@@ -78,9 +78,8 @@ void FeedHostInputsBeside(probe::ProbeRequest& request) {
   const ir::Subgraph& g = model.main();
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const ir::Tensor& t = g.tensors[g.inputs[i]];
-    const bool given = std::any_of(request.inputs.begin(), request.inputs.end(), [&](const auto& in) {
-      return in.first == t.name || in.first == std::to_string(i);
-    });
+    const bool given = std::any_of(request.inputs.begin(), request.inputs.end(),
+                                   [&](const auto& in) { return in.first == t.name || in.first == std::to_string(i); });
     if (!given && exec::HostInputBeside(request.model_path, t))
       request.inputs.emplace_back(std::to_string(i), exec::HostInputPath(request.model_path, t.name));
   }
@@ -90,9 +89,10 @@ void FeedHostInputsBeside(probe::ProbeRequest& request) {
 
 void AddProbe(CLI::App& app, Handler& handler) {
   auto* cmd = app.add_subcommand(
-      "probe", "Run a model on a real runtime (LiteRT.js wasm CPU or WebGPU in headless Chromium, or onnxruntime for "
-               ".onnx models) and report GPU residency from the delegate log (LiteRT); writes DIR/out<i>.npy and "
-               "DIR/meta.json");
+      "probe",
+      "Run a model on a real runtime (LiteRT.js wasm CPU or WebGPU in headless Chromium, or onnxruntime for "
+      ".onnx models) and report GPU residency from the delegate log (LiteRT); writes DIR/out<i>.npy and "
+      "DIR/meta.json");
   struct Args {
     probe::ProbeRequest request;
     std::string runtime;
@@ -135,7 +135,8 @@ void AddProbe(CLI::App& app, Handler& handler) {
         std::stringstream names(args->outputs);
         std::string name;
         while (std::getline(names, name, ',')) {
-          if (name.empty()) throw Error(ErrorKind::kUsage, "--outputs expects NAME[,NAME...], got '" + args->outputs + "'");
+          if (name.empty())
+            throw Error(ErrorKind::kUsage, "--outputs expects NAME[,NAME...], got '" + args->outputs + "'");
           args->request.output_names.push_back(name);
         }
       }
@@ -152,8 +153,10 @@ void AddProbe(CLI::App& app, Handler& handler) {
       args->request.runtime = probe::ParseRuntime(args->runtime);
       if (args->request.runtime != probe::Runtime::kOnnxRuntime) FeedHostInputsBeside(args->request);
       const probe::ProbeResult result = probe::RunProbe(args->request);
-      if (args->json) std::cout << result.meta.dump(2) << "\n";
-      else PrintText(result, args->request);
+      if (args->json)
+        std::cout << result.meta.dump(2) << "\n";
+      else
+        PrintText(result, args->request);
       return 0;
     };
   });

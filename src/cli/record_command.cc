@@ -8,8 +8,8 @@
 namespace gpuclean::cli {
 
 void AddRecord(CLI::App& app, Handler& handler) {
-  auto* cmd = app.add_subcommand(
-      "record", "Append one device verification record to a recipe README's table (and a JSON file)");
+  auto* cmd = app.add_subcommand("record",
+                                 "Append one device verification record to a recipe README's table (and a JSON file)");
   struct Args {
     analyze::RecordRequest request;
     GateFlags gates;

@@ -10,7 +10,8 @@
 namespace gpuclean::cli {
 
 void AddRun(CLI::App& app, Handler& handler) {
-  auto* cmd = app.add_subcommand("run", "Run a model on gpuclean's interpreter; writes DIR/out<i>.npy and DIR/meta.json");
+  auto* cmd =
+      app.add_subcommand("run", "Run a model on gpuclean's interpreter; writes DIR/out<i>.npy and DIR/meta.json");
   struct Args {
     exec::RunRequest request;
     std::vector<std::string> inputs, input_shapes;
@@ -32,7 +33,8 @@ void AddRun(CLI::App& app, Handler& handler) {
       ->capture_default_str();
   cmd->add_option("--out", args->request.out_dir, "output folder")->required();
   cmd->add_option("--threads", args->request.threads, "worker threads")->default_val(1);
-  cmd->add_option("--repeat", args->request.repeat, "runs; meta.json reports the first apart and the median of the rest")
+  cmd->add_option("--repeat", args->request.repeat,
+                  "runs; meta.json reports the first apart and the median of the rest")
       ->default_val(1);
   cmd->add_option("--dump-tensors", args->request.dump_dir,
                   "write every intermediate tensor as <index>_<name>.npy plus index.json");
@@ -43,7 +45,8 @@ void AddRun(CLI::App& app, Handler& handler) {
       args->request.input_shapes = exec::ParseInputShapes(args->input_shapes);
       args->request.precision = lint::ResolvePrecision(args->precision, args->target);
       if (args->precision == "fp16")
-        std::cerr << "precision fp16 on " << args->target << ": " << exec::PrecisionName(args->request.precision) << "\n";
+        std::cerr << "precision fp16 on " << args->target << ": " << exec::PrecisionName(args->request.precision)
+                  << "\n";
       args->request.images = args->image.Parse();
       nlohmann::json meta = exec::RunToFolder(args->request);
       std::cerr << "ran " << args->request.model_path << " in " << meta["run_ms"].get<double>() << " ms; outputs in "

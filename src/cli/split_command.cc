@@ -73,12 +73,13 @@ int SplitForHost(const SplitArgs& args) {
     j["proof"] = pipeline::ToJson(report);
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << fmt::format("split {} for the host: {} graph(s), {}\n", args.model, graphs, split::HostStepSummary(cut))
+    std::cout << fmt::format("split {} for the host: {} graph(s), {}\n", args.model, graphs,
+                             split::HostStepSummary(cut))
               << split::DescribeHostCut(cut.spec) << split::DescribeCleanup(cleanup, args.target)
               << pipeline::RenderProve(report)
-              << (report.passed ? fmt::format("wrote {} (run it: gpuclean pipeline run {} --out DIR)\n", spec_path,
-                                              spec_path)
-                                : "the pipeline spec was not written\n");
+              << (report.passed
+                      ? fmt::format("wrote {} (run it: gpuclean pipeline run {} --out DIR)\n", spec_path, spec_path)
+                      : "the pipeline spec was not written\n");
   }
   return report.passed ? 0 : 1;
 }
@@ -136,7 +137,8 @@ void AddSplit(CLI::App& app, Handler& handler) {
     handler = [args] {
       if (args->at.empty() == args->host.empty())
         throw Error(ErrorKind::kUsage, "split needs exactly one of --at T1[,T2...] or --host OPS|auto");
-      if (!args->dry_run && args->prefix.empty()) throw Error(ErrorKind::kUsage, "split needs -o PREFIX (or --dry-run)");
+      if (!args->dry_run && args->prefix.empty())
+        throw Error(ErrorKind::kUsage, "split needs -o PREFIX (or --dry-run)");
       return args->host.empty() ? SplitAtTensors(*args) : SplitForHost(*args);
     };
   });

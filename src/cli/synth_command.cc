@@ -87,8 +87,8 @@ void AddSynth(CLI::App& app, Handler& handler) {
     handler = [args] {
       if (args->list) {
         for (const synth::SynthGraph& g : synth::Catalog()) {
-          std::string detail = g.group == synth::Group::kProbe ? fmt::format("rule {} on {}", g.rule, g.target)
-                                                               : g.input_doc;
+          std::string detail =
+              g.group == synth::Group::kProbe ? fmt::format("rule {} on {}", g.rule, g.target) : g.input_doc;
           if (!g.fixed && g.group == synth::Group::kPattern)
             detail += fmt::format("; bisect: {} {} -> {}", g.expected.op, g.expected.cause, g.expected.fix);
           std::cout << fmt::format("{:<28} {:<7} {} [{}]\n", g.name, synth::GroupName(g.group), g.shows, detail);

@@ -142,14 +142,16 @@ Image DecodeBytes(const uint8_t* bytes, size_t size, const std::string& source) 
   // stb reports a 0-pixel PNG as a corrupt one; say what it is.
   if (png && size >= 24 && std::memcmp(bytes + 12, "IHDR", 4) == 0) {
     const auto be32 = [&](size_t at) {
-      return (uint32_t{bytes[at]} << 24) | (uint32_t{bytes[at + 1]} << 16) | (uint32_t{bytes[at + 2]} << 8) | bytes[at + 3];
+      return (uint32_t{bytes[at]} << 24) | (uint32_t{bytes[at + 1]} << 16) | (uint32_t{bytes[at + 2]} << 8) |
+             bytes[at + 3];
     };
     if (be32(16) == 0 || be32(20) == 0)
       ThrowBadInput(fmt::format("{}: PNG image is {}x{}, empty", source, be32(16), be32(20)));
   }
   if (!stbi_info_from_memory(bytes, length, &width, &height, &channels))
     ThrowBadInput(fmt::format("{}: corrupt {} header ({})", source, kind, stbi_failure_reason()));
-  if (width <= 0 || height <= 0) ThrowBadInput(fmt::format("{}: {} image is {}x{}, empty", source, kind, width, height));
+  if (width <= 0 || height <= 0)
+    ThrowBadInput(fmt::format("{}: {} image is {}x{}, empty", source, kind, width, height));
   if (int64_t{width} * height > kMaxPixels)
     ThrowBadInput(fmt::format("{}: {} image is {}x{}, more than the {} pixels gpuclean decodes", source, kind, width,
                               height, kMaxPixels));
@@ -235,8 +237,8 @@ bool LooksLikeImage(const ir::Tensor& input) {
 
 Layout ResolveLayout(const ir::Tensor& input, Layout requested) {
   const auto refuse = [&](const std::string& needed) -> void {
-    ThrowBadInput(fmt::format("input '{}' is {} {}: an image needs float32 {}", input.name,
-                              ir::DTypeName(input.dtype), ir::FormatShape(input.shape), needed));
+    ThrowBadInput(fmt::format("input '{}' is {} {}: an image needs float32 {}", input.name, ir::DTypeName(input.dtype),
+                              ir::FormatShape(input.shape), needed));
   };
   if (input.dtype != tfl::TensorType_FLOAT32) refuse("[1,H,W,3] or [1,3,H,W]");
   // An explicitly named input may be small; only auto-detection asks for 16.

@@ -40,9 +40,10 @@ void CheckMemory(uint64_t bytes, std::string_view what) {
     ThrowUnsupported(fmt::format("{} needs {}, more than the memory limit of {} (--max-memory)", what,
                                  FormatBytes(bytes), FormatBytes(limit)));
   if (bytes > limit - std::min(in_use, limit))
-    ThrowUnsupported(fmt::format("{} needs {}, more than the memory limit of {} leaves beside the {} already in use "
-                                 "(--max-memory)",
-                                 what, FormatBytes(bytes), FormatBytes(limit), FormatBytes(in_use)));
+    ThrowUnsupported(
+        fmt::format("{} needs {}, more than the memory limit of {} leaves beside the {} already in use "
+                    "(--max-memory)",
+                    what, FormatBytes(bytes), FormatBytes(limit), FormatBytes(in_use)));
 }
 
 MemoryCharge::~MemoryCharge() { charged.fetch_sub(bytes_, std::memory_order_relaxed); }

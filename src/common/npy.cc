@@ -42,7 +42,9 @@ std::string Descr(ir::DType dtype) {
 }
 
 Array Parse(const uint8_t* bytes, size_t size, const std::string& source) {
-  auto fail = [&](const std::string& what) -> void { ThrowBadInput(fmt::format("{}: not a valid .npy file: {}", source, what)); };
+  auto fail = [&](const std::string& what) -> void {
+    ThrowBadInput(fmt::format("{}: not a valid .npy file: {}", source, what));
+  };
   if (size < 10 || std::memcmp(bytes, kMagic, 6) != 0) fail("missing \\x93NUMPY magic");
   const int major = bytes[6];
   size_t header_len = 0, header_start = 0;
@@ -62,7 +64,8 @@ Array Parse(const uint8_t* bytes, size_t size, const std::string& source) {
   std::smatch m;
   if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')"))) fail("header has no 'descr'");
   const std::string descr = m[1];
-  if (!std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))"))) fail("header has no 'fortran_order'");
+  if (!std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))")))
+    fail("header has no 'fortran_order'");
   if (m[1] == "True") fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
   if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) fail("header has no 'shape'");
   const std::string shape_text = m[1];

@@ -1,7 +1,7 @@
 // convert: import -> lower -> prove against onnxruntime -> write.
-#include "gpuclean/half.h"
 #include "gpuclean/convert.h"
 #include "gpuclean/gates.h"
+#include "gpuclean/half.h"
 
 #include <chrono>
 #include <cmath>
@@ -32,7 +32,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 void Progress(const Options& o, const std::string& line) {
   if (o.progress) o.progress(line);
 }
@@ -54,17 +53,17 @@ std::vector<std::string> TransposeReasons(const ir::Subgraph& g) {
     for (int c : consumers[t]) readers += (readers.empty() ? "" : ", ") + g.ops[c].name();
     if (g.IsGraphOutput(t)) readers += std::string(readers.empty() ? "" : ", ") + "the graph output";
     const int producer = g.Producer(in);
-    out.push_back(fmt::format("{} -> {}: {} ({}) feeds {}", g.tensors[in].name, g.tensors[t].name,
-                              producer >= 0 ? g.ops[producer].name() : (g.IsGraphInput(in) ? "graph input" : "constant"),
-                              ir::FormatShape(g.tensors[in].shape), readers.empty() ? "nothing" : readers));
+    out.push_back(
+        fmt::format("{} -> {}: {} ({}) feeds {}", g.tensors[in].name, g.tensors[t].name,
+                    producer >= 0 ? g.ops[producer].name() : (g.IsGraphInput(in) ? "graph input" : "constant"),
+                    ir::FormatShape(g.tensors[in].shape), readers.empty() ? "nothing" : readers));
   }
   return out;
 }
 
 nlohmann::json OriginsJson(const onnx::LoweredGraph& lowered) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [tensor, origin] : lowered.origins)
-    j[tensor] = {{"onnx", origin.onnx_name}, {"perm", origin.perm}};
+  for (const auto& [tensor, origin] : lowered.origins) j[tensor] = {{"onnx", origin.onnx_name}, {"perm", origin.perm}};
   return j;
 }
 
@@ -122,8 +121,9 @@ void UseGivenInputs(const Options& o, const onnx::Graph& g, std::vector<npy::Arr
     size_t i = 0;
     while (i < g.inputs.size() && g.inputs[i].name != name) ++i;
     if (i == g.inputs.size())
-      throw Error(ErrorKind::kUsage, fmt::format("--input names '{}', which is not an input of the converted graph of {}",
-                                                 name, o.onnx_path));
+      throw Error(
+          ErrorKind::kUsage,
+          fmt::format("--input names '{}', which is not an input of the converted graph of {}", name, o.onnx_path));
     if (array.shape != set[i].shape || array.dtype != set[i].dtype)
       throw Error(ErrorKind::kUsage, fmt::format("--input {}: a {} array of shape [{}], the input is {} [{}]", name,
                                                  ir::DTypeName(array.dtype), fmt::join(array.shape, ","),
@@ -252,7 +252,8 @@ std::vector<std::vector<npy::Array>> NudgedByOneUlp(std::vector<std::vector<npy:
           if ((v[i] & 0x7c00) == 0x7c00) continue;  // inf and NaN stay
           const float x = HalfToFloat(v[i]);
           const bool up = (i % 2 != 0) == (x >= 0);  // toward +inf on odd positions, -inf on even
-          v[i] = x == 0 ? static_cast<uint16_t>(i % 2 ? 0x0001 : 0x8001) : static_cast<uint16_t>(up ? v[i] + 1 : v[i] - 1);
+          v[i] =
+              x == 0 ? static_cast<uint16_t>(i % 2 ? 0x0001 : 0x8001) : static_cast<uint16_t>(up ? v[i] + 1 : v[i] - 1);
         }
       }
     }
@@ -343,9 +344,9 @@ void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<
         p.why.clear();
         continue;
       } else {
-        p.why = fmt::format(
-            "max |diff| / max(1,|ref|) = {:.3g} > {:.3g} ({:g} x the model's own noise {:.3g}, or {:.3g})",
-            p.max_scaled_diff, p.bound, kNoiseMultiple, p.noise_floor, r.atol);
+        p.why =
+            fmt::format("max |diff| / max(1,|ref|) = {:.3g} > {:.3g} ({:g} x the model's own noise {:.3g}, or {:.3g})",
+                        p.max_scaled_diff, p.bound, kNoiseMultiple, p.noise_floor, r.atol);
       }
       all_ok = false;
     }
@@ -369,8 +370,8 @@ void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<
 }
 
 struct OurRun {
-  std::vector<npy::Array> outputs;               // ONNX layout
-  std::map<std::string, npy::Array> tapped;      // by graph tensor name (stored layout)
+  std::vector<npy::Array> outputs;           // ONNX layout
+  std::map<std::string, npy::Array> tapped;  // by graph tensor name (stored layout)
 };
 
 OurRun RunOurs(const std::shared_ptr<const ir::Model>& model, const std::vector<npy::Array>& onnx_inputs,
@@ -426,7 +427,8 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
     out_perms.push_back(it == origins.end() ? onnx::Perm{} : it->second.perm);
   }
   std::map<std::string, int64_t> bytes_of;
-  for (const ir::Tensor& t : sg.tensors) bytes_of[t.name] = t.num_elements() * static_cast<int64_t>(ir::DTypeSize(t.dtype));
+  for (const ir::Tensor& t : sg.tensors)
+    bytes_of[t.name] = t.num_elements() * static_cast<int64_t>(ir::DTypeSize(t.dtype));
   std::map<std::string, int> producer_of;
   for (const onnx::Node& n : g.nodes)
     for (const std::string& out : n.outputs) producer_of[out] = n.index;
@@ -527,7 +529,8 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
   const onnx::Graph g = ImportAtTfliteShapes(onnx_path, tflite);
   if (inputs.empty()) inputs = ProofInputs(g, seed);
   if (inputs.size() != g.inputs.size())
-    throw Error(ErrorKind::kUsage, fmt::format("{} has {} inputs, {} given", onnx_path, g.inputs.size(), inputs.size()));
+    throw Error(ErrorKind::kUsage,
+                fmt::format("{} has {} inputs, {} given", onnx_path, g.inputs.size(), inputs.size()));
   return FirstDivergence(onnx_path, g, tflite, inputs, atol, chunk_bytes);
 }
 
@@ -586,8 +589,10 @@ double NumericCorrelation(const NumericRun& fp32, const NumericRun& reduced, int
     const npy::Array& got = reduced.outputs[o];
     if (want.dtype != tfl::TensorType_FLOAT32) continue;
     const bool rows_selected = pair && want.shape.size() >= 2 && want.shape[0] == 1 && want.shape[1] == k;
-    const double c = rows_selected ? analyze::Compare(analyze::TakeRows(want, 1, ref_rows), analyze::TakeRows(got, 1, got_rows)).correlation
-                                   : analyze::Compare(want, got).correlation;
+    const double c =
+        rows_selected
+            ? analyze::Compare(analyze::TakeRows(want, 1, ref_rows), analyze::TakeRows(got, 1, got_rows)).correlation
+            : analyze::Compare(want, got).correlation;
     worst = std::isfinite(c) ? std::min(worst, c) : -1;
   }
   return worst;
@@ -596,7 +601,8 @@ double NumericCorrelation(const NumericRun& fp32, const NumericRun& reduced, int
 // The arrays for `graph`'s inputs: a proof set of the lowered graph's
 // inputs (in their order) and the host inputs the rewrites added, by name.
 std::vector<npy::Array> InputsWithHostFed(const ir::Subgraph& lowered, const std::vector<npy::Array>& set,
-                                          const ir::Subgraph& graph, const std::vector<rewrite::HostInput>& host_inputs) {
+                                          const ir::Subgraph& graph,
+                                          const std::vector<rewrite::HostInput>& host_inputs) {
   std::map<std::string, const npy::Array*> by_name;
   for (size_t i = 0; i < set.size(); ++i) by_name[lowered.tensors[lowered.inputs[i]].name] = &set[i];
   for (const rewrite::HostInput& h : host_inputs) by_name[h.name] = &h.value;
@@ -613,7 +619,7 @@ std::vector<npy::Array> InputsWithHostFed(const ir::Subgraph& lowered, const std
 // fix proves its rewrites on them, and its outputs of the final model on
 // them spare the proof a run of its own.
 struct ProofRuns {
-  std::vector<std::vector<npy::Array>> inputs;         // per set, one array per lowered graph input
+  std::vector<std::vector<npy::Array>> inputs;  // per set, one array per lowered graph input
   // Per set, the final model's outputs in graph layout; empty: the proof runs it.
   std::vector<std::vector<npy::Array>> final_outputs;
 };
@@ -697,8 +703,10 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   if (AppliedWithoutFailure(planned) && o.host_feed_large_constants && FeedLargeConstants(o, matrix, planned, fo)) {
     rewrite::FixResult with = planned_with(fo);
     fed = AppliedWithoutFailure(with);
-    if (fed) planned = std::move(with);
-    else fo = plain;
+    if (fed)
+      planned = std::move(with);
+    else
+      fo = plain;
   }
   const rewrite::FixOptions unsafe = fo;
   // fp16 targets: where the target's arithmetic breaks the outputs (a
@@ -718,7 +726,8 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
       fo.reference->outputs.resize(std::max<size_t>(1, fo.inputs.size()));
       fo.reference->outputs[0] = fp32.outputs;
       auto correlation = [&](const rewrite::FixResult& fixed, int* swaps) {
-        const std::vector<npy::Array> inputs = InputsWithHostFed(model.main(), first, fixed.model.main(), fixed.host_inputs);
+        const std::vector<npy::Array> inputs =
+            InputsWithHostFed(model.main(), first, fixed.model.main(), fixed.host_inputs);
         return NumericCorrelation(fp32, RunForNumerics(fixed.model, precision, inputs), swaps);
       };
       t.fp16_correlation = correlation(planned, &t.fp16_selection_swaps);
@@ -790,8 +799,8 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
     t.warnings_after = fix.after.count(lint::Severity::kWarning);
     if (!fix.after.residency.empty()) t.predicted_after = lint::PredictedLine(fix.after.residency[0]);
     for (const rewrite::Remaining& left : fix.remaining)
-      t.remaining.push_back(fmt::format("node {} {} {} [{}{}]: {}", left.finding.node, left.finding.op, left.finding.rule,
-                                        rewrite::RemainingCauseName(left.cause),
+      t.remaining.push_back(fmt::format("node {} {} {} [{}{}]: {}", left.finding.node, left.finding.op,
+                                        left.finding.rule, rewrite::RemainingCauseName(left.cause),
                                         left.pass.empty() ? "" : ", " + left.pass, left.why));
   } else {
     // A rewrite failed its proof: keep the plain lowering, which lint judged.
@@ -868,10 +877,10 @@ void ApplyTarget(const Options& o, ir::Model& model, Report& r, std::vector<rewr
 
 // The written model on LiteRT.js's WebGPU delegate in fp16, fed proof set 1,
 // against onnxruntime's outputs for that set.
-void ProbeWebGpu(const Options& o, const onnx::Graph& g, const ir::Model& model, const std::vector<npy::Array>& onnx_inputs,
-                 const std::vector<npy::Array>& reference, const std::vector<onnx::Perm>& in_perms,
-                 const std::vector<onnx::Perm>& out_perms, const std::vector<rewrite::HostInput>& host_inputs,
-                 ProbeReport& pr) {
+void ProbeWebGpu(const Options& o, const onnx::Graph& g, const ir::Model& model,
+                 const std::vector<npy::Array>& onnx_inputs, const std::vector<npy::Array>& reference,
+                 const std::vector<onnx::Perm>& in_perms, const std::vector<onnx::Perm>& out_perms,
+                 const std::vector<rewrite::HostInput>& host_inputs, ProbeReport& pr) {
   const ir::Subgraph& sg = model.main();
   std::vector<std::pair<std::string, npy::Array>> inputs;
   for (size_t i = 0; i < onnx_inputs.size(); ++i)
@@ -912,7 +921,8 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
   for (size_t s = 0; s < sets.size(); ++s) {
     OurRun ours;
     if (s < runs.final_outputs.size() && !runs.final_outputs[s].empty()) {
-      Progress(o, fmt::format("proving: our interpreter, input set {}/{} (run by the target step)", s + 1, sets.size()));
+      Progress(o,
+               fmt::format("proving: our interpreter, input set {}/{} (run by the target step)", s + 1, sets.size()));
       for (size_t k = 0; k < runs.final_outputs[s].size(); ++k)
         ours.outputs.push_back(onnx::TransposeHost(runs.final_outputs[s][k], onnx::InversePerm(out_perms.at(k))));
     } else {
@@ -990,7 +1000,8 @@ Result Convert(const Options& o) {
   r.int8_weights = lowered.int8_weights;
   ir::Model& model = lowered.model;
   const std::string origins = OriginsJson(lowered).dump();
-  model.metadata.push_back({kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
+  model.metadata.push_back(
+      {kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
   model.source = o.output_path.empty() ? o.onnx_path + " (converted)" : o.output_path;
   std::vector<rewrite::HostInput> host_inputs;
   std::vector<std::vector<npy::Array>> sets, ref;
@@ -1049,8 +1060,10 @@ Result Convert(const Options& o) {
   }
   if (o.probe) {
     const Stopwatch probe_start;
-    if (!r.written) r.probe.skipped_because = "nothing was written";
-    else if (!o.prove) r.probe.skipped_because = "--no-prove: no onnxruntime reference to compare with";
+    if (!r.written)
+      r.probe.skipped_because = "nothing was written";
+    else if (!o.prove)
+      r.probe.skipped_because = "--no-prove: no onnxruntime reference to compare with";
     else {
       Progress(o, "probing: LiteRT.js WebGPU delegate (fp16) on input set 1");
       try {
@@ -1075,8 +1088,8 @@ Report ProveConverted(const std::string& onnx_path, const ir::Model& tflite, con
   const std::map<std::string, Origin> origins = ReadOrigins(tflite);
   const ir::Subgraph& sg = tflite.main();
   if (sg.inputs.size() != g.inputs.size())
-    throw Error(ErrorKind::kUsage, fmt::format("the .tflite has {} inputs, {} has {}", sg.inputs.size(), onnx_path,
-                                               g.inputs.size()));
+    throw Error(ErrorKind::kUsage,
+                fmt::format("the .tflite has {} inputs, {} has {}", sg.inputs.size(), onnx_path, g.inputs.size()));
   const auto perm_of = [&](int t) {
     const auto it = origins.find(sg.tensors[t].name);
     return it == origins.end() ? onnx::Perm{} : it->second.perm;
@@ -1148,49 +1161,56 @@ nlohmann::json Report::ToJson() const {
   j["transposes"] = transposes;
   nlohmann::json proofs = nlohmann::json::array();
   for (const OutputProof& p : proof)
-    proofs.push_back({{"output", p.name}, {"seed", p.seed}, {"ok", p.ok}, {"max_abs_diff", p.max_abs_diff},
-                      {"max_scaled_diff", p.max_scaled_diff},
-                      {"correlation", std::isfinite(p.correlation) ? nlohmann::json(p.correlation) : nlohmann::json()},
-                      {"bound", p.bound},
-                      {"noise_floor", p.noise_floor >= 0 ? nlohmann::json(p.noise_floor) : nlohmann::json()},
-                      {"half_storage_floor",
-                       p.half_storage_floor >= 0 ? nlohmann::json(p.half_storage_floor) : nlohmann::json()},
-                      {"why", p.why}});
+    proofs.push_back(
+        {{"output", p.name},
+         {"seed", p.seed},
+         {"ok", p.ok},
+         {"max_abs_diff", p.max_abs_diff},
+         {"max_scaled_diff", p.max_scaled_diff},
+         {"correlation", std::isfinite(p.correlation) ? nlohmann::json(p.correlation) : nlohmann::json()},
+         {"bound", p.bound},
+         {"noise_floor", p.noise_floor >= 0 ? nlohmann::json(p.noise_floor) : nlohmann::json()},
+         {"half_storage_floor", p.half_storage_floor >= 0 ? nlohmann::json(p.half_storage_floor) : nlohmann::json()},
+         {"why", p.why}});
   j["proof"] = proofs;
   if (divergence.found)
-    j["first_divergence"] = {{"node", divergence.node}, {"tensor", divergence.tensor},
-                             {"max_abs_diff", divergence.max_abs_diff}, {"max_scaled_diff", divergence.max_scaled_diff},
+    j["first_divergence"] = {{"node", divergence.node},
+                             {"tensor", divergence.tensor},
+                             {"max_abs_diff", divergence.max_abs_diff},
+                             {"max_scaled_diff", divergence.max_scaled_diff},
                              {"tensors_compared", divergence.compared}};
   if (!target.target.empty())
-    j["target"] = {{"id", target.target},
-                   {"errors_before", target.errors_before},
-                   {"warnings_before", target.warnings_before},
-                   {"errors_after", target.errors_after},
-                   {"warnings_after", target.warnings_after},
-                   {"predicted_before", target.predicted_before},
-                   {"predicted_after", target.predicted_after},
-                   {"passes", target.passes},
-                   {"not_applied", target.not_applied},
-                   {"host_fed", target.host_fed},
-                   {"per_target", target.per_target},
-                   {"fp16_selection_swaps", target.fp16_selection_swaps},
-                   {"remaining", target.remaining},
-                   {"added_atol", target.added_atol},
-                   {"numeric_model", target.numeric_model},
-                   {"fp16_correlation", target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_correlation)},
-                   {"fp16_min_correlation",
-                    target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_min_correlation)},
-                   {"fp16_broken", target.fp16_broken},
-                   {"fp16_correlation_before_norm_rewrites",
-                    target.fp16_correlation_before ? nlohmann::json(*target.fp16_correlation_before) : nlohmann::json()},
-                   {"clean", target.clean},
-                   {"failure", target.failure}};
+    j["target"] = {
+        {"id", target.target},
+        {"errors_before", target.errors_before},
+        {"warnings_before", target.warnings_before},
+        {"errors_after", target.errors_after},
+        {"warnings_after", target.warnings_after},
+        {"predicted_before", target.predicted_before},
+        {"predicted_after", target.predicted_after},
+        {"passes", target.passes},
+        {"not_applied", target.not_applied},
+        {"host_fed", target.host_fed},
+        {"per_target", target.per_target},
+        {"fp16_selection_swaps", target.fp16_selection_swaps},
+        {"remaining", target.remaining},
+        {"added_atol", target.added_atol},
+        {"numeric_model", target.numeric_model},
+        {"fp16_correlation", target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_correlation)},
+        {"fp16_min_correlation",
+         target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_min_correlation)},
+        {"fp16_broken", target.fp16_broken},
+        {"fp16_correlation_before_norm_rewrites",
+         target.fp16_correlation_before ? nlohmann::json(*target.fp16_correlation_before) : nlohmann::json()},
+        {"clean", target.clean},
+        {"failure", target.failure}};
   if (probe.ran || !probe.skipped_because.empty()) {
     nlohmann::json outs = nlohmann::json::array();
     for (const ProbeReport::Output& out : probe.outputs)
-      outs.push_back({{"output", out.name},
-                      {"max_abs_diff", out.max_abs_diff},
-                      {"correlation", std::isfinite(out.correlation) ? nlohmann::json(out.correlation) : nlohmann::json()}});
+      outs.push_back(
+          {{"output", out.name},
+           {"max_abs_diff", out.max_abs_diff},
+           {"correlation", std::isfinite(out.correlation) ? nlohmann::json(out.correlation) : nlohmann::json()}});
     j["webgpu"] = {{"ran", probe.ran},
                    {"skipped_because", probe.skipped_because},
                    {"residency", probe.residency},
@@ -1216,23 +1236,29 @@ std::string Report::RenderText() const {
     return fmt::format("{} ops: {}", total, out);
   };
   s += fmt::format("{} (opset {}{}, {})\n", onnx_path, original_opset,
-                   opset != original_opset ? fmt::format(" -> {}", opset) : "", producer.empty() ? "unknown producer" : producer);
+                   opset != original_opset ? fmt::format(" -> {}", opset) : "",
+                   producer.empty() ? "unknown producer" : producer);
   s += "  in:  " + hist(ops_in) + "\n";
   if (half_weights_kept > 0)
-    s += fmt::format("  weights: {} float16 tensor(s) of the model kept as float16, read through DEQUANTIZE (lossless)\n",
-                     half_weights_kept);
+    s += fmt::format(
+        "  weights: {} float16 tensor(s) of the model kept as float16, read through DEQUANTIZE (lossless)\n",
+        half_weights_kept);
   if (int8_weights > 0)
-    s += fmt::format("  weights: {} conv-like weight tensor(s) stored int8 (one symmetric scale per tensor), "
-                     "read through DEQUANTIZE\n", int8_weights);
+    s += fmt::format(
+        "  weights: {} conv-like weight tensor(s) stored int8 (one symmetric scale per tensor), "
+        "read through DEQUANTIZE\n",
+        int8_weights);
   if (!pinned_inputs.empty())
-    s += fmt::format("  pinned inputs (folded at convert time, not inputs of the .tflite): {}\n", fmt::join(pinned_inputs, "; "));
+    s += fmt::format("  pinned inputs (folded at convert time, not inputs of the .tflite): {}\n",
+                     fmt::join(pinned_inputs, "; "));
   int folded_total = 0;
   std::string folded_list;
   for (const auto& [op, n] : folded) {
     folded_total += n;
     folded_list += fmt::format("{}{} {}", folded_list.empty() ? "" : ", ", op, n);
   }
-  s += fmt::format("  folded at convert time: {} node(s){}\n", folded_total, folded_list.empty() ? "" : " (" + folded_list + ")");
+  s += fmt::format("  folded at convert time: {} node(s){}\n", folded_total,
+                   folded_list.empty() ? "" : " (" + folded_list + ")");
   s += "  out: " + hist(ops_out) + "\n";
   if (!target.target.empty()) {
     s += fmt::format("  target {}: lint {} error(s), {} warning(s) -> {} error(s), {} warning(s)\n", target.target,
@@ -1271,22 +1297,22 @@ std::string Report::RenderText() const {
   if (proof_run) {
     s += fmt::format("  proof bound: |diff| <= {:.0e} * max(1,|ref|), correlation >= {}\n", atol, min_correlation);
     for (const OutputProof& p : proof)
-      s += fmt::format("  proof seed {} {}: max |diff| {:.3g}, scaled {:.3g}, corr {:.7f}{}\n", p.seed, p.name,
-                       p.max_abs_diff, p.max_scaled_diff, p.correlation,
-                       p.ok ? (p.bound > atol ? fmt::format(" ok (within {:g} x the model's own {} noise {:.3g})",
-                                                            kNoiseMultiple,
-                                                            p.correlation_floor >= 0 ? "quantization"
-                                                            : p.half_storage_floor >= p.noise_floor && p.noise_floor > 0
-                                                                ? "half-storage"
-                                                                : "fp32",
-                                                            p.noise_floor)
-                                              : std::string(" ok"))
-                            : " FAILED: " + p.why);
+      s += fmt::format(
+          "  proof seed {} {}: max |diff| {:.3g}, scaled {:.3g}, corr {:.7f}{}\n", p.seed, p.name, p.max_abs_diff,
+          p.max_scaled_diff, p.correlation,
+          p.ok ? (p.bound > atol
+                      ? fmt::format(" ok (within {:g} x the model's own {} noise {:.3g})", kNoiseMultiple,
+                                    p.correlation_floor >= 0                                     ? "quantization"
+                                    : p.half_storage_floor >= p.noise_floor && p.noise_floor > 0 ? "half-storage"
+                                                                                                 : "fp32",
+                                    p.noise_floor)
+                      : std::string(" ok"))
+               : " FAILED: " + p.why);
     if (divergence.found)
-      s += fmt::format("  first diverging ONNX node: {} (output '{}', max |diff| {:.3g}, scaled {:.3g}; {} tensors "
-                       "compared)\n",
-                       divergence.node, divergence.tensor, divergence.max_abs_diff, divergence.max_scaled_diff,
-                       divergence.compared);
+      s += fmt::format(
+          "  first diverging ONNX node: {} (output '{}', max |diff| {:.3g}, scaled {:.3g}; {} tensors "
+          "compared)\n",
+          divergence.node, divergence.tensor, divergence.max_abs_diff, divergence.max_scaled_diff, divergence.compared);
   } else {
     s += "  proof: not run (--no-prove); the output is unproven\n";
   }
@@ -1298,22 +1324,25 @@ std::string Report::RenderText() const {
   } else if (!probe.skipped_because.empty()) {
     s += "  WebGPU probe not run: " + probe.skipped_because + "\n";
   }
-  s += fmt::format("  time: import {:.0f} ms, lower {:.0f} ms, target {:.0f} ms, prove {:.0f} ms{}, total {:.0f} ms; "
-                   "peak RSS {:.0f} MB; .tflite {:.2f} MB\n",
-                   import_ms, lower_ms, target_ms, prove_ms, probe.ran ? fmt::format(", probe {:.0f} ms", probe_ms) : "",
-                   total_ms, peak_rss_bytes / 1048576.0, tflite_bytes / 1048576.0);
+  s += fmt::format(
+      "  time: import {:.0f} ms, lower {:.0f} ms, target {:.0f} ms, prove {:.0f} ms{}, total {:.0f} ms; "
+      "peak RSS {:.0f} MB; .tflite {:.2f} MB\n",
+      import_ms, lower_ms, target_ms, prove_ms, probe.ran ? fmt::format(", probe {:.0f} ms", probe_ms) : "", total_ms,
+      peak_rss_bytes / 1048576.0, tflite_bytes / 1048576.0);
   const bool proof_ok = !proof_run || proven;
-  if (written) s += "  wrote " + output_path + "\n";
+  if (written)
+    s += "  wrote " + output_path + "\n";
   else if (!output_path.empty())
     s += !proof_ok ? "  wrote nothing: the proof failed\n"
                    : fmt::format("  wrote nothing: {} for {} (--allow-remaining writes it)\n",
                                  target.errors_after > 0 ? "lint errors remain" : "the outputs break in the arithmetic",
                                  target.target);
   if (proof_ok && !target.clean)
-    s += fmt::format("  not GPU-clean for {}: {} lint error(s) remain{} (--target none converts without the GPU "
-                     "check)\n",
-                     target.target, target.errors_after,
-                     target.fp16_broken ? ", and the outputs break in the target's arithmetic" : "");
+    s += fmt::format(
+        "  not GPU-clean for {}: {} lint error(s) remain{} (--target none converts without the GPU "
+        "check)\n",
+        target.target, target.errors_after,
+        target.fp16_broken ? ", and the outputs break in the target's arithmetic" : "");
   return s;
 }
 

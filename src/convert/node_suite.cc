@@ -40,7 +40,6 @@ const char* TestStatusName(TestStatus s) {
 
 namespace {
 
-
 // ONNX element types whose graph inputs/outputs the suite runs: float32,
 // float64 (computed in float32, as convert does), uint8, int8, int32, int64
 // (int32 in the graph), bool.
@@ -98,8 +97,8 @@ npy::Array ToGraphDType(const npy::Array& a, ir::DType want, const std::string& 
     }
     return n;
   }
-  ThrowUnsupported(fmt::format("input '{}' is {}, the converted graph wants {}", name, ir::DTypeName(a.dtype),
-                               ir::DTypeName(want)));
+  ThrowUnsupported(
+      fmt::format("input '{}' is {}, the converted graph wants {}", name, ir::DTypeName(a.dtype), ir::DTypeName(want)));
 }
 
 bool IsFloat(ir::DType d) {
@@ -170,7 +169,8 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
     if (!HandledType(t)) {
       if (!missing.empty()) return unsupported_op(missing);
       r.status = TestStatus::kUnsupportedDType;
-      r.detail = fmt::format("{} {} is {}", in ? "input" : "output", in ? i : i - s.input_types.size(), onnx::OnnxTypeName(t));
+      r.detail =
+          fmt::format("{} {} is {}", in ? "input" : "output", in ? i : i - s.input_types.size(), onnx::OnnxTypeName(t));
       return;
     }
   }
@@ -185,7 +185,8 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
   }
   if (!missing.empty()) {
     std::vector<std::string> imported;
-    for (const onnx::Node& n : graph.nodes) imported.push_back(n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type);
+    for (const onnx::Node& n : graph.nodes)
+      imported.push_back(n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type);
     if (const auto still = missing_in(imported); !still.empty()) return unsupported_op(still);
   }
   for (const std::string& set : sets) {
@@ -194,8 +195,8 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
       ThrowBadInput(fmt::format("{} inputs in {}, the graph has {}", inputs.size(), fs::path(set).filename().string(),
                                 graph.inputs.size()));
     if (expected.size() != graph.outputs.size())
-      ThrowBadInput(fmt::format("{} outputs in {}, the graph has {}", expected.size(), fs::path(set).filename().string(),
-                                graph.outputs.size()));
+      ThrowBadInput(fmt::format("{} outputs in {}, the graph has {}", expected.size(),
+                                fs::path(set).filename().string(), graph.outputs.size()));
     // Lower; inputs a lowering needs at convert time become initializers
     // holding this data set's values.
     onnx::Graph g = graph;
@@ -226,7 +227,8 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
         }
         if (sources.empty()) throw;
         for (const std::string& name : sources) {
-          auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const onnx::ValueInfo& v) { return v.name == name; });
+          auto it =
+              std::find_if(g.inputs.begin(), g.inputs.end(), [&](const onnx::ValueInfo& v) { return v.name == name; });
           const size_t k = static_cast<size_t>(it - g.inputs.begin());
           g.initializers[name] = runtime_inputs[k];
           g.inputs.erase(it);
@@ -249,12 +251,14 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
         static_cast<size_t>(interp.num_outputs()) != expected.size())
       ThrowInternal("the converted graph's inputs/outputs do not match the ONNX graph's");
     for (size_t i = 0; i < runtime_inputs.size(); ++i)
-      interp.SetInput(static_cast<int>(i), ToGraphDType(runtime_inputs[i], sg.tensors[sg.inputs[i]].dtype, g.inputs[i].name));
+      interp.SetInput(static_cast<int>(i),
+                      ToGraphDType(runtime_inputs[i], sg.tensors[sg.inputs[i]].dtype, g.inputs[i].name));
     interp.Invoke();
     ++r.data_sets;
     for (size_t k = 0; k < expected.size(); ++k) {
-      const std::string why = CompareOutput(expected[k], interp.Output(static_cast<int>(k)), o, r,
-                                            fmt::format("{} output '{}'", fs::path(set).filename().string(), g.outputs[k].name));
+      const std::string why =
+          CompareOutput(expected[k], interp.Output(static_cast<int>(k)), o, r,
+                        fmt::format("{} output '{}'", fs::path(set).filename().string(), g.outputs[k].name));
       if (!why.empty() && r.detail.empty()) r.detail = why;
     }
   }
@@ -281,9 +285,17 @@ TestResult RunOne(const fs::path& test_dir, const SuiteOptions& o) {
 
 nlohmann::json ResultJson(const TestResult& r) {
   auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); };
-  return {{"name", r.name}, {"ops", r.op_types}, {"float32_only", r.float32_only}, {"status", TestStatusName(r.status)},
-          {"detail", r.detail}, {"frozen", r.frozen}, {"tflite_ops", r.tflite_ops}, {"max_abs_err", num(r.max_abs_err)},
-          {"max_scaled_err", num(r.max_scaled_err)}, {"data_sets", r.data_sets}, {"ms", r.ms}};
+  return {{"name", r.name},
+          {"ops", r.op_types},
+          {"float32_only", r.float32_only},
+          {"status", TestStatusName(r.status)},
+          {"detail", r.detail},
+          {"frozen", r.frozen},
+          {"tflite_ops", r.tflite_ops},
+          {"max_abs_err", num(r.max_abs_err)},
+          {"max_scaled_err", num(r.max_scaled_err)},
+          {"data_sets", r.data_sets},
+          {"ms", r.ms}};
 }
 
 TestResult ResultFromJson(const nlohmann::json& j) {
@@ -293,8 +305,8 @@ TestResult ResultFromJson(const nlohmann::json& j) {
   r.op_types = j.at("ops").get<std::vector<std::string>>();
   r.float32_only = j.at("float32_only");
   const std::string status = j.at("status");
-  for (TestStatus s : {TestStatus::kPass, TestStatus::kFail, TestStatus::kUnsupportedOp, TestStatus::kUnsupportedFeature,
-                       TestStatus::kUnsupportedDType, TestStatus::kError})
+  for (TestStatus s : {TestStatus::kPass, TestStatus::kFail, TestStatus::kUnsupportedOp,
+                       TestStatus::kUnsupportedFeature, TestStatus::kUnsupportedDType, TestStatus::kError})
     if (status == TestStatusName(s)) r.status = s;
   r.detail = j.at("detail");
   r.frozen = j.at("frozen").get<std::vector<std::string>>();
@@ -329,8 +341,7 @@ TestResult Died(const fs::path& test_dir, const std::string& why) {
     r.float32_only = !s.output_types.empty();
     for (int t : s.input_types) r.float32_only = r.float32_only && t == 1;
     for (int t : s.output_types) r.float32_only = r.float32_only && t == 1;
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   return r;
 }
 
@@ -379,8 +390,7 @@ std::vector<TestResult> RunIsolated(const std::vector<fs::path>& dirs, const Sui
     }
     close(fds[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (next >= dirs.size()) break;
     std::string why;
     if (WIFSIGNALED(status))
@@ -397,7 +407,8 @@ std::vector<TestResult> RunIsolated(const std::vector<fs::path>& dirs, const Sui
 }  // namespace
 
 int SuiteReport::Count(TestStatus s) const {
-  return static_cast<int>(std::count_if(tests.begin(), tests.end(), [&](const TestResult& t) { return t.status == s; }));
+  return static_cast<int>(
+      std::count_if(tests.begin(), tests.end(), [&](const TestResult& t) { return t.status == s; }));
 }
 
 int SuiteReport::Runnable() const {
@@ -415,8 +426,8 @@ nlohmann::json SuiteReport::ToJson() const {
   j["tests"] = nlohmann::json::array();
   for (const TestResult& t : tests) j["tests"].push_back(ResultJson(t));
   nlohmann::json counts;
-  for (TestStatus s : {TestStatus::kPass, TestStatus::kFail, TestStatus::kUnsupportedOp, TestStatus::kUnsupportedFeature,
-                       TestStatus::kUnsupportedDType, TestStatus::kError})
+  for (TestStatus s : {TestStatus::kPass, TestStatus::kFail, TestStatus::kUnsupportedOp,
+                       TestStatus::kUnsupportedFeature, TestStatus::kUnsupportedDType, TestStatus::kError})
     counts[TestStatusName(s)] = Count(s);
   j["counts"] = counts;
   j["runnable"] = Runnable();
@@ -501,7 +512,9 @@ std::string SuiteReport::RenderMarkdown() const {
   auto section = [&](TestStatus st, const std::string& title) {
     std::string rows;
     for (const TestResult& t : tests)
-      if (t.status == st) rows += fmt::format("| {} | {} | {} |\n", t.name, Cell(fmt::format("{}", fmt::join(t.op_types, ", "))), Cell(t.detail));
+      if (t.status == st)
+        rows += fmt::format("| {} | {} | {} |\n", t.name, Cell(fmt::format("{}", fmt::join(t.op_types, ", "))),
+                            Cell(t.detail));
     if (rows.empty()) return;
     s += fmt::format("#### {} ({})\n\n| test | ops | reason |\n|---|---|---|\n{}\n", title, Count(st), rows);
   };

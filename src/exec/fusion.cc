@@ -125,11 +125,13 @@ class Fusion {
     const ir::Op* scale = nullptr;
     for (int c : consumers_[d]) {
       const ir::Op& op = g_.ops[c];
-      const bool squares = (op.code == tfl::BuiltinOperator_MUL && op.inputs.size() == 2 && op.inputs[0] == d &&
-                            op.inputs[1] == d) ||
-                           (op.code == tfl::BuiltinOperator_SQUARE && op.inputs[0] == d);
-      if (squares) square = &op;
-      else if (op.code == tfl::BuiltinOperator_MUL) scale = &op;
+      const bool squares =
+          (op.code == tfl::BuiltinOperator_MUL && op.inputs.size() == 2 && op.inputs[0] == d && op.inputs[1] == d) ||
+          (op.code == tfl::BuiltinOperator_SQUARE && op.inputs[0] == d);
+      if (squares)
+        square = &op;
+      else if (op.code == tfl::BuiltinOperator_MUL)
+        scale = &op;
     }
     if (!square || !scale) return {};
     const int32_t s = square->outputs[0];

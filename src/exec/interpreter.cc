@@ -50,8 +50,8 @@ Precision ParsePrecision(const std::string& name) {
   for (Precision p : {Precision::kFp32, Precision::kFp16Storage, Precision::kFp16Compute, Precision::kFp16Fused,
                       Precision::kFp16F32Accum})
     if (PrecisionName(p) == name) return p;
-  throw Error(ErrorKind::kUsage, fmt::format("unknown precision '{}' (expected {})", name,
-                                             fmt::join(PrecisionNames(), ", ")));
+  throw Error(ErrorKind::kUsage,
+              fmt::format("unknown precision '{}' (expected {})", name, fmt::join(PrecisionNames(), ", ")));
 }
 
 [[noreturn]] void ThrowUnsupportedDtype(const ir::Subgraph& graph, const ir::Op& op, ir::DType dtype) {
@@ -83,7 +83,7 @@ struct Interpreter::Impl {
   // Per tensor: written as binary16 in this mode (op outputs; inputs and
   // weights follow their own rules in Prepare).
   std::vector<bool> stored_in_half;
-  std::vector<bool> fixed;      // per tensor: value fixed at prepare time
+  std::vector<bool> fixed;         // per tensor: value fixed at prepare time
   std::vector<std::any> op_state;  // per op: KernelContext::state
   size_t folded_bytes = 0;
   std::vector<uint8_t> arena_storage;
@@ -137,8 +137,8 @@ struct Interpreter::Impl {
     for (size_t k = 0; k < g.inputs.size(); ++k) {
       const int32_t t = g.inputs[k];
       tensors[t].bytes = static_cast<size_t>(tensors[t].num_elements()) * ir::DTypeSize(tensors[t].dtype);
-      CheckMemory(tensors[t].bytes, fmt::format("input {} ('{}', {})", k, g.tensors[t].name,
-                                                ir::FormatShape(tensors[t].shape)));
+      CheckMemory(tensors[t].bytes,
+                  fmt::format("input {} ('{}', {})", k, g.tensors[t].name, ir::FormatShape(tensors[t].shape)));
     }
 
     const std::vector<int> order = g.TopologicalOrder();
@@ -151,16 +151,19 @@ struct Interpreter::Impl {
       for (const auto* list : {&op.inputs, &op.outputs})
         for (int32_t t : *list)
           if (t >= 0 && IsQuantizedInteger(g.tensors[t]) && !(known[t] && op.code == tfl::BuiltinOperator_DEQUANTIZE))
-            ThrowUnsupported(fmt::format("op {} ({}): dtype {} (quantized tensor '{}') is not supported; gpuclean "
-                                         "runs float graphs", i, op.name(), ir::DTypeName(g.tensors[t].dtype),
-                                         g.tensors[t].name));
+            ThrowUnsupported(
+                fmt::format("op {} ({}): dtype {} (quantized tensor '{}') is not supported; gpuclean "
+                            "runs float graphs",
+                            i, op.name(), ir::DTypeName(g.tensors[t].dtype), g.tensors[t].name));
       // A sparse constant holds only its stored values; every kernel but
       // DENSIFY's would read it as the dense tensor its shape describes.
       if (op.code != tfl::BuiltinOperator_DENSIFY)
         for (int32_t t : op.inputs)
           if (t >= 0 && g.tensors[t].sparsity)
-            ThrowUnsupported(fmt::format("op {} ({}): reads sparse constant '{}' directly; gpuclean's interpreter "
-                                         "reads sparse tensors only through DENSIFY", i, op.name(), g.tensors[t].name));
+            ThrowUnsupported(
+                fmt::format("op {} ({}): reads sparse constant '{}' directly; gpuclean's interpreter "
+                            "reads sparse tensors only through DENSIFY",
+                            i, op.name(), g.tensors[t].name));
       if (kernel->check) kernel->check(g, op);
       kernels[i] = kernel;
 
@@ -172,8 +175,10 @@ struct Interpreter::Impl {
         if (t < 0) continue;
         infos[k].present = true;
         infos[k].spec = {tensors[t].dtype, tensors[t].shape};
-        if (!known[t]) all_known = false;
-        else if (!g.tensors[t].sparsity) infos[k].value = Bytes(nullptr, tensors[t].data, tensors[t].bytes);
+        if (!known[t])
+          all_known = false;
+        else if (!g.tensors[t].sparsity)
+          infos[k].value = Bytes(nullptr, tensors[t].data, tensors[t].bytes);
       }
       std::vector<ir::DType> declared;
       for (int32_t t : op.outputs) declared.push_back(g.tensors[t].dtype);

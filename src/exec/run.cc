@@ -79,8 +79,9 @@ std::vector<std::pair<int, npy::Array>> LoadImageInputs(const ir::Subgraph& g, c
     if (image.key.empty()) continue;
     const int index = ResolveKey(g, image.key, "--image");
     if (taken[index])
-      throw Error(ErrorKind::kUsage, fmt::format("--image {}={}: input {} is already given by another --input or --image",
-                                                 image.key, image.path, image.key));
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("--image {}={}: input {} is already given by another --input or --image", image.key,
+                              image.path, image.key));
     taken[index] = true;
     target[k] = index;
   }
@@ -90,10 +91,11 @@ std::vector<std::pair<int, npy::Array>> LoadImageInputs(const ir::Subgraph& g, c
     for (size_t i = 0; i < g.inputs.size() && target[k] < 0; ++i)
       if (!taken[i] && image::LooksLikeImage(g.tensors[g.inputs[i]])) target[k] = static_cast<int>(i);
     if (target[k] < 0)
-      throw Error(ErrorKind::kUsage,
-                  fmt::format("--image {}: no {}model input looks like an image (float32 [1,H,W,3] or [1,3,H,W], H and W "
-                              ">= 16); name one with --image KEY=FILE",
-                              images.images[k].path, some_taken ? "other " : ""));
+      throw Error(
+          ErrorKind::kUsage,
+          fmt::format("--image {}: no {}model input looks like an image (float32 [1,H,W,3] or [1,3,H,W], H and W "
+                      ">= 16); name one with --image KEY=FILE",
+                      images.images[k].path, some_taken ? "other " : ""));
     taken[target[k]] = true;
   }
   std::vector<std::pair<int, npy::Array>> out;
@@ -133,7 +135,8 @@ std::string HostInputPath(const std::string& model_path, const std::string& name
   fs::path stem(model_path);
   if (stem.extension() == ".tflite") stem.replace_extension();
   std::string safe = name;
-  std::replace_if(safe.begin(), safe.end(), [](char c) { return c == '/' || c == ':' || c == ' '; }, '_');
+  std::replace_if(
+      safe.begin(), safe.end(), [](char c) { return c == '/' || c == ':' || c == ' '; }, '_');
   return stem.string() + "." + safe + ".npy";
 }
 
@@ -144,9 +147,10 @@ std::optional<npy::Array> HostInputBeside(const std::string& model_path, const i
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
   npy::Array a = npy::Read(path);
   if (a.dtype != t.dtype || a.shape != std::vector<int64_t>(t.shape.begin(), t.shape.end()))
-    throw Error(ErrorKind::kUsage, fmt::format("{} (beside the model, for input '{}') holds {} [{}], the input is {} {}",
-                                               path, t.name, ir::DTypeName(a.dtype), fmt::join(a.shape, ","),
-                                               ir::DTypeName(t.dtype), ir::FormatShape(t.shape)));
+    throw Error(
+        ErrorKind::kUsage,
+        fmt::format("{} (beside the model, for input '{}') holds {} [{}], the input is {} {}", path, t.name,
+                    ir::DTypeName(a.dtype), fmt::join(a.shape, ","), ir::DTypeName(t.dtype), ir::FormatShape(t.shape)));
   return a;
 }
 
@@ -175,7 +179,8 @@ std::vector<InputShape> ParseInputShapes(const std::vector<std::string>& specs) 
     const auto eq = spec.rfind('=');
     const auto bad = [&] {
       return Error(ErrorKind::kUsage, fmt::format("--input-shape expects KEY=d0,d1,... with positive dimensions, "
-                                                  "got '{}'", spec));
+                                                  "got '{}'",
+                                                  spec));
     };
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) throw bad();
     InputShape shape{spec.substr(0, eq), {}};
@@ -237,8 +242,8 @@ json RunToFolder(const RunRequest& request) {
   if (request.out_dir.empty()) throw Error(ErrorKind::kUsage, "--out DIR is required");
   if (request.threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
   if (request.repeat < 1) throw Error(ErrorKind::kUsage, "--repeat must be at least 1");
-  auto model = std::make_shared<const ir::Model>(
-      WithInputShapes(format::ReadModel(request.model_path), request.input_shapes));
+  auto model =
+      std::make_shared<const ir::Model>(WithInputShapes(format::ReadModel(request.model_path), request.input_shapes));
   Interpreter interpreter(model, {.threads = request.threads, .precision = request.precision});
   const ir::Subgraph& g = interpreter.graph();
 
@@ -264,12 +269,12 @@ json RunToFolder(const RunRequest& request) {
     const std::string file = fmt::format("in{}.npy", index);
     npy::Write(request.out_dir + "/" + file, value);
     interpreter.SetInput(index, value);
-    from_image[index] = json{{"source", "image"},
-                             {"image", request.images.images[k].path},
-                             {"normalize", request.images.options.normalization.spec},
-                             {"layout", image::LayoutName(image::ResolveLayout(g.tensors[g.inputs[index]],
-                                                                               request.images.options.layout))},
-                             {"file", file}};
+    from_image[index] = json{
+        {"source", "image"},
+        {"image", request.images.images[k].path},
+        {"normalize", request.images.options.normalization.spec},
+        {"layout", image::LayoutName(image::ResolveLayout(g.tensors[g.inputs[index]], request.images.options.layout))},
+        {"file", file}};
   }
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const ir::Tensor& t = g.tensors[g.inputs[i]];
@@ -299,8 +304,12 @@ json RunToFolder(const RunRequest& request) {
     tap = [&](int op_index, int tensor_index, const Tensor& value) {
       const std::string file = fmt::format("{}_{}.npy", tensor_index, SanitisedName(g.tensors[tensor_index].name));
       npy::Write(request.dump_dir + "/" + file, ToArray(value));
-      dumped.push_back({{"tensor", tensor_index}, {"name", g.tensors[tensor_index].name}, {"op", op_index},
-                        {"op_name", g.ops[op_index].name()}, {"file", file}, {"dtype", ir::DTypeName(value.dtype)},
+      dumped.push_back({{"tensor", tensor_index},
+                        {"name", g.tensors[tensor_index].name},
+                        {"op", op_index},
+                        {"op_name", g.ops[op_index].name()},
+                        {"file", file},
+                        {"dtype", ir::DTypeName(value.dtype)},
                         {"shape", value.shape}});
     };
   }
@@ -329,7 +338,8 @@ json RunToFolder(const RunRequest& request) {
   meta["folded_const_bytes"] = interpreter.folded_const_bytes();
   meta["peak_rss_bytes"] = PeakRssBytes();
   if (!request.dump_dir.empty())
-    WriteFileAtomically(request.dump_dir + "/index.json", json{{"model", request.model_path}, {"tensors", dumped}}.dump(2));
+    WriteFileAtomically(request.dump_dir + "/index.json",
+                        json{{"model", request.model_path}, {"tensors", dumped}}.dump(2));
   WriteFileAtomically(request.out_dir + "/meta.json", meta.dump(2));
   return meta;
 }

@@ -47,8 +47,7 @@ struct ThreadPool::State {
       wake.wait(lock, [&] { return stop || (generation != seen && next_chunk < chunks); });
       if (stop) return;
       seen = generation;
-      while (RunOneChunk(lock)) {
-      }
+      while (RunOneChunk(lock)) {}
     }
   }
 };
@@ -82,8 +81,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
   state_->finished_chunks = 0;
   ++state_->generation;
   state_->wake.notify_all();
-  while (state_->RunOneChunk(lock)) {
-  }
+  while (state_->RunOneChunk(lock)) {}
   state_->done.wait(lock, [&] { return state_->finished_chunks == state_->chunks; });
   state_->chunks = 0;
   state_->fn = nullptr;

@@ -46,8 +46,7 @@ Bytes MapFile(const std::string& path) {
   void* address = mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
   int err = errno;
   close(fd);
-  if (address == MAP_FAILED)
-    throw Error(ErrorKind::kIo, fmt::format("{}: cannot map: {}", path, std::strerror(err)));
+  if (address == MAP_FAILED) throw Error(ErrorKind::kIo, fmt::format("{}: cannot map: {}", path, std::strerror(err)));
   mapping->address = address;
   const auto* data = static_cast<const uint8_t*>(address);
   return Bytes(std::shared_ptr<const void>(mapping, address), data, mapping->size);

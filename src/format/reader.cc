@@ -77,9 +77,10 @@ class Reader {
   void Charge(uint64_t bytes) {
     charged_ += bytes;
     if (charged_ > budget_)
-      Fail(fmt::format("model is too large to decode: its tables describe more than {} MiB of graph for a {}-byte "
-                       "file (tables shared many times over?)",
-                       budget_ >> 20, bytes_.size()));
+      Fail(
+          fmt::format("model is too large to decode: its tables describe more than {} MiB of graph for a {}-byte "
+                      "file (tables shared many times over?)",
+                      budget_ >> 20, bytes_.size()));
   }
   template <typename T>
   static uint64_t Size(const flatbuffers::Vector<T>* v) {
@@ -150,8 +151,8 @@ class Reader {
     auto check = [&](tfl::SparseIndexVector type, const void* value, flatbuffers::uoffset_t i, const char* field) {
       if (type == tfl::SparseIndexVector_NONE) return;
       if (type > tfl::SparseIndexVector_MAX || !value)
-        Fail(fmt::format("{} sparsity dim_metadata {} has {} of type {} but {}", who, i, field,
-                         static_cast<int>(type), value ? "that type is unknown" : "no table"));
+        Fail(fmt::format("{} sparsity dim_metadata {} has {} of type {} but {}", who, i, field, static_cast<int>(type),
+                         value ? "that type is unknown" : "no table"));
     };
     for (flatbuffers::uoffset_t i = 0; i < dims->size(); ++i) {
       const tfl::DimensionMetadata* d = dims->Get(i);
@@ -167,8 +168,8 @@ class Reader {
     if (size == 0) Fail("file is empty");
     if (size < 8) Fail(fmt::format("file is {} bytes, too small to be a .tflite model", size));
     if (!flatbuffers::BufferHasIdentifier(bytes_.data(), tfl::ModelIdentifier()))
-      Fail(fmt::format("not a .tflite model: file identifier is '{}', expected '{}'",
-                       Printable(bytes_.data() + 4, 4), tfl::ModelIdentifier()));
+      Fail(fmt::format("not a .tflite model: file identifier is '{}', expected '{}'", Printable(bytes_.data() + 4, 4),
+                       tfl::ModelIdentifier()));
     // The flatbuffer proper must sit in the first 2 GB; constant data past it
     // is reached through Buffer.offset and checked separately.
     const size_t verify_size = std::min<size_t>(size, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
@@ -177,8 +178,9 @@ class Reader {
     options.max_tables = 10'000'000;
     flatbuffers::Verifier verifier(bytes_.data(), verify_size, options);
     if (!tfl::VerifyModelBuffer(verifier))
-      Fail("flatbuffer verification failed (truncated or corrupt: an offset, vtable or vector points outside "
-           "the file)");
+      Fail(
+          "flatbuffer verification failed (truncated or corrupt: an offset, vtable or vector points outside "
+          "the file)");
   }
 
   static std::string Printable(const uint8_t* p, size_t n) {
@@ -464,8 +466,6 @@ ir::Model ReadModelBytes(Bytes bytes, const std::string& source) {
   return Reader(std::move(bytes), source).Read();
 }
 
-ir::Model ReadModel(const std::string& path) {
-  return ReadModelBytes(MapFile(path), path);
-}
+ir::Model ReadModel(const std::string& path) { return ReadModelBytes(MapFile(path), path); }
 
 }  // namespace gpuclean::format

@@ -48,10 +48,10 @@ class Writer {
 
     std::vector<fb::Offset<tfl::OperatorCode>> codes;
     for (const auto& [code, custom, version] : op_codes_) {
-      const auto deprecated = static_cast<int8_t>(
-          std::min<int32_t>(code, tfl::BuiltinOperator_PLACEHOLDER_FOR_GREATER_OP_CODES));
-      codes.push_back(tfl::CreateOperatorCode(fbb_, deprecated, custom.empty() ? 0 : fbb_.CreateString(custom),
-                                              version, static_cast<tfl::BuiltinOperator>(code)));
+      const auto deprecated =
+          static_cast<int8_t>(std::min<int32_t>(code, tfl::BuiltinOperator_PLACEHOLDER_FOR_GREATER_OP_CODES));
+      codes.push_back(tfl::CreateOperatorCode(fbb_, deprecated, custom.empty() ? 0 : fbb_.CreateString(custom), version,
+                                              static_cast<tfl::BuiltinOperator>(code)));
     }
     std::vector<fb::Offset<tfl::Buffer>> buffers = WriteBuffers();
 
@@ -87,8 +87,8 @@ class Writer {
   }
 
   uint32_t OpCodeIndex(const ir::Op& op) {
-    auto key = std::make_tuple(static_cast<int32_t>(op.code), op.code == tfl::BuiltinOperator_CUSTOM ? op.custom_code : "",
-                               op.version);
+    auto key = std::make_tuple(static_cast<int32_t>(op.code),
+                               op.code == tfl::BuiltinOperator_CUSTOM ? op.custom_code : "", op.version);
     auto [it, inserted] = op_code_index_.emplace(key, static_cast<uint32_t>(op_codes_.size()));
     if (inserted) op_codes_.push_back(key);
     return it->second;
@@ -123,12 +123,12 @@ class Writer {
 
   fb::Offset<tfl::Operator> WriteOp(const ir::Op& op) {
     std::vector<uint8_t> mutating(op.mutating_variable_inputs.begin(), op.mutating_variable_inputs.end());
-    return tfl::CreateOperator(
-        fbb_, OpCodeIndex(op), fbb_.CreateVector(op.inputs), fbb_.CreateVector(op.outputs), op.options.type,
-        op.options.Pack(fbb_), op.custom_options.empty() ? 0 : fbb_.CreateVector(op.custom_options),
-        op.custom_options_format, mutating.empty() ? 0 : fbb_.CreateVector(mutating),
-        op.intermediates.empty() ? 0 : fbb_.CreateVector(op.intermediates), 0, 0, op.options2.type,
-        op.options2.Pack(fbb_), op.debug_metadata_index);
+    return tfl::CreateOperator(fbb_, OpCodeIndex(op), fbb_.CreateVector(op.inputs), fbb_.CreateVector(op.outputs),
+                               op.options.type, op.options.Pack(fbb_),
+                               op.custom_options.empty() ? 0 : fbb_.CreateVector(op.custom_options),
+                               op.custom_options_format, mutating.empty() ? 0 : fbb_.CreateVector(mutating),
+                               op.intermediates.empty() ? 0 : fbb_.CreateVector(op.intermediates), 0, 0,
+                               op.options2.type, op.options2.Pack(fbb_), op.debug_metadata_index);
   }
 
   fb::Offset<tfl::SignatureDef> WriteSignature(const ir::SignatureDef& sig) {
@@ -188,7 +188,8 @@ class Writer {
 };
 
 bool SameFile(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
@@ -201,7 +202,8 @@ std::vector<uint8_t> Serialize(const ir::Model& model, const WriteOptions& optio
 
 void WriteModel(const ir::Model& model, const std::string& path, const WriteOptions& options) {
   if (!model.source.empty() && SameFile(model.source, path))
-    throw Error(ErrorKind::kUsage, fmt::format("{}: refusing to overwrite the input model; choose another output", path));
+    throw Error(ErrorKind::kUsage,
+                fmt::format("{}: refusing to overwrite the input model; choose another output", path));
   std::vector<uint8_t> bytes = Serialize(model, options);
   WriteFileAtomically(path, bytes);
 }

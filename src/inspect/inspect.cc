@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
 #include <map>
 #include <set>
-#include <sys/stat.h>
 
 namespace gpuclean::inspect {
 namespace {
@@ -54,8 +54,12 @@ json Summarize(const ir::Model& model) {
   json subgraphs = json::array(), sparse = json::array(), ops = json::array();
   for (size_t s = 0; s < model.subgraphs.size(); ++s) {
     const ir::Subgraph& sg = model.subgraphs[s];
-    subgraphs.push_back({{"index", s}, {"name", sg.name}, {"tensors", sg.tensors.size()}, {"ops", sg.ops.size()},
-                         {"inputs", sg.inputs.size()}, {"outputs", sg.outputs.size()}});
+    subgraphs.push_back({{"index", s},
+                         {"name", sg.name},
+                         {"tensors", sg.tensors.size()},
+                         {"ops", sg.ops.size()},
+                         {"inputs", sg.inputs.size()},
+                         {"outputs", sg.outputs.size()}});
     for (size_t i = 0; i < sg.ops.size(); ++i) {
       const ir::Op& op = sg.ops[i];
       histogram[op.name()]++;
@@ -77,8 +81,12 @@ json Summarize(const ir::Model& model) {
         weight_bytes += static_cast<int64_t>(tensor.data->size());
       }
       if (tensor.sparsity)
-        sparse.push_back({{"subgraph", s}, {"tensor", t}, {"name", tensor.name}, {"dtype", ir::DTypeName(tensor.dtype)},
-                          {"shape", tensor.shape}, {"stored_bytes", tensor.is_const() ? tensor.data->size() : 0}});
+        sparse.push_back({{"subgraph", s},
+                          {"tensor", t},
+                          {"name", tensor.name},
+                          {"dtype", ir::DTypeName(tensor.dtype)},
+                          {"shape", tensor.shape},
+                          {"stored_bytes", tensor.is_const() ? tensor.data->size() : 0}});
     }
   }
   out["subgraphs"] = subgraphs;
@@ -123,11 +131,13 @@ std::string RenderText(const json& s) {
   line("op histogram:");
   std::vector<std::pair<int, std::string>> hist;
   for (const auto& [name, count] : s["op_histogram"].items()) hist.emplace_back(count.get<int>(), name);
-  std::sort(hist.begin(), hist.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(hist.begin(), hist.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   for (const auto& [count, name] : hist) line(fmt::format("  {:>5}  {}", count, name));
   line(fmt::format("weights: {} bytes", s["weight_bytes"].get<int64_t>()));
   for (const auto& [dtype, w] : s["weights"].items())
-    line(fmt::format("  {:<8} {:>6} tensors {:>12} bytes", dtype, w["tensors"].get<int64_t>(), w["bytes"].get<int64_t>()));
+    line(fmt::format("  {:<8} {:>6} tensors {:>12} bytes", dtype, w["tensors"].get<int64_t>(),
+                     w["bytes"].get<int64_t>()));
   if (!s["custom_ops"].empty()) {
     std::string names;
     for (const auto& c : s["custom_ops"]) names += (names.empty() ? "" : ", ") + c.get<std::string>();
@@ -136,17 +146,22 @@ std::string RenderText(const json& s) {
   if (!s["sparse_tensors"].empty()) {
     line(fmt::format("sparse tensors: {}", s["sparse_tensors"].size()));
     for (const auto& t : s["sparse_tensors"])
-      line(fmt::format("  {:<40} {:<8} {}", t["name"].get<std::string>(), t["dtype"].get<std::string>(), ShapeText(t["shape"])));
+      line(fmt::format("  {:<40} {:<8} {}", t["name"].get<std::string>(), t["dtype"].get<std::string>(),
+                       ShapeText(t["shape"])));
   }
-  for (const auto& sig : s["signatures"]) line(fmt::format("signature '{}' (subgraph {}): {} inputs, {} outputs",
-                                                           sig["key"].get<std::string>(), sig["subgraph"].get<int>(),
-                                                           sig["inputs"].size(), sig["outputs"].size()));
-  for (const auto& m : s["metadata"]) line(fmt::format("metadata '{}' ({} bytes)", m["name"].get<std::string>(), m["bytes"].get<int64_t>()));
+  for (const auto& sig : s["signatures"])
+    line(fmt::format("signature '{}' (subgraph {}): {} inputs, {} outputs", sig["key"].get<std::string>(),
+                     sig["subgraph"].get<int>(), sig["inputs"].size(), sig["outputs"].size()));
+  for (const auto& m : s["metadata"])
+    line(fmt::format("metadata '{}' ({} bytes)", m["name"].get<std::string>(), m["bytes"].get<int64_t>()));
   line("ops:");
   for (const auto& op : s["ops"]) {
     std::string ins, outs;
     for (const auto& t : op.value("inputs", json::array())) {
-      if (t["tensor"].get<int>() < 0) { ins += (ins.empty() ? "" : ", ") + std::string("-"); continue; }
+      if (t["tensor"].get<int>() < 0) {
+        ins += (ins.empty() ? "" : ", ") + std::string("-");
+        continue;
+      }
       ins += fmt::format("{}{}{}", ins.empty() ? "" : ", ", ShapeText(t["shape"]), t.value("const", false) ? "c" : "");
     }
     for (const auto& t : op.value("outputs", json::array()))

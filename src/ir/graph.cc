@@ -140,8 +140,8 @@ std::vector<int> Subgraph::TopologicalOrder() const {
   if (static_cast<int>(order.size()) != n) {
     for (int i = 0; i < n; ++i)
       if (pending[i] > 0)
-        ThrowBadInput(fmt::format("subgraph '{}': operator graph has a cycle through op {} ({})", name, i,
-                                  ops[i].name()));
+        ThrowBadInput(
+            fmt::format("subgraph '{}': operator graph has a cycle through op {} ({})", name, i, ops[i].name()));
   }
   return order;
 }
@@ -163,14 +163,14 @@ void CheckStructure(const Subgraph& g) {
   // a graph this large would take minutes, so say so instead.
   constexpr size_t kMaxOps = size_t{1} << 19;
   if (ops.size() > kMaxOps)
-    ThrowUnsupported(fmt::format("subgraph '{}' has {} ops; gpuclean analyses graphs of up to {} ops", name,
-                                 ops.size(), kMaxOps));
+    ThrowUnsupported(
+        fmt::format("subgraph '{}' has {} ops; gpuclean analyses graphs of up to {} ops", name, ops.size(), kMaxOps));
   const int32_t num_tensors = static_cast<int32_t>(tensors.size());
   auto check_index = [&](int32_t t, bool allow_omitted, const std::string& where) {
     if (allow_omitted && t == -1) return;
     if (t < 0 || t >= num_tensors)
-      ThrowBadInput(fmt::format("subgraph '{}': {} refers to tensor {} but there are {} tensors", name, where, t,
-                                num_tensors));
+      ThrowBadInput(
+          fmt::format("subgraph '{}': {} refers to tensor {} but there are {} tensors", name, where, t, num_tensors));
   };
   std::vector<bool> is_input(tensors.size(), false);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -191,11 +191,11 @@ void CheckStructure(const Subgraph& g) {
                                   tensors[out].name, producer[out], i));
       producer[out] = static_cast<int>(i);
       if (tensors[out].is_const())
-        ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) writes constant tensor {} ('{}')", name, i, op.name(),
-                                  out, tensors[out].name));
+        ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) writes constant tensor {} ('{}')", name, i, op.name(), out,
+                                  tensors[out].name));
       if (is_input[out])
-        ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) writes graph input tensor {} ('{}')", name, i,
-                                  op.name(), out, tensors[out].name));
+        ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) writes graph input tensor {} ('{}')", name, i, op.name(),
+                                  out, tensors[out].name));
     }
   }
   constexpr int64_t kMaxElements = kMaxTensorElements;
@@ -204,17 +204,17 @@ void CheckStructure(const Subgraph& g) {
     int64_t elements = 1;
     for (int32_t d : tensor.shape) {
       if (d < 0)
-        ThrowBadInput(fmt::format("subgraph '{}': tensor {} ('{}') has negative dimension {}", name, t,
-                                  tensor.name, d));
+        ThrowBadInput(
+            fmt::format("subgraph '{}': tensor {} ('{}') has negative dimension {}", name, t, tensor.name, d));
       if (d > 0 && elements > kMaxElements / d)
-        ThrowBadInput(fmt::format("subgraph '{}': tensor {} ('{}') has an absurd shape (more than 2^40 elements)",
-                                  name, t, tensor.name));
+        ThrowBadInput(fmt::format("subgraph '{}': tensor {} ('{}') has an absurd shape (more than 2^40 elements)", name,
+                                  t, tensor.name));
       elements *= d;
     }
     for (int32_t d : tensor.shape_signature)
       if (d < -1)
-        ThrowBadInput(fmt::format("subgraph '{}': tensor {} ('{}') has shape_signature dimension {}", name, t,
-                                  tensor.name, d));
+        ThrowBadInput(
+            fmt::format("subgraph '{}': tensor {} ('{}') has shape_signature dimension {}", name, t, tensor.name, d));
     if (tensor.is_const() && !tensor.sparsity) {
       size_t element_size = DTypeSize(tensor.dtype);
       if (element_size > 0 && tensor.data->size() != static_cast<size_t>(elements) * element_size)
@@ -243,12 +243,16 @@ void Subgraph::Validate() const {
   for (size_t i = 0; i < ops.size(); ++i)
     for (int32_t in : ops[i].inputs)
       if (in >= 0 && !has_source(in))
-        ThrowBadInput(fmt::format("subgraph '{}': op {} ({}) reads tensor {} ('{}'), which no op writes and which is "
-                                  "neither an input nor a constant", name, i, ops[i].name(), in, tensors[in].name));
+        ThrowBadInput(
+            fmt::format("subgraph '{}': op {} ({}) reads tensor {} ('{}'), which no op writes and which is "
+                        "neither an input nor a constant",
+                        name, i, ops[i].name(), in, tensors[in].name));
   for (size_t i = 0; i < outputs.size(); ++i)
     if (!has_source(outputs[i]))
-      ThrowBadInput(fmt::format("subgraph '{}': graph output {} (tensor {} '{}') is written by no op and is neither "
-                                "an input nor a constant", name, i, outputs[i], tensors[outputs[i]].name));
+      ThrowBadInput(
+          fmt::format("subgraph '{}': graph output {} (tensor {} '{}') is written by no op and is neither "
+                      "an input nor a constant",
+                      name, i, outputs[i], tensors[outputs[i]].name));
   try {
     InferTensorSpecs(*this);  // options and shapes every op can trust; throws on a cycle too
   } catch (const Error& e) {

@@ -11,9 +11,9 @@ struct Table {
   std::array<OpTraits, kCodes> traits{};
   std::vector<tfl::BuiltinOperator> ops;
   Table() {
-#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS)                                   \
-  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY, RankRule::RANK_RULE, FLAGS, true,    \
-                                         std::string_view(#KERNEL) != "NoKernel"};              \
+#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS)                                  \
+  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY, RankRule::RANK_RULE, FLAGS, true, \
+                                         std::string_view(#KERNEL) != "NoKernel"};           \
   ops.push_back(tfl::BuiltinOperator_##CODE);
 #include "ir/ops.def"
 #undef GPUCLEAN_OP

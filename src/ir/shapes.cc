@@ -77,7 +77,8 @@ std::vector<int64_t> OpView::Ints(int i, std::string_view role) const {
 
 int64_t OpView::ScalarInt(int i, std::string_view role) const {
   std::vector<int64_t> values = Ints(i, role);
-  if (values.size() != 1 || rank(i) > 1) Fail("{} (input {}) must be a single value, got shape {}", role, i, FormatShape(shape(i)));
+  if (values.size() != 1 || rank(i) > 1)
+    Fail("{} (input {}) must be a single value, got shape {}", role, i, FormatShape(shape(i)));
   return values[0];
 }
 
@@ -100,9 +101,10 @@ int32_t ToDim(const OpView& v, int64_t value, std::string_view what) {
 }
 
 Shape CheckedWindowOutput(const OpView& v, tfl::Padding padding, const Shape& input_nhwc, int32_t filter_h,
-                          int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t dilation_h,
-                          int32_t dilation_w, int32_t out_channels) {
-  if (padding != tfl::Padding_SAME && padding != tfl::Padding_VALID) v.Fail("unknown padding {}", static_cast<int>(padding));
+                          int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t dilation_h, int32_t dilation_w,
+                          int32_t out_channels) {
+  if (padding != tfl::Padding_SAME && padding != tfl::Padding_VALID)
+    v.Fail("unknown padding {}", static_cast<int>(padding));
   if (stride_h < 1 || stride_w < 1) v.Fail("strides must be >= 1, got h={} w={}", stride_h, stride_w);
   if (dilation_h < 1 || dilation_w < 1) v.Fail("dilations must be >= 1, got h={} w={}", dilation_h, dilation_w);
   if (filter_h < 1 || filter_w < 1) v.Fail("window must be at least 1x1, got {}x{}", filter_h, filter_w);
@@ -161,8 +163,8 @@ std::vector<uint8_t> PackInts(std::initializer_list<int32_t> fields) {
 
 std::vector<int32_t> UnpackInts(std::span<const uint8_t> bytes, size_t count, const char* op) {
   if (bytes.size() < count * sizeof(int32_t))
-    ThrowBadInput(fmt::format("{}: custom options hold {} bytes, need at least {}", op, bytes.size(),
-                              count * sizeof(int32_t)));
+    ThrowBadInput(
+        fmt::format("{}: custom options hold {} bytes, need at least {}", op, bytes.size(), count * sizeof(int32_t)));
   std::vector<int32_t> fields(count);
   std::memcpy(fields.data(), bytes.data(), count * sizeof(int32_t));
   return fields;
@@ -291,12 +293,12 @@ int32_t WindowOutputSize(tfl::Padding padding, int32_t in, int32_t filter, int32
   return static_cast<int32_t>(std::clamp<int64_t>(out, 0, std::numeric_limits<int32_t>::max()));
 }
 
-WindowPadding ComputeWindowPadding(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride,
-                                   int32_t dilation, int32_t out) {
+WindowPadding ComputeWindowPadding(tfl::Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation,
+                                   int32_t out) {
   if (padding == tfl::Padding_VALID) return {};
   const int64_t dilated_filter = (int64_t{filter} - 1) * dilation + 1;
-  const int64_t total = std::clamp<int64_t>((int64_t{out} - 1) * stride + dilated_filter - in, 0,
-                                            std::numeric_limits<int32_t>::max());
+  const int64_t total =
+      std::clamp<int64_t>((int64_t{out} - 1) * stride + dilated_filter - in, 0, std::numeric_limits<int32_t>::max());
   return {static_cast<int32_t>(total / 2), static_cast<int32_t>(total - total / 2)};
 }
 
@@ -322,8 +324,7 @@ MediaPipeTransposeConvOptions DecodeMediaPipeTransposeConvOptions(std::span<cons
 MediaPipePoolOptions DecodeMediaPipePoolOptions(std::span<const uint8_t> bytes) {
   constexpr const char* kOp = "MediaPipe pooling op";
   std::vector<int32_t> f = shapes::UnpackInts(bytes, 6, kOp);
-  return {shapes::FromTfLitePadding(f[0], kOp), f[1], f[2], f[3], f[4],
-          static_cast<tfl::ActivationFunctionType>(f[5])};
+  return {shapes::FromTfLitePadding(f[0], kOp), f[1], f[2], f[3], f[4], static_cast<tfl::ActivationFunctionType>(f[5])};
 }
 
 }  // namespace gpuclean::ir

@@ -25,8 +25,7 @@ std::vector<TensorSpec> Conv2D(const OpView& v) {
   if (filter[3] <= 0 || in[3] % filter[3] != 0)
     v.Fail("input has {} channels, which is not a multiple of the filter's {}", in[3], filter[3]);
   const int32_t groups = in[3] / filter[3];
-  if (out_channels % groups != 0)
-    v.Fail("{} output channels do not split into {} groups", out_channels, groups);
+  if (out_channels % groups != 0) v.Fail("{} output channels do not split into {} groups", out_channels, groups);
   ExpectBias(v, 2, out_channels);
   return {{v.dtype(0), CheckedWindowOutput(v, o.padding, in, filter[1], filter[2], o.stride_h, o.stride_w,
                                            o.dilation_h_factor, o.dilation_w_factor, out_channels)}};
@@ -196,7 +195,8 @@ std::vector<TensorSpec> Convolution2DTransposeBias(const OpView& v) {
     const int64_t padding = o.padding == tfl::Padding_SAME ? std::max(0, filter - (size - 1) % stride - 1) : 0;
     return ToDim(v, int64_t{stride} * (size - 1) + filter - padding, "output size");
   };
-  return {{tfl::TensorType_FLOAT32, {in[0], out_size(in[1], w[1], o.stride_h), out_size(in[2], w[2], o.stride_w), w[0]}}};
+  return {
+      {tfl::TensorType_FLOAT32, {in[0], out_size(in[1], w[1], o.stride_h), out_size(in[2], w[2], o.stride_w), w[0]}}};
 }
 
 // Outputs the pooled values and, as float32, the argmax position inside each

@@ -78,8 +78,8 @@ std::vector<TensorSpec> Select(const OpView& v) {
   if (v.shape(1) != v.shape(2))
     v.Fail("x {} and y {} must have the same shape", FormatShape(v.shape(1)), FormatShape(v.shape(2)));
   const Shape& cond = v.shape(0);
-  const bool ok = cond == v.shape(1) || cond.empty() ||
-                  (cond.size() == 1 && v.rank(1) >= 1 && cond[0] == v.shape(1)[0]);
+  const bool ok =
+      cond == v.shape(1) || cond.empty() || (cond.size() == 1 && v.rank(1) >= 1 && cond[0] == v.shape(1)[0]);
   if (!ok)
     v.Fail("condition {} must match x {}, be a scalar, or a vector along its first dimension", FormatShape(cond),
            FormatShape(v.shape(1)));
@@ -114,8 +114,9 @@ std::vector<TensorSpec> Cast(const OpView& v) {
 
 std::vector<TensorSpec> Dequantize(const OpView& v) {
   v.ExpectInputCount(1);
-  v.ExpectDType(0, {tfl::TensorType_INT8, tfl::TensorType_UINT8, tfl::TensorType_INT16, tfl::TensorType_FLOAT16,
-                    tfl::TensorType_INT4},
+  v.ExpectDType(0,
+                {tfl::TensorType_INT8, tfl::TensorType_UINT8, tfl::TensorType_INT16, tfl::TensorType_FLOAT16,
+                 tfl::TensorType_INT4},
                 "input");
   return {{tfl::TensorType_FLOAT32, v.shape(0)}};
 }

@@ -77,8 +77,8 @@ class OpView {
 using Rule = std::function<std::vector<TensorSpec>(const OpView&)>;
 
 struct RuleTable {
-  std::map<int32_t, Rule> builtin;      // by BuiltinOperator
-  std::map<std::string, Rule> custom;   // by custom code
+  std::map<int32_t, Rule> builtin;     // by BuiltinOperator
+  std::map<std::string, Rule> custom;  // by custom code
 };
 
 // Each family registers its ops.
@@ -89,8 +89,8 @@ void AddReduceRules(RuleTable& table);
 
 // Small shared helpers.
 Shape CheckedWindowOutput(const OpView& v, tfl::Padding padding, const Shape& input_nhwc, int32_t filter_h,
-                          int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t dilation_h,
-                          int32_t dilation_w, int32_t out_channels);
+                          int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t dilation_h, int32_t dilation_w,
+                          int32_t out_channels);
 // Saturates at INT64_MAX instead of wrapping.
 int64_t Product(std::span<const int32_t> shape);
 // a * b, or Fail("<what> a x b overflows").

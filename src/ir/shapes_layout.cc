@@ -37,8 +37,8 @@ Shape ResolveNewShape(const OpView& v, const std::vector<int64_t>& requested) {
     known *= out[stretch];
   }
   if (known != elements)
-    v.Fail("new shape {} holds {} elements but the input {} holds {}", FormatShape(out), known,
-           FormatShape(v.shape(0)), elements);
+    v.Fail("new shape {} holds {} elements but the input {} holds {}", FormatShape(out), known, FormatShape(v.shape(0)),
+           elements);
   return out;
 }
 
@@ -134,7 +134,8 @@ std::vector<TensorSpec> Split(const OpView& v) {
   const int32_t parts = v.Options<tfl::SplitOptionsT>().num_splits;
   const Shape& in = v.shape(1);
   if (parts < 1) v.Fail("num_splits must be >= 1, got {}", parts);
-  if (in[axis] % parts != 0) v.Fail("dimension {} of {} does not split into {} equal parts", axis, FormatShape(in), parts);
+  if (in[axis] % parts != 0)
+    v.Fail("dimension {} of {} does not split into {} equal parts", axis, FormatShape(in), parts);
   Shape part = in;
   part[axis] /= parts;
   return std::vector<TensorSpec>(parts, TensorSpec{v.dtype(1), part});
@@ -181,7 +182,8 @@ std::vector<TensorSpec> SplitV(const OpView& v) {
 std::vector<TensorSpec> Pack(const OpView& v) {
   const auto o = v.Options<tfl::PackOptionsT>();
   if (v.num_inputs() < 1) v.Fail("expects at least one input");
-  if (o.values_count != v.num_inputs()) v.Fail("values_count is {} but there are {} inputs", o.values_count, v.num_inputs());
+  if (o.values_count != v.num_inputs())
+    v.Fail("values_count is {} but there are {} inputs", o.values_count, v.num_inputs());
   for (int i = 1; i < v.num_inputs(); ++i) {
     v.ExpectSameDType(0, i);
     if (v.shape(i) != v.shape(0))
@@ -381,8 +383,8 @@ std::vector<TensorSpec> GatherNd(const OpView& v) {
 
 std::vector<TensorSpec> ShapeOp(const OpView& v) {
   v.ExpectInputCount(1);
-  const DType type = v.op().options.type == tfl::BuiltinOptions_ShapeOptions ? v.Options<tfl::ShapeOptionsT>().out_type
-                                                                             : kInt32;
+  const DType type =
+      v.op().options.type == tfl::BuiltinOptions_ShapeOptions ? v.Options<tfl::ShapeOptionsT>().out_type : kInt32;
   return {{type, {v.rank(0)}}};
 }
 
@@ -421,8 +423,8 @@ StridedSlicePlan PlanStridedSlice(std::span<const int32_t> input_shape, std::spa
                                   const tfl::StridedSliceOptionsT& o) {
   const int given = static_cast<int>(begin.size());
   if (end.size() != begin.size() || strides.size() != begin.size())
-    ThrowBadInput(fmt::format("begin, end and strides differ in length ({}, {}, {})", begin.size(), end.size(),
-                              strides.size()));
+    ThrowBadInput(
+        fmt::format("begin, end and strides differ in length ({}, {}, {})", begin.size(), end.size(), strides.size()));
   if (given > 31) ThrowBadInput(fmt::format("{} slice entries exceed the 31 the masks can address", given));
   // Mask bits beyond the given entries mean nothing.
   auto bit = [given](int32_t mask, int i) { return i >= 0 && i < given && ((mask >> i) & 1) != 0; };
@@ -430,14 +432,15 @@ StridedSlicePlan PlanStridedSlice(std::span<const int32_t> input_shape, std::spa
   for (int i = 0; i < given; ++i) {
     if (bit(o.ellipsis_mask, i)) ++ellipses;
     // A new axis at the ellipsis' own position is ignored, as in LiteRT.
-    else if (bit(o.new_axis_mask, i)) ++new_axes;
+    else if (bit(o.new_axis_mask, i))
+      ++new_axes;
   }
   if (ellipses > 1) ThrowBadInput("ellipsis_mask has more than one bit set");
   const int rank = static_cast<int>(input_shape.size());
   const int dims = rank + new_axes;
   if (given - new_axes - ellipses > rank)
-    ThrowBadInput(fmt::format("{} slice entries address more dimensions than the input {} has", given,
-                              FormatShape(input_shape)));
+    ThrowBadInput(
+        fmt::format("{} slice entries address more dimensions than the input {} has", given, FormatShape(input_shape)));
 
   // Expand the ellipsis over the input dimensions the other entries leave
   // unnamed; entries after it shift right by the expansion.

@@ -17,8 +17,10 @@ std::vector<TensorSpec> Reduce(const OpView& v) {
   Shape out;
   for (int d = 0; d < v.rank(0); ++d) {
     const bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-    if (!reduced) out.push_back(v.shape(0)[d]);
-    else if (keep_dims) out.push_back(1);
+    if (!reduced)
+      out.push_back(v.shape(0)[d]);
+    else if (keep_dims)
+      out.push_back(1);
   }
   return {{v.dtype(0), out}};
 }
@@ -31,7 +33,7 @@ std::vector<TensorSpec> ArgMinMax(const OpView& v) {
   const int axis = NormalizeAxis(v.Ints(1, "axis")[0], v.rank(0), v.op().name());
   // ArgMaxOptions and ArgMinOptions have the same layout.
   const DType type = v.op().code == tfl::BuiltinOperator_ARG_MAX ? v.Options<tfl::ArgMaxOptionsT>().output_type
-                                                                  : v.Options<tfl::ArgMinOptionsT>().output_type;
+                                                                 : v.Options<tfl::ArgMinOptionsT>().output_type;
   if (type != tfl::TensorType_INT32 && type != tfl::TensorType_INT64)
     v.Fail("output_type must be int32 or int64, got {}", DTypeName(type));
   Shape out = v.shape(0);
@@ -48,8 +50,8 @@ std::vector<TensorSpec> TopK(const OpView& v) {
   if (k < 0 || k > v.shape(0).back()) v.Fail("k = {} is outside [0, {}]", k, v.shape(0).back());
   Shape out = v.shape(0);
   out.back() = static_cast<int32_t>(k);
-  const DType index_type = v.declared_output(1) == tfl::TensorType_INT16 ? tfl::TensorType_INT16
-                                                                          : tfl::TensorType_INT32;
+  const DType index_type =
+      v.declared_output(1) == tfl::TensorType_INT16 ? tfl::TensorType_INT16 : tfl::TensorType_INT32;
   return {{v.dtype(0), out}, {index_type, out}};
 }
 

@@ -10,8 +10,8 @@
 
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
-#include "gpuclean/io.h"
 #include "gpuclean/format.h"
+#include "gpuclean/io.h"
 #include "gpuclean/run.h"
 #include "gpuclean/stopwatch.h"
 
@@ -19,7 +19,6 @@ namespace gpuclean::latency {
 namespace {
 
 namespace fs = std::filesystem;
-
 
 // Splits 1 + warmup + repeat run times into the result's fields.
 void Summarize(const std::vector<double>& all_ms, BenchResult& r) {
@@ -59,7 +58,8 @@ void BenchProbe(const BenchOptions& o, BenchResult& r) {
   const ScratchDir scratch("gpuclean-bench");
   probe::ProbeRequest request;
   request.model_path = o.model_path;
-  request.runtime = o.runtime == BenchRuntime::kLiteRtWasm ? probe::Runtime::kLiteRtWasm : probe::Runtime::kLiteRtWebGpu;
+  request.runtime =
+      o.runtime == BenchRuntime::kLiteRtWasm ? probe::Runtime::kLiteRtWasm : probe::Runtime::kLiteRtWebGpu;
   request.precision = o.precision;
   request.seed = o.seed;
   request.repeat = 1 + o.warmup + o.repeat;
@@ -98,7 +98,8 @@ void Validate(const BenchOptions& o) {
   if (o.warmup < 0) throw Error(ErrorKind::kUsage, "--warmup must not be negative");
   if (o.threads < 1) throw Error(ErrorKind::kUsage, "--threads must be at least 1");
   if (o.runtime != BenchRuntime::kOurs && o.threads != 1)
-    throw Error(ErrorKind::kUsage, "--threads applies to --runtime ours only (the LiteRT.js wasm build is single-threaded)");
+    throw Error(ErrorKind::kUsage,
+                "--threads applies to --runtime ours only (the LiteRT.js wasm build is single-threaded)");
   if (o.runtime == BenchRuntime::kLiteRtWasm && o.precision != "fp32")
     throw Error(ErrorKind::kUsage, "--precision on litert-wasm is fp32 only");
   if (o.runtime == BenchRuntime::kLiteRtWebGpu && o.precision != "fp32" && o.precision != "fp16")
@@ -114,8 +115,10 @@ BenchResult Bench(const BenchOptions& o) {
   r.threads = o.threads;
   r.warmup = o.warmup;
   r.repeat = o.repeat;
-  if (o.runtime == BenchRuntime::kOurs) BenchOurs(o, r);
-  else BenchProbe(o, r);
+  if (o.runtime == BenchRuntime::kOurs)
+    BenchOurs(o, r);
+  else
+    BenchProbe(o, r);
   return r;
 }
 

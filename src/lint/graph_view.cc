@@ -85,8 +85,8 @@ std::optional<OptionField> FindOptionField(const ir::Op& op, const std::string& 
     found.fbb->Finish(op.options.Pack(*found.fbb));
     found.table_type = table_type;
     found.code = table_type->type_codes[i];
-    found.voffset = static_cast<flatbuffers::voffset_t>(
-        flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i)));
+    found.voffset =
+        static_cast<flatbuffers::voffset_t>(flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i)));
     return found;
   }
   return std::nullopt;
@@ -134,8 +134,10 @@ bool SetOptionValue(ir::Op& op, const std::string& field, const nlohmann::json& 
   const flatbuffers::TypeCode code = found->code;
   const flatbuffers::voffset_t voffset = found->voffset;
   int64_t integer = 0;
-  if (value.is_boolean()) integer = value.get<bool>() ? 1 : 0;
-  else if (value.is_number()) integer = static_cast<int64_t>(value.get<double>());
+  if (value.is_boolean())
+    integer = value.get<bool>() ? 1 : 0;
+  else if (value.is_number())
+    integer = static_cast<int64_t>(value.get<double>());
   else if (value.is_string() && code.sequence_ref >= 0) {
     const flatbuffers::TypeTable* enum_type = table_type->type_refs[code.sequence_ref]();
     bool found = false;
@@ -161,7 +163,9 @@ bool SetOptionValue(ir::Op& op, const std::string& field, const nlohmann::json& 
     case flatbuffers::ET_FLOAT:
       ok = value.is_number() && table->SetField<float>(voffset, value.get<float>(), 0.0f);
       break;
-    case flatbuffers::ET_DOUBLE: ok = value.is_number() && table->SetField<double>(voffset, value.get<double>(), 0.0); break;
+    case flatbuffers::ET_DOUBLE:
+      ok = value.is_number() && table->SetField<double>(voffset, value.get<double>(), 0.0);
+      break;
     default: return false;
   }
   if (!ok) return false;
@@ -173,12 +177,32 @@ bool SetOptionValue(ir::Op& op, const std::string& field, const nlohmann::json& 
 }
 
 const std::vector<std::string>& ConstraintKeys() {
-  static const std::vector<std::string> keys = {
-      "rank_at_least",  "dtype_any",         "input_dtype",       "output_dtype",    "runtime_inputs",
-      "runtime_input_at", "const_input_at",  "identical_inputs",  "dynamic_shape",   "attrs",
-      "const_nonzero_at", "last_dim_not_multiple_of", "broadcast", "input_from_op", "not_ops",
-      "winograd_4x4", "elementwise_const_batched", "rows_above", "version_above", "attrs_not",
-      "input_rank", "dtype_at", "runtime_dtype_any", "builtin_op", "input_quant", "inputs_above"};
+  static const std::vector<std::string> keys = {"rank_at_least",
+                                                "dtype_any",
+                                                "input_dtype",
+                                                "output_dtype",
+                                                "runtime_inputs",
+                                                "runtime_input_at",
+                                                "const_input_at",
+                                                "identical_inputs",
+                                                "dynamic_shape",
+                                                "attrs",
+                                                "const_nonzero_at",
+                                                "last_dim_not_multiple_of",
+                                                "broadcast",
+                                                "input_from_op",
+                                                "not_ops",
+                                                "winograd_4x4",
+                                                "elementwise_const_batched",
+                                                "rows_above",
+                                                "version_above",
+                                                "attrs_not",
+                                                "input_rank",
+                                                "dtype_at",
+                                                "runtime_dtype_any",
+                                                "builtin_op",
+                                                "input_quant",
+                                                "inputs_above"};
   return keys;
 }
 
@@ -191,8 +215,9 @@ std::string ConstraintValueError(const std::string& key, const nlohmann::json& v
   };
   const auto is_int = [](const nlohmann::json& v) { return v.is_number_integer(); };
   const auto is_string = [](const nlohmann::json& v) { return v.is_string(); };
-  static const std::set<std::string> kInts = {"rank_at_least", "runtime_inputs", "const_nonzero_at",
-                                              "last_dim_not_multiple_of", "version_above", "inputs_above"};
+  static const std::set<std::string> kInts = {"rank_at_least",    "runtime_inputs",
+                                              "const_nonzero_at", "last_dim_not_multiple_of",
+                                              "version_above",    "inputs_above"};
   static const std::set<std::string> kBools = {"identical_inputs", "dynamic_shape", "broadcast",
                                                "elementwise_const_batched", "builtin_op"};
   static const std::set<std::string> kNames = {"dtype_any", "input_dtype", "output_dtype", "not_ops",
@@ -219,8 +244,8 @@ std::string ConstraintValueError(const std::string& key, const nlohmann::json& v
       return ranks ? "takes {input, in: [ranks]}" : "takes {input, in: [dtypes]}";
     const nlohmann::json& in = value["in"];
     const bool ok = in.is_array() && std::all_of(in.begin(), in.end(), [&](const nlohmann::json& v) {
-      return ranks ? is_int(v) : is_string(v);
-    });
+                      return ranks ? is_int(v) : is_string(v);
+                    });
     return ok ? "" : (ranks ? "'in' takes a list of ranks" : "'in' takes a list of dtype names");
   }
   return "";
@@ -264,7 +289,8 @@ bool ConstHasNonZero(const ir::Tensor& tensor) {
 
 std::vector<int> Positions(const nlohmann::json& value) {
   std::vector<int> positions;
-  if (value.is_number_integer()) positions.push_back(value.get<int>());
+  if (value.is_number_integer())
+    positions.push_back(value.get<int>());
   else
     for (const auto& v : value) positions.push_back(v.get<int>());
   return positions;
@@ -273,7 +299,9 @@ std::vector<int> Positions(const nlohmann::json& value) {
 bool OneConstraint(const GraphView& view, int node, const std::string& key, const nlohmann::json& want) {
   const ir::Subgraph& g = view.graph;
   const ir::Op& op = g.ops[node];
-  auto input_at = [&](int position) { return position < static_cast<int>(op.inputs.size()) ? op.inputs[position] : -1; };
+  auto input_at = [&](int position) {
+    return position < static_cast<int>(op.inputs.size()) ? op.inputs[position] : -1;
+  };
   auto all_tensors = [&] {
     std::vector<int> tensors;
     for (int t : op.inputs)
@@ -293,7 +321,8 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     return false;
   }
   if (key == "input_dtype") return input_at(0) >= 0 && InList(want, DTypeOf(g, input_at(0)));
-  if (key == "output_dtype") return !op.outputs.empty() && op.outputs[0] >= 0 && InList(want, DTypeOf(g, op.outputs[0]));
+  if (key == "output_dtype")
+    return !op.outputs.empty() && op.outputs[0] >= 0 && InList(want, DTypeOf(g, op.outputs[0]));
   if (key == "runtime_inputs") {
     bool any_input = std::any_of(op.inputs.begin(), op.inputs.end(), [](int t) { return t >= 0; });
     return any_input && view.RuntimeInputCount(node) == want.get<int>();
@@ -409,7 +438,7 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     if (!o || w < 0 || y < 0 || g.tensors[w].rank() != 4 || g.tensors[y].rank() != 4) return false;
     if (o->stride_w != 1 || o->stride_h != 1 || o->dilation_w_factor != 1 || o->dilation_h_factor != 1) return false;
     const std::vector<int32_t>& filter = g.tensors[w].shape;  // [O, 3, 3, I]
-    const std::vector<int32_t>& out = g.tensors[y].shape;    // [N, H, W, O]
+    const std::vector<int32_t>& out = g.tensors[y].shape;     // [N, H, W, O]
     if (filter[1] != 3 || filter[2] != 3) return false;
     const auto slices = [](int64_t c) { return (c + 3) / 4; };
     const int64_t min_slices = want.value("min_slices", 16), min_tiles = want.value("min_tiles", 32);

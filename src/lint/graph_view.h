@@ -14,9 +14,9 @@ struct GraphView {
   explicit GraphView(const ir::Subgraph& graph);
 
   const ir::Subgraph& graph;
-  std::vector<int> producer;                  // per tensor, -1 if none
-  std::vector<std::vector<int>> consumers;    // per tensor
-  std::vector<bool> graph_output;             // per tensor
+  std::vector<int> producer;                // per tensor, -1 if none
+  std::vector<std::vector<int>> consumers;  // per tensor
+  std::vector<bool> graph_output;           // per tensor
 
   // A constant, or the output of a DEQUANTIZE of a constant: delegates read
   // fp16 weights behind a DEQUANTIZE as constants of the consuming op.

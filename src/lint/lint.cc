@@ -41,7 +41,8 @@ std::vector<int> NodeTensors(const ir::Op& op) {
 }  // namespace
 
 int Report::count(Severity severity) const {
-  return static_cast<int>(std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == severity; }));
+  return static_cast<int>(
+      std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == severity; }));
 }
 
 Report Lint(const ir::Model& model, const Matrix& matrix) {
@@ -71,9 +72,8 @@ Report Lint(const ir::Model& model, const Matrix& matrix) {
       folded[node] = best && best->folded;
       // A cross-cutting entry that decides the node (a rejection of every
       // unlisted custom op, say) answers what a missing op entry would ask.
-      const bool decided_elsewhere = !best && std::any_of(cross_cutting.begin(), cross_cutting.end(), [](const Entry* e) {
-        return !RunsOnAccelerator(e->status);
-      });
+      const bool decided_elsewhere = !best && std::any_of(cross_cutting.begin(), cross_cutting.end(),
+                                                          [](const Entry* e) { return !RunsOnAccelerator(e->status); });
       if ((verdict.status != Status::kDelegated || verdict.params.contains("severity")) && !decided_elsewhere)
         report.findings.push_back(MakeFinding(view, s, node, NodeTensors(g.ops[node]), verdict,
                                               best ? verdict.why : NoEntryWhy(matrix.target, name)));

@@ -23,12 +23,12 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kFormat = "gpuclean-compat/1";
-const std::set<std::string> kTopKeys = {"format", "target",   "extends", "description", "runtime",
-                                        "inherited_provenance", "residency", "entries", "rules",
-                                        "remove", "known_mismatches", "notes", "numerics"};
+const std::set<std::string> kTopKeys = {
+    "format", "target", "extends",          "description", "runtime", "inherited_provenance", "residency", "entries",
+    "rules",  "remove", "known_mismatches", "notes",       "numerics"};
 const std::set<std::string> kNumericsKeys = {"model", "provenance", "evidence", "why"};
-const std::set<std::string> kEntryKeys = {"id",    "op",         "when",  "status", "provenance", "evidence",
-                                          "why",   "consequence", "hints", "folded", "params",    "severity"};
+const std::set<std::string> kEntryKeys = {"id",  "op",          "when",  "status", "provenance", "evidence",
+                                          "why", "consequence", "hints", "folded", "params",     "severity"};
 const std::set<std::string> kConsequences = {"rejected", "partition", "wrong-numbers", "compile-failure", "none"};
 
 json ReadJsonFile(const std::string& path) {
@@ -53,7 +53,8 @@ void ValidateEntry(const json& entry, const std::string& where, bool is_rule, st
   if (!entry.is_object()) return error("not an object");
   for (const auto& [key, value] : entry.items())
     if (!kEntryKeys.count(key)) error("unknown key '" + key + "'");
-  if (!entry.contains("id") || !entry["id"].is_string() || entry["id"].get<std::string>().empty()) error("needs a string 'id'");
+  if (!entry.contains("id") || !entry["id"].is_string() || entry["id"].get<std::string>().empty())
+    error("needs a string 'id'");
   if (!is_rule && (!entry.contains("op") || !entry["op"].is_string())) error("needs a string 'op'");
   if (is_rule && entry.contains("id") && entry["id"].is_string() && !FindStructuralRule(entry["id"].get<std::string>()))
     error("no structural rule named " + entry["id"].dump() + " (see docs/lint.md)");
@@ -73,11 +74,13 @@ void ValidateEntry(const json& entry, const std::string& where, bool is_rule, st
     if (provenance == "measured" && entry["evidence"].value("source", "").find("probe") == std::string::npos)
       error("a measured entry must name the probe run in evidence.source");
     if (provenance == "source" && !CitesSource(entry["evidence"].value("source", "")))
-      error("a source entry must cite FILE:LINE @ TAG-or-COMMIT in evidence.source "
-            "(ml_drift_delegate/tflite/model_builder.cc:5033 @ v2.2.0)");
+      error(
+          "a source entry must cite FILE:LINE @ TAG-or-COMMIT in evidence.source "
+          "(ml_drift_delegate/tflite/model_builder.cc:5033 @ v2.2.0)");
   }
   if (entry.contains("hints")) {
-    if (!entry["hints"].is_array()) error("'hints' must be an array of pass ids");
+    if (!entry["hints"].is_array())
+      error("'hints' must be an array of pass ids");
     else
       for (const auto& hint : entry["hints"])
         if (!hint.is_string() || !FindPass(hint.get<std::string>()))
@@ -96,7 +99,8 @@ void ValidateEntry(const json& entry, const std::string& where, bool is_rule, st
     if (!entry["when"].is_object()) return error("'when' must be an object");
     const auto& keys = ConstraintKeys();
     for (const auto& [key, value] : entry["when"].items())
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) error("unknown constraint '" + key + "'");
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        error("unknown constraint '" + key + "'");
       else if (const std::string wrong = ConstraintValueError(key, value); !wrong.empty())
         error("constraint '" + key + "' " + wrong);
   }
@@ -138,8 +142,7 @@ std::vector<std::string> ValidateJson(const json& doc, const std::string& path) 
   const std::string stem = fs::path(path).stem().string();
   if (doc.value("target", "") != stem) error("'target' must equal the file name ('" + stem + "')");
   if (doc.contains("extends") && !doc["extends"].is_string()) error("'extends' must be a target id");
-  if (doc.contains("inherited_provenance") &&
-      doc["inherited_provenance"] != "inferred")
+  if (doc.contains("inherited_provenance") && doc["inherited_provenance"] != "inferred")
     error("'inherited_provenance' can only be \"inferred\"");
   std::set<std::string> ids;
   for (const char* list : {"entries", "rules"}) {
@@ -160,7 +163,8 @@ std::vector<std::string> ValidateJson(const json& doc, const std::string& path) 
   if (doc.contains("numerics")) ValidateNumerics(doc["numerics"], path, errors);
   if (doc.contains("residency")) {
     const json& r = doc["residency"];
-    if (!r.is_object()) error("'residency' must be an object");
+    if (!r.is_object())
+      error("'residency' must be an object");
     else if (r.contains("max_delegated_partitions") && !r["max_delegated_partitions"].is_null() &&
              !(r["max_delegated_partitions"].is_number_integer() && r["max_delegated_partitions"].get<int>() > 0))
       error("'residency.max_delegated_partitions' must be a positive integer or null");
@@ -192,8 +196,10 @@ Entry ParseEntry(const json& j, const std::string& origin, bool downgrade) {
 
 void Upsert(std::vector<Entry>& list, Entry entry) {
   auto it = std::find_if(list.begin(), list.end(), [&](const Entry& e) { return e.id == entry.id; });
-  if (it != list.end()) *it = std::move(entry);
-  else list.push_back(std::move(entry));
+  if (it != list.end())
+    *it = std::move(entry);
+  else
+    list.push_back(std::move(entry));
 }
 
 void LoadInto(const std::string& dir, const std::string& target, Matrix& matrix, int depth, bool downgrade,
@@ -206,26 +212,32 @@ void LoadInto(const std::string& dir, const std::string& target, Matrix& matrix,
   // asks for it.
   const bool downgrade_base = downgrade || doc.contains("inherited_provenance");
   const std::string runtime = doc.value("runtime", "");
-  if (doc.contains("extends")) LoadInto(dir, doc["extends"], matrix, depth + 1, downgrade_base, runtime.empty() ? origin_runtime : runtime);
+  if (doc.contains("extends"))
+    LoadInto(dir, doc["extends"], matrix, depth + 1, downgrade_base, runtime.empty() ? origin_runtime : runtime);
   matrix.chain.insert(matrix.chain.begin(), target);
   for (const auto& id : doc.value("remove", std::vector<std::string>{})) {
     std::erase_if(matrix.entries, [&](const Entry& e) { return e.id == id; });
     std::erase_if(matrix.rules, [&](const Entry& e) { return e.id == id; });
   }
-  for (const auto& j : doc.value("entries", json::array())) Upsert(matrix.entries, ParseEntry(j, runtime.empty() ? target : runtime, downgrade));
-  for (const auto& j : doc.value("rules", json::array())) Upsert(matrix.rules, ParseEntry(j, runtime.empty() ? target : runtime, downgrade));
+  for (const auto& j : doc.value("entries", json::array()))
+    Upsert(matrix.entries, ParseEntry(j, runtime.empty() ? target : runtime, downgrade));
+  for (const auto& j : doc.value("rules", json::array()))
+    Upsert(matrix.rules, ParseEntry(j, runtime.empty() ? target : runtime, downgrade));
   if (doc.contains("residency")) {
     const json& r = doc["residency"];
     if (r.contains("max_delegated_partitions"))
-      matrix.residency.max_delegated_partitions =
-          r["max_delegated_partitions"].is_null() ? std::nullopt : std::optional<int>(r["max_delegated_partitions"].get<int>());
+      matrix.residency.max_delegated_partitions = r["max_delegated_partitions"].is_null()
+                                                      ? std::nullopt
+                                                      : std::optional<int>(r["max_delegated_partitions"].get<int>());
     matrix.residency.log_style = r.value("log_style", matrix.residency.log_style);
     matrix.residency.delegate_name = r.value("delegate_name", matrix.residency.delegate_name);
   }
   if (doc.contains("numerics")) {
     const json& n = doc["numerics"];
-    matrix.numerics = {exec::ParsePrecision(n["model"]), n["provenance"],
-                       {n["evidence"]["date"], n["evidence"]["runtime"], n["evidence"]["source"]}, n.value("why", "")};
+    matrix.numerics = {exec::ParsePrecision(n["model"]),
+                       n["provenance"],
+                       {n["evidence"]["date"], n["evidence"]["runtime"], n["evidence"]["source"]},
+                       n.value("why", "")};
   }
   if (doc.contains("known_mismatches"))
     for (const auto& [model, reason] : doc["known_mismatches"].items()) matrix.known_mismatches[model] = reason;
@@ -254,9 +266,7 @@ std::optional<Status> ParseStatus(std::string_view name) {
   return std::nullopt;
 }
 
-bool RunsOnAccelerator(Status status) {
-  return status != Status::kFallback && status != Status::kRejected;
-}
+bool RunsOnAccelerator(Status status) { return status != Status::kFallback && status != Status::kRejected; }
 
 std::string_view SeverityName(Severity severity) {
   switch (severity) {
@@ -319,7 +329,8 @@ Matrix LoadMatrix(const std::string& compat_dir, const std::string& target) {
   if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
     std::string valid;
     for (const auto& t : targets) valid += (valid.empty() ? "" : ", ") + t;
-    throw Error(ErrorKind::kUsage, "unknown target '" + target + "' (valid: " + (valid.empty() ? "none found in " + compat_dir : valid) + ")");
+    throw Error(ErrorKind::kUsage, "unknown target '" + target +
+                                       "' (valid: " + (valid.empty() ? "none found in " + compat_dir : valid) + ")");
   }
   Matrix matrix;
   matrix.target = target;
@@ -348,7 +359,8 @@ std::vector<std::string> ValidateMatrixFile(const std::string& path) {
   std::vector<std::string> errors = ValidateJson(doc, path);
   if (errors.empty() && doc.contains("extends")) {
     const std::string base = doc["extends"];
-    if (!fs::exists(fs::path(path).parent_path() / (base + ".json"))) errors.push_back(path + ": extends unknown target '" + base + "'");
+    if (!fs::exists(fs::path(path).parent_path() / (base + ".json")))
+      errors.push_back(path + ": extends unknown target '" + base + "'");
   }
   return errors;
 }

@@ -53,8 +53,8 @@ std::string NodeList(const Group& group, size_t limit) {
 }
 
 std::string Summary(const Report& report) {
-  return fmt::format("{} error(s), {} warning(s), {} info", report.count(Severity::kError), report.count(Severity::kWarning),
-                     report.count(Severity::kInfo));
+  return fmt::format("{} error(s), {} warning(s), {} info", report.count(Severity::kError),
+                     report.count(Severity::kWarning), report.count(Severity::kInfo));
 }
 
 }  // namespace
@@ -71,7 +71,8 @@ json ToJson(const Report& report, const Matrix& matrix) {
   out["residency"] = json::array();
   for (const SubgraphResidency& r : report.residency) {
     json partitions = json::array();
-    for (const auto& p : r.partition_nodes) partitions.push_back({{"first_node", p.front()}, {"last_node", p.back()}, {"nodes", p.size()}});
+    for (const auto& p : r.partition_nodes)
+      partitions.push_back({{"first_node", p.front()}, {"last_node", p.back()}, {"nodes", p.size()}});
     out["residency"].push_back({{"subgraph", r.subgraph},
                                 {"nodes", r.nodes},
                                 {"gpu_nodes", r.gpu_nodes},
@@ -87,18 +88,19 @@ json ToJson(const Report& report, const Matrix& matrix) {
   if (std::string mismatch = KnownMismatch(report, matrix); !mismatch.empty()) out["known_mismatch"] = mismatch;
   out["findings"] = json::array();
   for (const Finding& f : report.findings) {
-    out["findings"].push_back({{"rule", f.rule},
-                               {"severity", SeverityName(f.severity)},
-                               {"status", StatusName(f.status)},
-                               {"subgraph", f.subgraph},
-                               {"node", f.node},
-                               {"op", f.op},
-                               {"tensors", f.tensors},
-                               {"why", f.why},
-                               {"consequence", f.consequence},
-                               {"fix", {{"pass", f.fix_pass}, {"summary", f.fix}}},
-                               {"provenance", f.provenance},
-                               {"evidence", {{"date", f.evidence.date}, {"runtime", f.evidence.runtime}, {"source", f.evidence.source}}}});
+    out["findings"].push_back(
+        {{"rule", f.rule},
+         {"severity", SeverityName(f.severity)},
+         {"status", StatusName(f.status)},
+         {"subgraph", f.subgraph},
+         {"node", f.node},
+         {"op", f.op},
+         {"tensors", f.tensors},
+         {"why", f.why},
+         {"consequence", f.consequence},
+         {"fix", {{"pass", f.fix_pass}, {"summary", f.fix}}},
+         {"provenance", f.provenance},
+         {"evidence", {{"date", f.evidence.date}, {"runtime", f.evidence.runtime}, {"source", f.evidence.source}}}});
   }
   return out;
 }
@@ -113,7 +115,9 @@ std::string RenderText(const Report& report, const Matrix& matrix) {
   for (const Group& group : GroupFindings(report)) {
     const Finding& f = *group.items.front();
     if (first || f.severity != current) {
-      const char* title = f.severity == Severity::kError ? "errors" : f.severity == Severity::kWarning ? "warnings" : "info";
+      const char* title = f.severity == Severity::kError     ? "errors"
+                          : f.severity == Severity::kWarning ? "warnings"
+                                                             : "info";
       out << "\n" << title << ":\n";
       current = f.severity;
       first = false;
@@ -135,7 +139,8 @@ std::string RenderText(const Report& report, const Matrix& matrix) {
     out << (report.residency.size() > 1 ? fmt::format("subgraph {}: ", r.subgraph) : "") << PredictedLine(r) << "\n";
     out << "  runtime would log: " << RuntimeLogLine(r, matrix.residency) << "\n";
   }
-  if (std::string mismatch = KnownMismatch(report, matrix); !mismatch.empty()) out << "known mismatch: " << mismatch << "\n";
+  if (std::string mismatch = KnownMismatch(report, matrix); !mismatch.empty())
+    out << "known mismatch: " << mismatch << "\n";
   out << "summary: " << Summary(report) << "\n";
   return out.str();
 }
@@ -146,7 +151,8 @@ std::string RenderMarkdown(const Report& report, const Matrix& matrix) {
     return s;
   };
   std::ostringstream out;
-  out << "## GPU lint: `" << std::filesystem::path(report.model).filename().string() << "` on `" << report.target << "`\n\n";
+  out << "## GPU lint: `" << std::filesystem::path(report.model).filename().string() << "` on `" << report.target
+      << "`\n\n";
   for (const SubgraphResidency& r : report.residency) out << "- " << PredictedLine(r) << "\n";
   out << "- " << Summary(report) << "\n\n";
   if (report.findings.empty()) {
@@ -157,8 +163,8 @@ std::string RenderMarkdown(const Report& report, const Matrix& matrix) {
   out << "|---|---|---|---|---|---|---|---|\n";
   for (const Group& group : GroupFindings(report)) {
     const Finding& f = *group.items.front();
-    out << "| " << SeverityName(f.severity) << " | `" << f.rule << "` | " << cell(f.op.empty() ? "graph" : f.op) << " | "
-        << cell(NodeList(group, 4)) << " | " << cell(f.why) << " | " << f.consequence << " | "
+    out << "| " << SeverityName(f.severity) << " | `" << f.rule << "` | " << cell(f.op.empty() ? "graph" : f.op)
+        << " | " << cell(NodeList(group, 4)) << " | " << cell(f.why) << " | " << f.consequence << " | "
         << (f.fix_pass.empty() ? "" : "`" + f.fix_pass + "`") << " | " << cell(EvidenceText(f)) << " |\n";
   }
   return out.str();
@@ -175,12 +181,16 @@ json ToSarif(const Report& report, const Matrix& matrix) {
       if (!f.fix_pass.empty()) rule["help"] = {{"text", f.fix_pass + ": " + f.fix}};
       rules.push_back(rule);
     }
-    const char* level = f.severity == Severity::kError ? "error" : f.severity == Severity::kWarning ? "warning" : "note";
-    std::string message = (f.node >= 0 ? fmt::format("{} (node {}:{}): ", f.op, f.subgraph, f.node) : std::string()) + f.why;
+    const char* level = f.severity == Severity::kError     ? "error"
+                        : f.severity == Severity::kWarning ? "warning"
+                                                           : "note";
+    std::string message =
+        (f.node >= 0 ? fmt::format("{} (node {}:{}): ", f.op, f.subgraph, f.node) : std::string()) + f.why;
     if (!f.fix_pass.empty()) message += " Fix: " + f.fix_pass + " - " + f.fix;
     json location = {{"physicalLocation", {{"artifactLocation", {{"uri", report.model}}}}},
                      {"logicalLocations",
-                      {{{"name", f.node >= 0 ? fmt::format("subgraph{}/node{}", f.subgraph, f.node) : fmt::format("subgraph{}", f.subgraph)},
+                      {{{"name", f.node >= 0 ? fmt::format("subgraph{}/node{}", f.subgraph, f.node)
+                                             : fmt::format("subgraph{}", f.subgraph)},
                         {"kind", "member"}}}}};
     results.push_back({{"ruleId", f.rule},
                        {"ruleIndex", rule_index[f.rule]},
@@ -199,11 +209,7 @@ json ToSarif(const Report& report, const Matrix& matrix) {
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs",
-           {{{"tool",
-              {{"driver",
-                {{"name", "gpuclean"},
-                 {"version", "0.1.0"},
-                 {"rules", rules}}}}},
+           {{{"tool", {{"driver", {{"name", "gpuclean"}, {"version", "0.1.0"}, {"rules", rules}}}}},
              {"artifacts", {{{"location", {{"uri", report.model}}}}}},
              {"results", results},
              {"properties", {{"target", report.target}, {"residency", residency}}}}}}};

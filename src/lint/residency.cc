@@ -78,7 +78,8 @@ Outcome Predict(const ir::Subgraph& g, const std::vector<bool>& supported, const
   std::vector<std::vector<int>> candidates;
   for (size_t i = 0; i < subsets.size(); ++i)
     if (kinds[i]) candidates.push_back(subsets[i]);
-  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const auto& a, const auto& b) { return a.size() > b.size(); });
   if (model.max_delegated_partitions && static_cast<int>(candidates.size()) > *model.max_delegated_partitions)
     candidates.resize(*model.max_delegated_partitions);
   std::vector<bool> chosen(n, false);
@@ -123,8 +124,9 @@ SubgraphResidency PredictResidency(int subgraph, const ir::Subgraph& g, const st
 }
 
 std::string PredictedLine(const SubgraphResidency& r) {
-  std::string line = "predicted: " + std::to_string(r.gpu_nodes) + " of " + std::to_string(r.nodes) + " nodes on GPU, " +
-                     std::to_string(r.partitions) + (r.partitions == 1 ? " partition" : " partitions");
+  std::string line = "predicted: " + std::to_string(r.gpu_nodes) + " of " + std::to_string(r.nodes) +
+                     " nodes on GPU, " + std::to_string(r.partitions) +
+                     (r.partitions == 1 ? " partition" : " partitions");
   if (r.unknown_nodes > 0)
     line += " (" + std::to_string(r.unknown_nodes) +
             " node(s) with no matrix entry counted off the GPU; if the delegate accepts them: " +

@@ -96,7 +96,8 @@ class Expander {
       return w_.EmitGelu(Binary("Add", x, n.input(1), n), y, /*tanh=*/false, n);
     }
     if (op == "QuickGelu") {
-      const std::string gate = Unary("Sigmoid", Binary("Mul", x, w_.Scalar(y + "_alpha", FloatAttr(n, "alpha", 1.702f)), n), n);
+      const std::string gate =
+          Unary("Sigmoid", Binary("Mul", x, w_.Scalar(y + "_alpha", FloatAttr(n, "alpha", 1.702f)), n), n);
       w_.Emit("Mul", {x, gate}, {y}, n);
       return;
     }
@@ -236,7 +237,8 @@ class Expander {
   std::string Heads(const std::string& x, int64_t heads, bool keys, const pb::NodeProto& n) {
     const std::string split = Temp(n, "heads"), moved = Temp(n, keys ? "keys" : "bnsh");
     w_.Emit("Reshape", {x, w_.IntsConst(n.output(0) + "_heads_shape", {0, 0, heads, -1})}, {split}, n);
-    SetInts(w_.Emit("Transpose", {split}, {moved}, n), "perm", keys ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3});
+    SetInts(w_.Emit("Transpose", {split}, {moved}, n), "perm",
+            keys ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3});
     return moved;
   }
 
@@ -246,9 +248,8 @@ class Expander {
                         int64_t causal_length) {
     float scale = FloatAttr(n, "scale", 0.0f);
     if (scale == 0.0f) scale = 1.0f / std::sqrt(static_cast<float>(head_size));
-    std::string scores =
-        Binary("Mul", Binary("MatMul", Heads(q, heads, false, n), Heads(k, heads, true, n), n),
-               w_.Scalar(n.output(0) + "_scale", scale), n);
+    std::string scores = Binary("Mul", Binary("MatMul", Heads(q, heads, false, n), Heads(k, heads, true, n), n),
+                                w_.Scalar(n.output(0) + "_scale", scale), n);
     if (!attention_bias.empty()) scores = Binary("Add", scores, attention_bias, n);
     if (causal_length > 0) {
       // Keys after the query's own position get mask_filter_value added.
@@ -307,7 +308,8 @@ class Expander {
     if (Has(n, 4) || Has(n, 6) || Has(n, 7) || Has(n, 8)) Refuse(n, "key_padding_mask and past state are not expanded");
     for (int k = 1; k < n.output_size(); ++k)
       if (Wants(n, k)) Refuse(n, "present and qk outputs are not expanded");
-    if (Rank(n.input(1)) == 4 || Rank(n.input(2)) == 4) Refuse(n, "key/value already split into heads are not expanded");
+    if (Rank(n.input(1)) == 4 || Rank(n.input(2)) == 4)
+      Refuse(n, "key/value already split into heads are not expanded");
     if (IntAttr(n, "unidirectional", 0)) Refuse(n, "unidirectional is not expanded");
     const int64_t heads = NumHeads(n);
     const int64_t d = LastDim(n.input(0));
@@ -316,8 +318,9 @@ class Expander {
     if (Has(n, 3)) {
       const auto part = [&](const std::string& x, int64_t from, int64_t to, const char* what) {
         const std::string b = Temp(n, what);
-        w_.Emit("Slice", {n.input(3), w_.IntsConst(n.output(0) + "_b0", {from}), w_.IntsConst(n.output(0) + "_b1", {to})},
-                {b}, n);
+        w_.Emit("Slice",
+                {n.input(3), w_.IntsConst(n.output(0) + "_b0", {from}), w_.IntsConst(n.output(0) + "_b1", {to})}, {b},
+                n);
         return Binary("Add", x, b, n);
       };
       q = part(q, 0, d, "qbias");
@@ -337,9 +340,17 @@ class Expander {
 }  // namespace
 
 bool IsExpandedContribOp(const std::string& domain, const std::string& op_type) {
-  static const std::set<std::string> kMicrosoftOps = {
-      "Gelu",      "FastGelu",    "BiasGelu",  "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
-      "FusedMatMul", "FusedConv", "Attention", "MultiHeadAttention", "SimplifiedLayerNormalization"};
+  static const std::set<std::string> kMicrosoftOps = {"Gelu",
+                                                      "FastGelu",
+                                                      "BiasGelu",
+                                                      "QuickGelu",
+                                                      "SkipLayerNormalization",
+                                                      "SkipSimplifiedLayerNormalization",
+                                                      "FusedMatMul",
+                                                      "FusedConv",
+                                                      "Attention",
+                                                      "MultiHeadAttention",
+                                                      "SimplifiedLayerNormalization"};
   if (domain == kMicrosoft) return kMicrosoftOps.count(op_type) > 0;
   // onnxruntime registers SimplifiedLayerNormalization in the default domain.
   return (domain.empty() || domain == "ai.onnx") && op_type == "SimplifiedLayerNormalization";

@@ -167,7 +167,8 @@ int FuseExactGelu(Graph& graph) {
       nodes.push_back(std::move(graph.nodes[i]));
     }
   }
-  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].index = static_cast<int>(i);  // positions, as the bisect reads them
+  for (size_t i = 0; i < nodes.size(); ++i)
+    nodes[i].index = static_cast<int>(i);  // positions, as the bisect reads them
   graph.nodes = std::move(nodes);
   return static_cast<int>(matches.size());
 }

@@ -6,13 +6,12 @@
 #include <memory>
 #include <numeric>
 
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpuclean/half.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
+#include "gpuclean/half.h"
 #include "gpuclean/op_table.h"
 #include "onnx/fuse_gelu.h"
 
@@ -134,13 +133,16 @@ npy::Array ToStored(const npy::Array& a, bool saturate, const std::string& name)
       }
       continue;
     }
-    int64_t v = a.dtype == tfl::TensorType_INT64    ? a.as<int64_t>()[i]
-                : a.dtype == tfl::TensorType_UINT32 ? static_cast<int64_t>(a.as<uint32_t>()[i])
-                                                    : static_cast<int64_t>(std::min<uint64_t>(a.as<uint64_t>()[i], INT64_MAX));
+    int64_t v = a.dtype == tfl::TensorType_INT64 ? a.as<int64_t>()[i]
+                : a.dtype == tfl::TensorType_UINT32
+                    ? static_cast<int64_t>(a.as<uint32_t>()[i])
+                    : static_cast<int64_t>(std::min<uint64_t>(a.as<uint64_t>()[i], INT64_MAX));
     if (v > INT32_MAX || v < INT32_MIN) {
       if (!saturate)
-        ThrowUnsupported(fmt::format("constant '{}' holds {}, which does not fit int32 (TFLite's GPU delegates have no "
-                                     "int64)", name, v));
+        ThrowUnsupported(
+            fmt::format("constant '{}' holds {}, which does not fit int32 (TFLite's GPU delegates have no "
+                        "int64)",
+                        name, v));
       v = std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
     }
     out.as<int32_t>()[i] = static_cast<int32_t>(v);
@@ -275,7 +277,8 @@ const Value& NodeContext::In(int i) const {
 
 const npy::Array& NodeContext::Const(int i) const {
   const Value& v = In(i);
-  if (!v.constant) Fail(fmt::format("input {} ('{}') must be known at convert time; it is computed at run time", i, v.name));
+  if (!v.constant)
+    Fail(fmt::format("input {} ('{}') must be known at convert time; it is computed at run time", i, v.name));
   return *v.constant;
 }
 
@@ -377,8 +380,12 @@ std::optional<Perm> ReshapeLayout(const Dims& in, const Perm& perm, const Dims& 
   };
   std::vector<Group> groups;
   int i = 0, j = 0;
-  auto next_in = [&] { while (i < in_rank && in[i] == 1) ++i; };
-  auto next_out = [&] { while (j < out_rank && out[j] == 1) ++j; };
+  auto next_in = [&] {
+    while (i < in_rank && in[i] == 1) ++i;
+  };
+  auto next_out = [&] {
+    while (j < out_rank && out[j] == 1) ++j;
+  };
   next_in();
   next_out();
   while (i < in_rank || j < out_rank) {
@@ -457,8 +464,7 @@ void NodeContext::Out(int k, int tensor, const Perm& perm_in) {
     c.data.assign(t.data->data(), t.data->data() + t.data->size());
     v.constant = std::move(c);
   }
-  if (!lowerer_.scratch() && !lowerer_.named().count(tensor) && !t.is_const() &&
-      !b().graph().IsGraphInput(tensor)) {
+  if (!lowerer_.scratch() && !lowerer_.named().count(tensor) && !t.is_const() && !b().graph().IsGraphInput(tensor)) {
     lowerer_.named()[tensor] = name;
     b().mutable_graph().tensors[tensor].name = name + LayoutSuffix(perm);
   }
@@ -540,7 +546,8 @@ void RequireSupported(const Graph& g) {
   CollectMissing(g, missing);
   if (missing.empty()) return;
   std::string list;
-  for (const auto& [op, c] : missing) list += fmt::format("{}{} ({} node(s), first {})", list.empty() ? "" : "; ", op, c.first, c.second);
+  for (const auto& [op, c] : missing)
+    list += fmt::format("{}{} ({} node(s), first {})", list.empty() ? "" : "; ", op, c.first, c.second);
   // NMS sizes its output by the data, which no static graph holds; the
   // pipeline's host steps compute it after the graphs.
   const std::string nms = missing.count("NonMaxSuppression")
@@ -782,8 +789,8 @@ bool Lowerer::IsHalfExact(int tensor) const {
   if (op.code == tfl::BuiltinOperator_CAST)
     return !op.inputs.empty() && g.tensors[op.inputs[0]].dtype == tfl::TensorType_FLOAT16;
   const ir::OpFamily family = ir::TraitsOf(op.code).family;
-  const bool moves_values = (family == ir::OpFamily::kLayout || family == ir::OpFamily::kIndexing) &&
-                            op.code != tfl::BuiltinOperator_SHAPE;
+  const bool moves_values =
+      (family == ir::OpFamily::kLayout || family == ir::OpFamily::kIndexing) && op.code != tfl::BuiltinOperator_SHAPE;
   return moves_values && !op.inputs.empty() && op.inputs[0] >= 0 && IsHalfExact(op.inputs[0]);
 }
 
@@ -878,8 +885,10 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     }
   }
   if (options.int8_weights) result.int8_weights = StoreConvWeightsAsInt8(result.model.main());
-  if (options.fp16_weights) StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/false);
-  else if (half_weights) result.half_weights_kept = StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/true);
+  if (options.fp16_weights)
+    StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/false);
+  else if (half_weights)
+    result.half_weights_kept = StoreFloatWeightsAsFp16(result.model.main(), /*only_exact=*/true);
   return result;
 }
 

@@ -165,8 +165,8 @@ struct LoweredGraph {
 };
 
 struct LowerOptions {
-  bool nhwc_io = false;      // rank-4 image inputs/outputs in NHWC
-  bool fp16_weights = false; // float weights stored as float16 + DEQUANTIZE
+  bool nhwc_io = false;       // rank-4 image inputs/outputs in NHWC
+  bool fp16_weights = false;  // float weights stored as float16 + DEQUANTIZE
   // Conv-like weights (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
   // FULLY_CONNECTED) stored int8, one symmetric scale per tensor, + DEQUANTIZE.
   bool int8_weights = false;

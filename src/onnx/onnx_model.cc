@@ -24,8 +24,8 @@
 #include "gpuclean/io.h"
 #include "onnx/contrib_ops.h"
 #include "onnx/opset_adapt.h"
-#include "onnx/quantized_ops.h"
 #include "onnx/proto_edit.h"
+#include "onnx/quantized_ops.h"
 
 namespace gpuclean::onnx {
 namespace fs = std::filesystem;
@@ -42,9 +42,7 @@ constexpr int64_t kMaxProtoBytes = INT_MAX;
 // Far beyond any real model; a declared shape past this is hostile.
 constexpr int64_t kMaxElements = int64_t{1} << 34;
 
-[[noreturn]] void Bad(const std::string& path, const std::string& what) {
-  ThrowBadInput(OneLine(path + ": " + what));
-}
+[[noreturn]] void Bad(const std::string& path, const std::string& what) { ThrowBadInput(OneLine(path + ": " + what)); }
 
 }  // namespace
 
@@ -72,7 +70,8 @@ ir::DType DTypeFromOnnx(int onnx_type, const std::string& what) {
 
 namespace {
 
-int64_t CheckedElements(const std::string& path, const std::string& what, const google::protobuf::RepeatedField<int64_t>& dims) {
+int64_t CheckedElements(const std::string& path, const std::string& what,
+                        const google::protobuf::RepeatedField<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) Bad(path, what + " has a negative dimension " + std::to_string(d));
@@ -90,9 +89,12 @@ void LoadExternalData(const std::string& path, pb::TensorProto& t) {
   int64_t offset = 0, length = -1;
   for (const auto& kv : t.external_data()) {
     try {
-      if (kv.key() == "location") location = kv.value();
-      else if (kv.key() == "offset") offset = std::stoll(kv.value());
-      else if (kv.key() == "length") length = std::stoll(kv.value());
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::stoll(kv.value());
+      else if (kv.key() == "length")
+        length = std::stoll(kv.value());
     } catch (const std::exception&) {
       Bad(path, "initializer '" + t.name() + "' has a malformed external data " + kv.key() + " '" + kv.value() + "'");
     }
@@ -102,7 +104,8 @@ void LoadExternalData(const std::string& path, pb::TensorProto& t) {
   const fs::path rel(location);
   if (rel.is_absolute()) Bad(path, what + " has an absolute external data location '" + location + "'");
   for (const auto& part : rel)
-    if (part == "..") Bad(path, what + " has an external data location that leaves the model's folder: '" + location + "'");
+    if (part == "..")
+      Bad(path, what + " has an external data location that leaves the model's folder: '" + location + "'");
   std::error_code ec;
   const fs::path dir = fs::weakly_canonical(fs::absolute(fs::path(path)).parent_path(), ec);
   const fs::path file = fs::weakly_canonical(dir / rel, ec);
@@ -111,7 +114,8 @@ void LoadExternalData(const std::string& path, pb::TensorProto& t) {
   if (end != dir.end()) Bad(path, what + "'s external data '" + location + "' resolves outside the model's folder");
   if (!fs::is_regular_file(file, ec)) Bad(path, what + "'s external data file '" + location + "' is missing");
   const int64_t size = static_cast<int64_t>(fs::file_size(file, ec));
-  if (offset < 0 || offset > size) Bad(path, what + "'s external data offset " + std::to_string(offset) + " is outside '" + location + "'");
+  if (offset < 0 || offset > size)
+    Bad(path, what + "'s external data offset " + std::to_string(offset) + " is outside '" + location + "'");
   if (length < 0) length = size - offset;
   if (length > size - offset)
     Bad(path, what + "'s external data is short: wants " + std::to_string(length) + " bytes at " +
@@ -144,7 +148,8 @@ npy::Array TensorFromProto(const std::string& path, const pb::TensorProto& t) {
   const size_t want = static_cast<size_t>(n) * esize;
   if (t.has_raw_data()) {
     if (t.raw_data().size() != want)
-      Bad(path, fmt::format("{} holds {} bytes of data for {} elements of {} bytes", what, t.raw_data().size(), n, esize));
+      Bad(path,
+          fmt::format("{} holds {} bytes of data for {} elements of {} bytes", what, t.raw_data().size(), n, esize));
     a.data.assign(t.raw_data().begin(), t.raw_data().end());
   } else {
     // Counted before anything is allocated: the dims may claim 2^34 elements.
@@ -153,18 +158,48 @@ npy::Array TensorFromProto(const std::string& path, const pb::TensorProto& t) {
       a.data.assign(want, 0);
     };
     switch (a.dtype) {
-      case tfl::TensorType_FLOAT32: check(t.float_data_size()); CopyTyped<decltype(t.float_data()), float>(t.float_data(), a); break;
-      case tfl::TensorType_FLOAT64: check(t.double_data_size()); CopyTyped<decltype(t.double_data()), double>(t.double_data(), a); break;
-      case tfl::TensorType_INT64: check(t.int64_data_size()); CopyTyped<decltype(t.int64_data()), int64_t>(t.int64_data(), a); break;
-      case tfl::TensorType_UINT64: check(t.uint64_data_size()); CopyTyped<decltype(t.uint64_data()), uint64_t>(t.uint64_data(), a); break;
-      case tfl::TensorType_UINT32: check(t.uint64_data_size()); CopyTyped<decltype(t.uint64_data()), uint32_t>(t.uint64_data(), a); break;
-      case tfl::TensorType_INT32: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), int32_t>(t.int32_data(), a); break;
-      case tfl::TensorType_INT16: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), int16_t>(t.int32_data(), a); break;
+      case tfl::TensorType_FLOAT32:
+        check(t.float_data_size());
+        CopyTyped<decltype(t.float_data()), float>(t.float_data(), a);
+        break;
+      case tfl::TensorType_FLOAT64:
+        check(t.double_data_size());
+        CopyTyped<decltype(t.double_data()), double>(t.double_data(), a);
+        break;
+      case tfl::TensorType_INT64:
+        check(t.int64_data_size());
+        CopyTyped<decltype(t.int64_data()), int64_t>(t.int64_data(), a);
+        break;
+      case tfl::TensorType_UINT64:
+        check(t.uint64_data_size());
+        CopyTyped<decltype(t.uint64_data()), uint64_t>(t.uint64_data(), a);
+        break;
+      case tfl::TensorType_UINT32:
+        check(t.uint64_data_size());
+        CopyTyped<decltype(t.uint64_data()), uint32_t>(t.uint64_data(), a);
+        break;
+      case tfl::TensorType_INT32:
+        check(t.int32_data_size());
+        CopyTyped<decltype(t.int32_data()), int32_t>(t.int32_data(), a);
+        break;
+      case tfl::TensorType_INT16:
+        check(t.int32_data_size());
+        CopyTyped<decltype(t.int32_data()), int16_t>(t.int32_data(), a);
+        break;
       case tfl::TensorType_UINT16:
-      case tfl::TensorType_FLOAT16: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), uint16_t>(t.int32_data(), a); break;
-      case tfl::TensorType_INT8: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), int8_t>(t.int32_data(), a); break;
+      case tfl::TensorType_FLOAT16:
+        check(t.int32_data_size());
+        CopyTyped<decltype(t.int32_data()), uint16_t>(t.int32_data(), a);
+        break;
+      case tfl::TensorType_INT8:
+        check(t.int32_data_size());
+        CopyTyped<decltype(t.int32_data()), int8_t>(t.int32_data(), a);
+        break;
       case tfl::TensorType_UINT8:
-      case tfl::TensorType_BOOL: check(t.int32_data_size()); CopyTyped<decltype(t.int32_data()), uint8_t>(t.int32_data(), a); break;
+      case tfl::TensorType_BOOL:
+        check(t.int32_data_size());
+        CopyTyped<decltype(t.int32_data()), uint8_t>(t.int32_data(), a);
+        break;
       default: Bad(path, what + " has an unsupported data type");
     }
   }
@@ -188,13 +223,34 @@ Graph SubgraphFromProto(const std::string& path, const pb::GraphProto& graph);
 Attribute AttributeFromProto(const std::string& path, const pb::AttributeProto& p) {
   Attribute a;
   switch (p.type()) {
-    case pb::AttributeProto::INT: a.kind = Attribute::kInt; a.i = p.i(); break;
-    case pb::AttributeProto::FLOAT: a.kind = Attribute::kFloat; a.f = p.f(); break;
-    case pb::AttributeProto::STRING: a.kind = Attribute::kString; a.s = p.s(); break;
-    case pb::AttributeProto::INTS: a.kind = Attribute::kInts; a.ints.assign(p.ints().begin(), p.ints().end()); break;
-    case pb::AttributeProto::FLOATS: a.kind = Attribute::kFloats; a.floats.assign(p.floats().begin(), p.floats().end()); break;
-    case pb::AttributeProto::STRINGS: a.kind = Attribute::kStrings; a.strings.assign(p.strings().begin(), p.strings().end()); break;
-    case pb::AttributeProto::TENSOR: a.kind = Attribute::kTensor; a.tensor = TensorFromProto(path, p.t()); break;
+    case pb::AttributeProto::INT:
+      a.kind = Attribute::kInt;
+      a.i = p.i();
+      break;
+    case pb::AttributeProto::FLOAT:
+      a.kind = Attribute::kFloat;
+      a.f = p.f();
+      break;
+    case pb::AttributeProto::STRING:
+      a.kind = Attribute::kString;
+      a.s = p.s();
+      break;
+    case pb::AttributeProto::INTS:
+      a.kind = Attribute::kInts;
+      a.ints.assign(p.ints().begin(), p.ints().end());
+      break;
+    case pb::AttributeProto::FLOATS:
+      a.kind = Attribute::kFloats;
+      a.floats.assign(p.floats().begin(), p.floats().end());
+      break;
+    case pb::AttributeProto::STRINGS:
+      a.kind = Attribute::kStrings;
+      a.strings.assign(p.strings().begin(), p.strings().end());
+      break;
+    case pb::AttributeProto::TENSOR:
+      a.kind = Attribute::kTensor;
+      a.tensor = TensorFromProto(path, p.t());
+      break;
     case pb::AttributeProto::GRAPH:
       a.kind = Attribute::kGraph;
       a.graph = std::make_shared<const Graph>(SubgraphFromProto(path, p.g()));
@@ -252,7 +308,8 @@ Graph SubgraphFromProto(const std::string& path, const pb::GraphProto& graph) {
 }
 
 pb::ModelProto ParseBytes(const std::string& bytes, const std::string& source) {
-  if (static_cast<int64_t>(bytes.size()) > kMaxProtoBytes) Bad(source, "over 2 GiB; store the weights as external data");
+  if (static_cast<int64_t>(bytes.size()) > kMaxProtoBytes)
+    Bad(source, "over 2 GiB; store the weights as external data");
   pb::ModelProto model;
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
@@ -402,7 +459,8 @@ void CheckDataflow(const std::string& path, const pb::GraphProto& graph) {
   }
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& n = graph.node(i);
-    const std::string label = n.name().empty() ? fmt::format("{} #{}", n.op_type(), i) : fmt::format("{} '{}'", n.op_type(), n.name());
+    const std::string label =
+        n.name().empty() ? fmt::format("{} #{}", n.op_type(), i) : fmt::format("{} '{}'", n.op_type(), n.name());
     for (const auto& in : n.input())
       if (!in.empty() && !defined.count(in))
         Bad(path, label + " reads '" + in + "', which no node, input or initializer defines");
@@ -422,9 +480,9 @@ void CheckInferenceAttributes(const std::string& path, const pb::GraphProto& gra
     const char* name;
     int64_t min;
   };
-  static constexpr Rule kRules[] = {{"strides", 1},     {"dilations", 1}, {"kernel_shape", 1}, {"blocksize", 1},
-                                    {"group", 1},       {"pads", 0},      {"output_padding", 0}, {"output_shape", 0},
-                                    {"size", 1}};
+  static constexpr Rule kRules[] = {{"strides", 1},        {"dilations", 1},    {"kernel_shape", 1},
+                                    {"blocksize", 1},      {"group", 1},        {"pads", 0},
+                                    {"output_padding", 0}, {"output_shape", 0}, {"size", 1}};
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& n = graph.node(i);
     for (const auto& a : n.attribute()) {
@@ -486,7 +544,8 @@ void MakeKernelShapesExplicit(pb::GraphProto& graph) {
     }
     const auto op = kWeightInput.find(n.op_type());
     if (!n.domain().empty() || op == kWeightInput.end() || n.input_size() <= op->second) continue;
-    if (std::any_of(n.attribute().begin(), n.attribute().end(), [](const auto& a) { return a.name() == "kernel_shape"; }))
+    if (std::any_of(n.attribute().begin(), n.attribute().end(),
+                    [](const auto& a) { return a.name() == "kernel_shape"; }))
       continue;
     const auto window = weight_window(n.input(op->second));
     if (!window) continue;
@@ -522,8 +581,9 @@ void PinInputShapes(const std::string& path, pb::GraphProto& graph, const Import
         if (i < shape->dim_size()) {
           auto* d = shape->mutable_dim(i);
           if (d->has_dim_value() && d->dim_value() != dims[i])
-            throw Error(ErrorKind::kUsage, fmt::format("--input-shape {}: dimension {} is fixed at {} in the model, not {}",
-                                                       input.name(), i, d->dim_value(), dims[i]));
+            throw Error(ErrorKind::kUsage,
+                        fmt::format("--input-shape {}: dimension {} is fixed at {} in the model, not {}", input.name(),
+                                    i, d->dim_value(), dims[i]));
           d->set_dim_value(dims[i]);
         } else {
           shape->add_dim()->set_dim_value(dims[i]);
@@ -540,13 +600,18 @@ void PinInputShapes(const std::string& path, pb::GraphProto& graph, const Import
     bool dynamic = false;
     for (const auto& d : tt->shape().dim()) {
       dims += (dims.empty() ? "" : ",");
-      if (d.has_dim_value() && d.dim_value() >= 0) dims += std::to_string(d.dim_value());
-      else { dims += d.has_dim_param() && !d.dim_param().empty() ? d.dim_param() : "?"; dynamic = true; }
+      if (d.has_dim_value() && d.dim_value() >= 0)
+        dims += std::to_string(d.dim_value());
+      else {
+        dims += d.has_dim_param() && !d.dim_param().empty() ? d.dim_param() : "?";
+        dynamic = true;
+      }
     }
     if (dynamic) unknown.push_back(input.name() + " [" + dims + "]");
   }
   for (const auto& [name, _] : options.input_shapes)
-    if (!used.count(name)) throw Error(ErrorKind::kUsage, "--input-shape names '" + name + "', which is not a graph input of " + path);
+    if (!used.count(name))
+      throw Error(ErrorKind::kUsage, "--input-shape names '" + name + "', which is not a graph input of " + path);
   if (!unknown.empty()) {
     std::string list;
     for (const auto& u : unknown) list += (list.empty() ? "" : "; ") + u;
@@ -569,7 +634,8 @@ std::vector<std::pair<std::string, npy::Array>> PinInputValues(const std::string
     const std::string& name = pin.first;
     const std::vector<double>& values = pin.second;
     auto* inputs = graph.mutable_input();
-    auto it = std::find_if(inputs->begin(), inputs->end(), [&](const pb::ValueInfoProto& v) { return v.name() == name; });
+    auto it =
+        std::find_if(inputs->begin(), inputs->end(), [&](const pb::ValueInfoProto& v) { return v.name() == name; });
     if (it == inputs->end() || initializer_names.count(name))
       throw Error(ErrorKind::kUsage, "--input-value names '" + name + "', which is not a graph input of " + path);
     const auto& tt = it->type().tensor_type();
@@ -579,12 +645,15 @@ std::vector<std::pair<std::string, npy::Array>> PinInputValues(const std::string
     int64_t count = 1;
     for (const auto& d : tt.shape().dim()) {
       if (!d.has_dim_value())
-        throw Error(ErrorKind::kUsage, "--input-value " + name + ": the input has an unknown dimension; give its shape with --input-shape too");
+        throw Error(
+            ErrorKind::kUsage,
+            "--input-value " + name + ": the input has an unknown dimension; give its shape with --input-shape too");
       t.add_dims(d.dim_value());
       count *= d.dim_value();
     }
     if (static_cast<int64_t>(values.size()) != count)
-      throw Error(ErrorKind::kUsage, fmt::format("--input-value {}: {} value(s) given, the input holds {}", name, values.size(), count));
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("--input-value {}: {} value(s) given, the input holds {}", name, values.size(), count));
     for (double v : values) {
       switch (tt.elem_type()) {
         case pb::TensorProto::FLOAT: t.add_float_data(static_cast<float>(v)); break;
@@ -656,11 +725,12 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
   const int64_t opset = DefaultOpset(path, model);
   RefuseForeignDomains(path, model.graph());
   if (opset < kMinOpset || opset > kMaxOpset)
-    ThrowUnsupported(fmt::format("{}: opset {} is outside the opsets gpuclean converts ({}..{})", path, opset, kMinOpset,
-                                 kMaxOpset));
+    ThrowUnsupported(fmt::format("{}: opset {} is outside the opsets gpuclean converts ({}..{})", path, opset,
+                                 kMinOpset, kMaxOpset));
   const auto load = [&](pb::TensorProto& t) {
     if (t.data_location() != pb::TensorProto::EXTERNAL) return;
-    if (!external) Bad(path, "tensor '" + t.name() + "' is stored externally, which a model given as bytes cannot have");
+    if (!external)
+      Bad(path, "tensor '" + t.name() + "' is stored externally, which a model given as bytes cannot have");
     LoadExternalData(path, t);
   };
   for (auto& t : *model.mutable_graph()->mutable_initializer()) load(t);
@@ -687,7 +757,8 @@ Graph ImportModel(pb::ModelProto model, const std::string& path, const ImportOpt
       pb::checker::check_model(model);
       model = pb::version_conversion::ConvertVersion(model, kFirstAdaptedOpset);
     } catch (const std::exception& e) {
-      ThrowUnsupported(OneLine(fmt::format("{}: cannot convert opset {} to {}: {}", path, opset, kFirstAdaptedOpset, e.what())));
+      ThrowUnsupported(
+          OneLine(fmt::format("{}: cannot convert opset {} to {}: {}", path, opset, kFirstAdaptedOpset, e.what())));
     }
   }
   AdaptToCanonicalOpset(model, std::max<int64_t>(opset, kFirstAdaptedOpset), path);
@@ -789,7 +860,9 @@ ModelSummary Summarize(const std::string& path) {
   for (const auto& t : model.graph().initializer()) initializer_names.insert(t.name());
   for (const auto& n : model.graph().node())
     s.op_types.push_back(n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + ":" + n.op_type());
-  auto elem = [](const pb::ValueInfoProto& v) { return v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0; };
+  auto elem = [](const pb::ValueInfoProto& v) {
+    return v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0;
+  };
   for (const auto& v : model.graph().input())
     if (!initializer_names.count(v.name())) s.input_types.push_back(elem(v));
   for (const auto& v : model.graph().output()) s.output_types.push_back(elem(v));
@@ -801,7 +874,8 @@ void WriteWithOutputs(const std::string& path, const std::vector<std::string>& n
   for (auto& t : *model.mutable_graph()->mutable_initializer())
     if (t.data_location() == pb::TensorProto::EXTERNAL) LoadExternalData(path, t);
   try {
-    pb::shape_inference::InferShapes(model, pb::OpSchemaRegistry::Instance(), pb::ShapeInferenceOptions(false, 0, true));
+    pb::shape_inference::InferShapes(model, pb::OpSchemaRegistry::Instance(),
+                                     pb::ShapeInferenceOptions(false, 0, true));
   } catch (const std::exception&) {
     // Outputs without inferred types are skipped below.
   }

@@ -6,9 +6,9 @@
 // shape inference with data propagation and checks it with onnx::checker.
 #include <cstdint>
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,8 +46,8 @@ struct Node {
   int index = 0;  // position in the (topologically sorted) graph
   std::string name;
   std::string op_type;
-  std::string domain;  // "" for the default domain
-  std::vector<std::string> inputs;   // "" marks an omitted optional input
+  std::string domain;               // "" for the default domain
+  std::vector<std::string> inputs;  // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attributes;
   // "Conv 'name'" or "Conv #12" for messages.

@@ -80,14 +80,17 @@ class Adapter {
  public:
   Adapter(pb::GraphProto& graph, ShapeKnowledge& known, int64_t opset, const std::string& path,
           const std::map<std::string, const pb::TensorProto*>& outer_constants = {})
-      : graph_(graph), known_(known), opset_(opset), path_(path), constants_(outer_constants),
+      : graph_(graph),
+        known_(known),
+        opset_(opset),
+        path_(path),
+        constants_(outer_constants),
         w_(known, fmt::format("opset{}", opset)) {
     for (const auto& t : graph_.initializer()) constants_[t.name()] = &t;
     for (const auto& n : graph_.node())
       if (n.op_type() == "Constant" && n.output_size() == 1)
         if (const auto* v = FindAttr(n, "value"); v && v->has_t()) constants_[n.output(0)] = &v->t();
   }
-
 
   void Run() {
     RefuseOpsTheCanonicalOpsetLacks();
@@ -139,8 +142,10 @@ class Adapter {
     const std::string name = w_.IntsConst(n.output_size() ? n.output(0) + "_" + attr : attr, values);
     RemoveAttr(n, attr);
     while (n.input_size() < index) n.add_input("");
-    if (n.input_size() == index) n.add_input(name);
-    else *n.mutable_input(index) = name;
+    if (n.input_size() == index)
+      n.add_input(name);
+    else
+      *n.mutable_input(index) = name;
   }
 
   void RequireFloat(const pb::NodeProto& n, const std::string& what) const {
@@ -161,8 +166,10 @@ class Adapter {
     }
     if (missing.empty()) return;
     std::string list;
-    for (const auto& [op, c] : missing) list += (list.empty() ? "" : "; ") + fmt::format("{} ({} node(s), first {})", op, c.first, c.second);
-    ThrowUnsupported(OneLine(fmt::format("{}: ops of opset {} that gpuclean does not convert: {}", path_, opset_, list)));
+    for (const auto& [op, c] : missing)
+      list += (list.empty() ? "" : "; ") + fmt::format("{} ({} node(s), first {})", op, c.first, c.second);
+    ThrowUnsupported(
+        OneLine(fmt::format("{}: ops of opset {} that gpuclean does not convert: {}", path_, opset_, list)));
   }
 
   void AdaptNode(pb::NodeProto n) {
@@ -237,7 +244,8 @@ class Adapter {
       w_.Keep(std::move(n));
       return;
     }
-    const std::string flat = w_.Fresh(x + "_flat"), soft = w_.Fresh(n.output(0) + "_2d"), shape = w_.Fresh(x + "_shape");
+    const std::string flat = w_.Fresh(x + "_flat"), soft = w_.Fresh(n.output(0) + "_2d"),
+                      shape = w_.Fresh(x + "_shape");
     SetInt(w_.Emit("Flatten", {x}, {flat}, n), "axis", axis);
     pb::NodeProto& op = w_.Emit(n.op_type(), {flat}, {soft}, n);
     SetInt(op, "axis", 1);
@@ -327,8 +335,8 @@ class Adapter {
   void SplitShapeFree(pb::NodeProto& n, int64_t parts) {
     const std::string x = n.input(0), base = n.output(0);
     const int64_t axis = IntAttr(n, "axis", 0);
-    const std::string shape = w_.Fresh(base + "_shape"), dim = w_.Fresh(base + "_dim"), padded = w_.Fresh(base + "_padded"),
-                      chunk = w_.Fresh(base + "_chunk");
+    const std::string shape = w_.Fresh(base + "_shape"), dim = w_.Fresh(base + "_dim"),
+                      padded = w_.Fresh(base + "_padded"), chunk = w_.Fresh(base + "_chunk");
     const std::string axes = w_.IntsConst(base + "_axis", {axis});
     w_.Emit("Shape", {x}, {shape}, n);
     // Shape(x)[axis:axis+1], a negative axis counted from the end as Slice does.
@@ -470,12 +478,13 @@ class Adapter {
     const auto* eps_attr = FindAttr(n, "epsilon");
     const float eps = eps_attr ? eps_attr->f() : 1e-5f;
     const std::string x = n.input(0), scale = n.input(1), bias = n.input(2), y = n.output(0);
-    const std::string grouped = w_.Fresh(x + "_groups"), normed = w_.Fresh(y + "_normed"), shape = w_.Fresh(x + "_shape");
+    const std::string grouped = w_.Fresh(x + "_groups"), normed = w_.Fresh(y + "_normed"),
+                      shape = w_.Fresh(x + "_shape");
     w_.Emit("Reshape", {x, w_.IntsConst(x + "_group_shape", {0, groups, -1})}, {grouped}, n);
     pb::NodeProto& in = w_.Emit("InstanceNormalization",
-                             {grouped, w_.FloatsConst(y + "_ones", {groups}, std::vector<float>(groups, 1.0f)),
-                              w_.FloatsConst(y + "_zeros", {groups}, std::vector<float>(groups, 0.0f))},
-                             {normed}, n);
+                                {grouped, w_.FloatsConst(y + "_ones", {groups}, std::vector<float>(groups, 1.0f)),
+                                 w_.FloatsConst(y + "_zeros", {groups}, std::vector<float>(groups, 0.0f))},
+                                {normed}, n);
     SetFloat(in, "epsilon", eps);
     w_.Emit("Shape", {x}, {shape}, n);
     std::vector<int64_t> trailing;
@@ -506,7 +515,8 @@ class Adapter {
   void Gelu(pb::NodeProto n) {
     RequireFloat(n, "Gelu");
     const std::string approximate = StrAttr(n, "approximate", "none");
-    if (approximate != "none" && approximate != "tanh") Refuse(n, "approximate '" + approximate + "' is not 'none' or 'tanh'");
+    if (approximate != "none" && approximate != "tanh")
+      Refuse(n, "approximate '" + approximate + "' is not 'none' or 'tanh'");
     w_.EmitGelu(n.input(0), n.output(0), approximate == "tanh", n);
   }
 

@@ -173,7 +173,8 @@ void NodeWriter::EmitGelu(const std::string& x, const std::string& y, bool tanh,
   std::string inner = Fresh(y + (tanh ? "_tanh" : "_erf"));
   if (tanh) {
     // sqrt(2/pi) * x * (1 + 0.044715 x^2), as onnxruntime's FastGelu groups it.
-    const std::string sq = Fresh(y + "_sq"), poly = Fresh(y + "_poly"), scaled = Fresh(y + "_scaled"), arg = Fresh(y + "_arg");
+    const std::string sq = Fresh(y + "_sq"), poly = Fresh(y + "_poly"), scaled = Fresh(y + "_scaled"),
+                      arg = Fresh(y + "_arg");
     Emit("Mul", {x, x}, {sq}, from);
     Emit("Mul", {sq, Scalar(y + "_c", 0.035677408136300125f)}, {poly}, from);
     Emit("Add", {poly, Scalar(y + "_b", 0.7978845608028654f)}, {scaled}, from);

@@ -175,9 +175,11 @@ class QuantExpander {
     }
     if (op == "DynamicQuantizeLinear") return DynamicQuantize(n);
     if (op == "ConvInteger") {
-      const std::string x = Has(n, 2) ? Op("Sub", {AsFloat(n.input(0), n), AsFloat(n.input(2), n)}, n) : AsFloat(n.input(0), n);
-      const std::string w = Has(n, 3) ? Op("Sub", {AsFloat(n.input(1), n), AsFloat(AlongAxis(n.input(3), 0, Rank(n.input(1)), n), n)}, n)
-                                      : AsFloat(n.input(1), n);
+      const std::string x =
+          Has(n, 2) ? Op("Sub", {AsFloat(n.input(0), n), AsFloat(n.input(2), n)}, n) : AsFloat(n.input(0), n);
+      const std::string w =
+          Has(n, 3) ? Op("Sub", {AsFloat(n.input(1), n), AsFloat(AlongAxis(n.input(3), 0, Rank(n.input(1)), n), n)}, n)
+                    : AsFloat(n.input(1), n);
       CopyAttributes(n, w_.Emit("Conv", {x, w}, {n.output(0)}, n));
       return;
     }
@@ -220,12 +222,13 @@ class QuantExpander {
     SetInt(min, "keepdims", 0);
     const std::string lo = Op("Min", {min.output(0), zero}, n);
     const std::string span = Op("Sub", {hi, lo}, n);
-    const std::string safe = Op("Where", {Op("Equal", {span, zero}, n), w_.Scalar(n.output(0) + "_one", 1.0f), span}, n);
+    const std::string safe =
+        Op("Where", {Op("Equal", {span, zero}, n), w_.Scalar(n.output(0) + "_one", 1.0f), span}, n);
     const std::string scale = Wants(n, 1) ? n.output(1) : Temp(n, "scale");
     w_.Emit("Div", {safe, w_.Scalar(n.output(0) + "_255", 255.0f)}, {scale}, n);
     const std::string zp = Wants(n, 2) ? n.output(2) : Temp(n, "zp");
-    w_.Emit("Clip", {Op("Round", {Op("Neg", {Op("Div", {lo, scale}, n)}, n)}, n), zero,
-                     w_.Scalar(n.output(0) + "_hi", 255.0f)},
+    w_.Emit("Clip",
+            {Op("Round", {Op("Neg", {Op("Div", {lo, scale}, n)}, n)}, n), zero, w_.Scalar(n.output(0) + "_hi", 255.0f)},
             {zp}, n);
     Quantize(x, scale, zp, pb::TensorProto::UINT8, 1, n.output(0), n);
   }

@@ -173,9 +173,8 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
     } else if (spec.outputs.size() == ref.names.size()) {
       match.push_back(static_cast<int>(p));
     } else {
-      throw Error(ErrorKind::kUsage,
-                  fmt::format("pipeline output '{}' has no output of that name in {} (outputs: {})", spec.outputs[p],
-                              against, fmt::join(ref.names, ", ")));
+      throw Error(ErrorKind::kUsage, fmt::format("pipeline output '{}' has no output of that name in {} (outputs: {})",
+                                                 spec.outputs[p], against, fmt::join(ref.names, ", ")));
     }
   }
   // The chain's values in the monolith's output order, for the gates.
@@ -211,24 +210,26 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
 }
 
 std::string RenderProve(const ProveReport& report) {
-  std::string out = fmt::format("pipeline prove: {} against {} (runtime {})\n", report.spec, report.against,
-                                report.runtime);
+  std::string out =
+      fmt::format("pipeline prove: {} against {} (runtime {})\n", report.spec, report.against, report.runtime);
   for (const StageRun& s : report.chain.stages) {
     out += fmt::format("  stage {:<16} {:<22} {:8.1f} ms", s.name, s.where, s.ms);
     if (s.residency) out += fmt::format(" (invoke {:.1f} ms)  {}", s.run_ms, probe::Summarize(*s.residency));
     out += "\n";
   }
   if (report.chain.browser_pages > 0)
-    out += fmt::format("  WebGPU graphs ran in {} Chromium page(s) (one WebGPU device per page)\n", report.chain.browser_pages);
+    out += fmt::format("  WebGPU graphs ran in {} Chromium page(s) (one WebGPU device per page)\n",
+                       report.chain.browser_pages);
   if (!report.matched_by.empty())
     out += fmt::format("  detections paired by box ({}): {} of the chain's moved; reordered alike: {}\n",
                        report.matched_by, report.matched_moved, fmt::join(report.matched_outputs, ", "));
   if (report.selection_swaps > 0)
-    out += fmt::format("  {} detection(s) selected by one run only (no box at IoU >= {} in the other: a different "
-                       "top-K selection){}\n",
-                       report.selection_swaps, analyze::kPairedIou,
-                       report.swaps_left_out ? "; the gates compare the detections both hold"
-                                             : "; more than 2% of the detections: gated as they are");
+    out += fmt::format(
+        "  {} detection(s) selected by one run only (no box at IoU >= {} in the other: a different "
+        "top-K selection){}\n",
+        report.selection_swaps, analyze::kPairedIou,
+        report.swaps_left_out ? "; the gates compare the detections both hold"
+                              : "; more than 2% of the detections: gated as they are");
   for (const OutputVerdict& v : report.outputs) {
     out += fmt::format("  {} {}{}\n", v.passed ? "pass" : "FAIL", v.name,
                        v.reference_name == v.name ? "" : fmt::format(" (vs {})", v.reference_name));
@@ -236,8 +237,9 @@ std::string RenderProve(const ProveReport& report) {
       out += fmt::format("       {} {}: {}\n", g.passed ? "ok  " : "FAIL", g.gate, g.detail);
     if (v.gates.empty()) out += "       no gate applies to this output\n";
   }
-  out += report.passed ? fmt::format("verdict: PASS - the pipeline reproduces {} on every output gate\n", report.against)
-                       : fmt::format("verdict: FAIL - the pipeline does not reproduce {}\n", report.against);
+  out += report.passed
+             ? fmt::format("verdict: PASS - the pipeline reproduces {} on every output gate\n", report.against)
+             : fmt::format("verdict: FAIL - the pipeline does not reproduce {}\n", report.against);
   return out;
 }
 

@@ -68,8 +68,8 @@ probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy:
 
 }  // namespace
 
-std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given,
-                                      uint32_t seed, const ir::Subgraph* monolith) {
+std::vector<npy::Array> PrepareInputs(const Spec& spec, const std::map<std::string, std::string>& given, uint32_t seed,
+                                      const ir::Subgraph* monolith) {
   std::map<std::string, npy::Array> arrays;
   for (const auto& [name, file] : given) {
     if (std::find(spec.inputs.begin(), spec.inputs.end(), name) == spec.inputs.end())

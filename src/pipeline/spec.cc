@@ -34,7 +34,8 @@ std::vector<std::string> Names(const std::string& path, const Json& j, const std
   if (!j.is_array()) Bad(path, "{} must be a list of value names", where);
   std::vector<std::string> out;
   for (const Json& e : j) {
-    if (!e.is_string() || e.get<std::string>().empty()) Bad(path, "{} must be a list of value names, got {}", where, e.dump());
+    if (!e.is_string() || e.get<std::string>().empty())
+      Bad(path, "{} must be a list of value names, got {}", where, e.dump());
     out.push_back(e.get<std::string>());
   }
   return out;
@@ -179,8 +180,7 @@ Spec LoadSpec(const std::string& path) {
     Bad(path, "not JSON ({})", std::string(e.what()).substr(0, 200));
   }
   if (!j.is_object()) Bad(path, "a pipeline spec is a JSON object");
-  if (j.value("format", "") != kSpecFormat)
-    Bad(path, "\"format\" must be \"{}\" (docs/pipeline.md)", kSpecFormat);
+  if (j.value("format", "") != kSpecFormat) Bad(path, "\"format\" must be \"{}\" (docs/pipeline.md)", kSpecFormat);
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kSpecVersion)
     Bad(path, "\"version\" must be {}", kSpecVersion);
 
@@ -271,8 +271,8 @@ Spec LoadSpec(const std::string& path) {
         continue;
       }
       if (!Fits(it->second, want))
-        Bad(path, "stage '{}' input {} ('{}') is {} but {} expects {}", s.name, k, s.inputs[k],
-            InfoText(it->second), s.graph, InfoText(want));
+        Bad(path, "stage '{}' input {} ('{}') is {} but {} expects {}", s.name, k, s.inputs[k], InfoText(it->second),
+            s.graph, InfoText(want));
     }
     for (size_t k = 0; k < s.outputs.size(); ++k) known[s.outputs[k]] = InfoOf(g.tensors[g.outputs[k]]);
   }

@@ -37,7 +37,6 @@ bool MayBeCompileError(const std::string& line) {
   return false;
 }
 
-
 // Hand-written prefix matchers: std::regex took ~50 us a line, too slow for
 // a 100k-line logcat. Each returns the prefix length, or 0 when `s` does not
 // start with that prefix. Patterns (the same as probe/residency.mjs):
@@ -99,8 +98,8 @@ bool Time(Cursor& c) {  // HH:MM:SS.fraction
 
 size_t LogcatThreadtime(std::string_view s) {
   Cursor c(s);
-  if (!(c.Digits(2) && c.Char('-') && c.Digits(2) && c.Spaces() && Time(c) && c.Spaces() && c.Digits() &&
-        c.Spaces() && c.Digits() && c.Spaces() && c.OneOf(kLogcatLevels) && c.Spaces()))
+  if (!(c.Digits(2) && c.Char('-') && c.Digits(2) && c.Spaces() && Time(c) && c.Spaces() && c.Digits() && c.Spaces() &&
+        c.Digits() && c.Spaces() && c.OneOf(kLogcatLevels) && c.Spaces()))
     return 0;
   c.While([](char ch) { return ch != ':'; });
   return c.Char(':') ? c.pos() : 0;
@@ -131,8 +130,7 @@ size_t LogcatTag(std::string_view s) {
 
 size_t Glog(std::string_view s) {
   Cursor c(s);
-  if (!(c.OneOf("IWEF") && c.Digits(4) && c.Spaces() && Time(c) && c.Spaces() && c.Digits() && c.Spaces()))
-    return 0;
+  if (!(c.OneOf("IWEF") && c.Digits(4) && c.Spaces() && Time(c) && c.Spaces() && c.Digits() && c.Spaces())) return 0;
   // "file.cc:855]": the file name runs to the last ':' before ']'.
   const size_t start = c.pos();
   if (!c.While([](char ch) { return ch != ']' && !std::isspace(static_cast<unsigned char>(ch)); })) return 0;
@@ -237,9 +235,12 @@ Residency ParseDelegateLog(std::string_view log_text) {
       continue;
     }
     if (Contains(line, "will run on the")) {
-      if (std::regex_search(line, m, some_on_gpu)) op_counts.push_back({ToInt(m[1]), ToInt(m[2])});
-      else if (std::regex_search(line, m, none_on_gpu)) op_counts.push_back({0, ToInt(m[1])});
-      else if (std::regex_search(line, m, all_on_gpu)) op_counts.push_back({ToInt(m[1]), 0});
+      if (std::regex_search(line, m, some_on_gpu))
+        op_counts.push_back({ToInt(m[1]), ToInt(m[2])});
+      else if (std::regex_search(line, m, none_on_gpu))
+        op_counts.push_back({0, ToInt(m[1])});
+      else if (std::regex_search(line, m, all_on_gpu))
+        op_counts.push_back({ToInt(m[1]), 0});
     } else if (Contains(line, "Replacing") && std::regex_search(line, m, replacing)) {
       r.delegations.push_back({m[3].str(), ToInt(m[1]), ToInt(m[2]), ToInt(m[4])});
     } else if (Contains(line, "-based API") || Contains(line, "delegate for GPU")) {
@@ -362,10 +363,14 @@ std::string Summarize(const Residency& r) {
     out << "op counts not in the log";
   }
   if (r.partitions) out << "; " << *r.partitions << " GPU partition(s)";
-  if (r.fully_delegated) out << (*r.fully_delegated ? "; fully delegated" : "; not fully delegated");
-  else out << "; residency unknown (no GPU delegate lines)";
-  if (r.fallback == "partial") out << " (the rest runs on WASM)";
-  else if (r.fallback == "wasm") out << " (the whole model fell back to WASM)";
+  if (r.fully_delegated)
+    out << (*r.fully_delegated ? "; fully delegated" : "; not fully delegated");
+  else
+    out << "; residency unknown (no GPU delegate lines)";
+  if (r.fallback == "partial")
+    out << " (the rest runs on WASM)";
+  else if (r.fallback == "wasm")
+    out << " (the whole model fell back to WASM)";
   if (!r.unsupported.empty()) out << "; " << r.unsupported.size() << " rejected op report(s)";
   if (!r.compile_errors.empty()) out << "; " << r.compile_errors.size() << " compile error line(s)";
   return out.str();

@@ -52,8 +52,7 @@ bool HasHarness(const fs::path& dir) { return fs::exists(dir / "probe" / "litert
 std::string FindSourceDir() {
   const std::string from_env = EnvOr("GPUCLEAN_SOURCE_DIR", "");
   if (!from_env.empty()) {
-    if (!HasHarness(from_env))
-      ThrowUnsupported("GPUCLEAN_SOURCE_DIR=" + from_env + " has no probe/litert_run.mjs");
+    if (!HasHarness(from_env)) ThrowUnsupported("GPUCLEAN_SOURCE_DIR=" + from_env + " has no probe/litert_run.mjs");
     return from_env;
   }
   std::error_code ec;
@@ -95,7 +94,8 @@ ProbeEnvironment FindProbeEnvironment(const ProbeNeeds& needs) {
   env.source_dir = FindSourceDir();
   if ((needs.litert || needs.browser) &&
       !fs::exists(fs::path(env.source_dir) / "node_modules" / "@litertjs" / "core" / "package.json"))
-    ThrowUnsupported("LiteRT.js is not installed in " + env.source_dir + "/node_modules; run npm ci there (tools/setup.sh)");
+    ThrowUnsupported("LiteRT.js is not installed in " + env.source_dir +
+                     "/node_modules; run npm ci there (tools/setup.sh)");
   if (needs.onnxruntime) {
     if (!fs::exists(fs::path(env.source_dir) / "probe" / "onnx_run.mjs"))
       ThrowUnsupported(env.source_dir + " has no probe/onnx_run.mjs (the onnxruntime harness)");
@@ -106,9 +106,12 @@ ProbeEnvironment FindProbeEnvironment(const ProbeNeeds& needs) {
   if (needs.browser) {
     env.chromium = EnvOr("GPUCLEAN_CHROMIUM", "/usr/bin/chromium");
     if (!IsExecutable(env.chromium))
-      ThrowUnsupported(env.chromium + " not found; the WebGPU probe needs Chromium (apt-get install chromium, see tools/setup.sh) or GPUCLEAN_CHROMIUM");
+      ThrowUnsupported(env.chromium +
+                       " not found; the WebGPU probe needs Chromium (apt-get install chromium, see tools/setup.sh) or "
+                       "GPUCLEAN_CHROMIUM");
     if (!fs::exists(fs::path(env.source_dir) / "node_modules" / "playwright-core" / "package.json"))
-      ThrowUnsupported("playwright-core is not installed in " + env.source_dir + "/node_modules; run npm ci there (tools/setup.sh)");
+      ThrowUnsupported("playwright-core is not installed in " + env.source_dir +
+                       "/node_modules; run npm ci there (tools/setup.sh)");
   }
   return env;
 }

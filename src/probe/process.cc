@@ -58,7 +58,8 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   if (pid == 0) {
     ::setpgid(0, 0);
     const int in = io.stdin_fd >= 0 ? io.stdin_fd : ::open("/dev/null", O_RDONLY);
-    const int out = io.stdout_fd >= 0 ? io.stdout_fd : ::open(io.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out =
+        io.stdout_fd >= 0 ? io.stdout_fd : ::open(io.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = ::open(io.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (in < 0 || out < 0 || err < 0) ::_exit(127);
     ::dup2(in, 0);

@@ -31,7 +31,8 @@ void CheckRequest(const ProbeRequest& q) {
     throw Error(ErrorKind::kUsage, "--precision expects fp32 or fp16, got '" + q.precision + "'");
   const bool onnx = q.runtime == Runtime::kOnnxRuntime;
   if (onnx && q.precision != "fp32")
-    throw Error(ErrorKind::kUsage, "--precision fp16 needs --runtime litert-webgpu (onnxruntime runs the model's own types)");
+    throw Error(ErrorKind::kUsage,
+                "--precision fp16 needs --runtime litert-webgpu (onnxruntime runs the model's own types)");
   if (onnx && q.residency_only)
     throw Error(ErrorKind::kUsage, "residency-only needs --runtime litert-webgpu (onnxruntime has no GPU delegate)");
   if (!onnx && (!q.output_names.empty() || q.threads != 1 || !q.optimize || !q.dims.empty()))
@@ -81,9 +82,9 @@ std::vector<ProbeResult> RunWebGpu(const std::vector<const ProbeRequest*>& reque
   WriteFileAtomically(scratch / "jobs.json", jobs.dump());
   const std::string harness = (fs::path(env.source_dir) / "probe" / "litert_webgpu.mjs").string();
   const Stopwatch t0;
-  const ProcessResult p = RunProcess({env.node, harness, "--jobs", scratch / "jobs.json"},
-                                     {"GPUCLEAN_CHROMIUM=" + env.chromium}, scratch / "stdout", scratch / "stderr",
-                                     HarnessTimeout());
+  const ProcessResult p =
+      RunProcess({env.node, harness, "--jobs", scratch / "jobs.json"}, {"GPUCLEAN_CHROMIUM=" + env.chromium},
+                 scratch / "stdout", scratch / "stderr", HarnessTimeout());
   const double ms = t0.ms();
   std::vector<ProbeResult> results;
   for (const ProbeRequest* q : requests) results.push_back(Collect(*q, ms));
@@ -119,8 +120,8 @@ std::vector<ProbeResult> RunOnnx(const std::vector<const ProbeRequest*>& request
   }
   WriteFileAtomically(scratch / "jobs.json", jobs.dump());
   const std::string harness = (fs::path(env.source_dir) / "probe" / "onnx_run.mjs").string();
-  std::vector<std::string> argv = {env.node, harness, "--batch", scratch / "jobs.json",
-                                   "--threads", std::to_string(requests.front()->threads)};
+  std::vector<std::string> argv = {
+      env.node, harness, "--batch", scratch / "jobs.json", "--threads", std::to_string(requests.front()->threads)};
   if (!requests.front()->optimize) argv.push_back("--no-optimize");
   const Stopwatch t0;
   const ProcessResult p = RunProcess(argv, {}, scratch / "stdout", scratch / "stderr", HarnessTimeout());
@@ -139,10 +140,15 @@ std::vector<ProbeResult> RunOnnx(const std::vector<const ProbeRequest*>& request
 ProbeResult RunWasm(const ProbeRequest& q, const ProbeEnvironment& env) {
   const ScratchDir scratch("gpuclean-probe");
   const std::string harness = (fs::path(env.source_dir) / "probe" / "litert_run.mjs").string();
-  std::vector<std::string> argv = {env.node, harness, fs::absolute(q.model_path).string(),
-                                   "--out", fs::absolute(q.out_dir).string(),
-                                   "--seed", std::to_string(q.seed),
-                                   "--repeat", std::to_string(q.repeat)};
+  std::vector<std::string> argv = {env.node,
+                                   harness,
+                                   fs::absolute(q.model_path).string(),
+                                   "--out",
+                                   fs::absolute(q.out_dir).string(),
+                                   "--seed",
+                                   std::to_string(q.seed),
+                                   "--repeat",
+                                   std::to_string(q.repeat)};
   for (const auto& [key, file] : q.inputs) {
     argv.push_back("--input");
     argv.push_back(key + "=" + fs::absolute(file).string());

@@ -71,7 +71,8 @@ std::string WebGpuSession::ReadAnswer(const std::string& model) {
       buffer_.erase(0, nl + 1);
       return line;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       ::kill(-pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);

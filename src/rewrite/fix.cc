@@ -80,8 +80,8 @@ std::pair<RemainingCause, std::string> WhyHintLeft(const lint::Finding& f, const
     if (NeedsSplitOrHost(hint))
       return {RemainingCause::kSplitOrHost, fmt::format("{}: needs a split or a host step (gpuclean split)", hint)};
     const lint::PassInfo* info = lint::FindPass(hint);
-    return {RemainingCause::kNoPass,
-            fmt::format("{}: no automatic rewrite exists{}", hint, info ? std::string(" (") + info->summary + ")" : "")};
+    return {RemainingCause::kNoPass, fmt::format("{}: no automatic rewrite exists{}", hint,
+                                                 info ? std::string(" (") + info->summary + ")" : "")};
   }
   if (!ran.count(hint)) {
     if (pass->opt_in())
@@ -144,9 +144,9 @@ std::vector<const Pass*> ChoosePasses(const std::vector<std::string>& ids, const
     if (FindPass(id)) {
       chosen.insert(id);
     } else if (lint::FindPass(id)) {
-      throw Error(ErrorKind::kUsage, fmt::format("pass '{}' is not an automatic rewrite{}; implemented: {}", id,
-                                                 id == "split-graph" ? " (use gpuclean split)" : "",
-                                                 ImplementedList()));
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("pass '{}' is not an automatic rewrite{}; implemented: {}", id,
+                              id == "split-graph" ? " (use gpuclean split)" : "", ImplementedList()));
     } else {
       throw Error(ErrorKind::kUsage, fmt::format("unknown pass '{}'; implemented: {}", id, ImplementedList()));
     }
@@ -164,7 +164,8 @@ std::vector<npy::Array> InputsFor(const ir::Subgraph& graph, const std::map<std:
   for (int t : graph.inputs) {
     auto it = by_name.find(graph.tensors[t].name);
     if (it == by_name.end())
-      ThrowInternal(fmt::format("graph input '{}' has no proof value (a pass renamed an input)", graph.tensors[t].name));
+      ThrowInternal(
+          fmt::format("graph input '{}' has no proof value (a pass renamed an input)", graph.tensors[t].name));
     out.push_back(it->second);
   }
   return out;
@@ -232,11 +233,13 @@ std::vector<std::vector<npy::Array>> ProofInputs(const ir::Subgraph& graph, uint
   std::vector<std::vector<npy::Array>> sets(2);
   uint64_t generated_bytes = 0;
   for (int32_t t : graph.inputs)
-    generated_bytes += 2 * static_cast<uint64_t>(graph.tensors[t].num_elements()) * ir::DTypeSize(graph.tensors[t].dtype);
+    generated_bytes +=
+        2 * static_cast<uint64_t>(graph.tensors[t].num_elements()) * ir::DTypeSize(graph.tensors[t].dtype);
   CheckMemory(generated_bytes, "the two sets of proof inputs");
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const ir::Tensor& t = graph.tensors[graph.inputs[i]];
-    auto host = std::find_if(host_inputs.begin(), host_inputs.end(), [&](const HostInput& h) { return h.name == t.name; });
+    auto host =
+        std::find_if(host_inputs.begin(), host_inputs.end(), [&](const HostInput& h) { return h.name == t.name; });
     if (host != host_inputs.end()) {
       sets[0].push_back(host->value);
       sets[1].push_back(host->value);
@@ -292,8 +295,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   std::vector<std::map<std::string, npy::Array>> sets;
   for (auto& set : options.inputs.empty() ? ProofInputs(model.main(), options.seed, {}) : options.inputs) {
     if (set.size() != model.main().inputs.size())
-      ThrowInternal(fmt::format("a proof input set has {} arrays for {} graph inputs", set.size(),
-                                model.main().inputs.size()));
+      ThrowInternal(
+          fmt::format("a proof input set has {} arrays for {} graph inputs", set.size(), model.main().inputs.size()));
     std::map<std::string, npy::Array> by_name;
     for (size_t i = 0; i < set.size(); ++i) by_name[model.main().tensors[model.main().inputs[i]].name] = set[i];
     sets.push_back(std::move(by_name));
@@ -311,8 +314,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     if (current_outputs.empty()) current_outputs = reference;
   };
 
-  const bool automatic = options.passes.empty() ||
-                         std::find(options.passes.begin(), options.passes.end(), "auto") != options.passes.end();
+  const bool automatic =
+      options.passes.empty() || std::find(options.passes.begin(), options.passes.end(), "auto") != options.passes.end();
   ir::Model current = model;
   double total_bound = 0;
   std::set<std::string> ran;
@@ -379,8 +382,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
             }
           } catch (const Error& e) {
             if (e.kind() == ErrorKind::kInternal) throw;
-            outcome.failure = fmt::format("pass {} cannot be proven: the interpreter cannot run the model: {}",
-                                          outcome.id, e.what());
+            outcome.failure =
+                fmt::format("pass {} cannot be proven: the interpreter cannot run the model: {}", outcome.id, e.what());
             result.failure = outcome.failure;
             result.passes.push_back(std::move(outcome));
             return false;
@@ -415,8 +418,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   // run per input set instead of one per pass. Only when it fails are the
   // passes proven one by one, to name the one that broke the numbers.
   auto chain_proven = [&] {
-    const bool changed = std::any_of(result.passes.begin(), result.passes.end(),
-                                     [](const PassOutcome& p) { return !p.sites.empty(); });
+    const bool changed =
+        std::any_of(result.passes.begin(), result.passes.end(), [](const PassOutcome& p) { return !p.sites.empty(); });
     if (!changed) return true;
     std::vector<std::vector<npy::Array>> outputs;
     std::vector<OutputDelta> deltas;
@@ -461,8 +464,8 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   for (const lint::Finding& f : result.before.findings) known.insert(f.rule);
   for (const lint::Finding& f : result.after.findings)
     if (f.severity == lint::Severity::kError && !known.count(f.rule)) {
-      result.failure = fmt::format("the rewritten graph has a new lint error: {} at node {} ({}): {}", f.rule, f.node,
-                                   f.op, f.why);
+      result.failure =
+          fmt::format("the rewritten graph has a new lint error: {} at node {} ({}): {}", f.rule, f.node, f.op, f.why);
       return result;
     }
   if (ErrorCount(result.after) > ErrorCount(result.before)) {
@@ -490,7 +493,8 @@ TargetsFixResult FixForTargets(const ir::Model& model, const FixOptions& options
                                const std::vector<std::string>& targets) {
   // An unknown id is a usage error before any proof runs.
   const std::string data_dir = options.data_dir.empty() ? lint::DefaultDataDir() : options.data_dir;
-  for (const std::string& target : targets) lint::LoadMatrix((std::filesystem::path(data_dir) / "compat").string(), target);
+  for (const std::string& target : targets)
+    lint::LoadMatrix((std::filesystem::path(data_dir) / "compat").string(), target);
   TargetsFixResult out;
   out.model = model;
   out.proven = true;
@@ -535,8 +539,10 @@ FixResult TargetsFixResult::AsFixResult() const {
 std::vector<std::string> WriteResult(const FixResult& result, const std::string& path, bool in_place) {
   if (!result.proven) ThrowInternal("refusing to write a rewrite whose proof failed");
   std::vector<std::string> written;
-  if (in_place) WriteFileAtomically(path, format::Serialize(result.model));
-  else format::WriteModel(result.model, path);
+  if (in_place)
+    WriteFileAtomically(path, format::Serialize(result.model));
+  else
+    format::WriteModel(result.model, path);
   written.push_back(path);
   for (const HostInput& h : result.host_inputs) {
     const std::string file = HostInputPath(path, h.name);

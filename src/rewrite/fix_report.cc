@@ -12,7 +12,8 @@ std::string Counts(const lint::Report& r) {
 }
 
 nlohmann::json DeltaJson(const OutputDelta& d) {
-  return {{"output", d.output}, {"max_abs_diff", d.max_abs_diff}, {"max_abs_ref", d.max_abs_ref}, {"allowed", d.allowed}};
+  return {
+      {"output", d.output}, {"max_abs_diff", d.max_abs_diff}, {"max_abs_ref", d.max_abs_ref}, {"allowed", d.allowed}};
 }
 
 nlohmann::json ResidencyJson(const lint::Report& r) {
@@ -24,7 +25,10 @@ nlohmann::json ResidencyJson(const lint::Report& r) {
 nlohmann::json LintJson(const lint::Report& r) {
   nlohmann::json findings = nlohmann::json::array();
   for (const lint::Finding& f : r.findings)
-    findings.push_back({{"rule", f.rule}, {"severity", lint::SeverityName(f.severity)}, {"node", f.node}, {"op", f.op},
+    findings.push_back({{"rule", f.rule},
+                        {"severity", lint::SeverityName(f.severity)},
+                        {"node", f.node},
+                        {"op", f.op},
                         {"fix_pass", f.fix_pass}});
   return {{"errors", r.count(lint::Severity::kError)},
           {"warnings", r.count(lint::Severity::kWarning)},
@@ -98,7 +102,8 @@ std::string RenderText(const FixResult& result, const lint::Matrix& matrix) {
     constexpr size_t kShown = 6;
     for (size_t i = 0; i < p.sites.size() && i < kShown; ++i)
       out += fmt::format("      node {} {}: {}\n", p.sites[i].node, p.sites[i].op, p.sites[i].what);
-    if (p.sites.size() > kShown) out += fmt::format("      ... and {} more (--format json lists all)\n", p.sites.size() - kShown);
+    if (p.sites.size() > kShown)
+      out += fmt::format("      ... and {} more (--format json lists all)\n", p.sites.size() - kShown);
     if (!p.deltas.empty()) out += "      " + Worst(p.deltas) + "\n";
   }
   for (const std::string& n : result.not_applied) out += "  not applied: " + n + "\n";
@@ -123,8 +128,10 @@ std::string RenderText(const FixResult& result, const lint::Matrix& matrix) {
     if (result.remaining.size() > kShown)
       out += fmt::format("  ... and {} more (--format json lists all)\n", result.remaining.size() - kShown);
   }
-  if (!result.proven) out += "proof failed: " + result.failure + "\n";
-  else if (!result.ok) out += "not fixed: " + result.failure + "\n";
+  if (!result.proven)
+    out += "proof failed: " + result.failure + "\n";
+  else if (!result.ok)
+    out += "not fixed: " + result.failure + "\n";
   return out;
 }
 

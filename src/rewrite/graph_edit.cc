@@ -6,9 +6,9 @@
 #include <cstring>
 #include <set>
 
-#include "gpuclean/half.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
+#include "gpuclean/half.h"
 #include "gpuclean/shapes.h"
 
 namespace gpuclean::rewrite {
@@ -68,10 +68,8 @@ bool HasSideEffects(const ir::Op& op) {
     case tfl::BuiltinOperator_ASSIGN_VARIABLE:
     case tfl::BuiltinOperator_READ_VARIABLE:
     case tfl::BuiltinOperator_CALL_ONCE:
-    case tfl::BuiltinOperator_CUSTOM:
-      return true;
-    default:
-      return !op.mutating_variable_inputs.empty();
+    case tfl::BuiltinOperator_CUSTOM: return true;
+    default: return !op.mutating_variable_inputs.empty();
   }
 }
 
@@ -82,9 +80,8 @@ void RemoveDeadOps(ir::Subgraph& g) {
     for (int i = static_cast<int>(g.ops.size()) - 1; i >= 0; --i) {
       const ir::Op& op = g.ops[i];
       if (HasSideEffects(op)) continue;
-      const bool dead = std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) {
-        return t < 0 || (consumers[t].empty() && !g.IsGraphOutput(t));
-      });
+      const bool dead = std::all_of(op.outputs.begin(), op.outputs.end(),
+                                    [&](int t) { return t < 0 || (consumers[t].empty() && !g.IsGraphOutput(t)); });
       if (dead) {
         g.RemoveOp(i);
         changed = true;

@@ -9,9 +9,7 @@ std::string_view ExactnessName(Exactness exactness) { return exactness == Exactn
 
 namespace passes {
 // The catalogue's entries that are not rewrites.
-const Pass& NotARewrite() {
-  throw Error(ErrorKind::kInternal, "NotARewrite is not a pass");
-}
+const Pass& NotARewrite() { throw Error(ErrorKind::kInternal, "NotARewrite is not a pass"); }
 }  // namespace passes
 
 // The rewrites of the pass catalogue (src/lint/passes.def), in its order.

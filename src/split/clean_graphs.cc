@@ -19,10 +19,12 @@ namespace gpuclean::split {
 
 std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target) {
   std::vector<GraphCleanup> report;
-  const std::string stem = cut.graphs.empty() ? "graph" : std::filesystem::path(cut.graphs.front().first).stem().stem().string();
+  const std::string stem =
+      cut.graphs.empty() ? "graph" : std::filesystem::path(cut.graphs.front().first).stem().stem().string();
   for (pipeline::Stage& stage : cut.spec.stages) {
     if (stage.kind != pipeline::Stage::Kind::kGraph) continue;
-    auto graph = std::find_if(cut.graphs.begin(), cut.graphs.end(), [&](const auto& g) { return g.first == stage.graph; });
+    auto graph =
+        std::find_if(cut.graphs.begin(), cut.graphs.end(), [&](const auto& g) { return g.first == stage.graph; });
     if (graph == cut.graphs.end()) ThrowInternal("host cut: no graph " + stage.graph);
     rewrite::FixOptions options;
     options.target = target;
@@ -36,7 +38,8 @@ std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target) {
       // The interpreter cannot run this graph (a custom op it lacks), so no
       // rewrite can be proven on it: lint only, the graph stays as cut.
       const std::string dir = (std::filesystem::path(lint::DefaultDataDir()) / "compat").string();
-      c.errors_before = c.errors_after = lint::Lint(graph->second, lint::LoadMatrix(dir, target)).count(lint::Severity::kError);
+      c.errors_before = c.errors_after =
+          lint::Lint(graph->second, lint::LoadMatrix(dir, target)).count(lint::Severity::kError);
       c.failure = e.what();
       report.push_back(std::move(c));
       continue;

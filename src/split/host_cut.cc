@@ -29,8 +29,10 @@ const ir::Tensor* Input(const ir::Subgraph& g, const ir::Op& op, size_t k) {
 
 std::optional<int64_t> ScalarInt(const ir::Tensor* t) {
   if (!t || !t->is_const() || t->shape.size() > 1 || (t->shape.size() == 1 && t->shape[0] != 1)) return std::nullopt;
-  if (t->dtype == tfl::TensorType_INT32 && t->data->size() >= 4) return reinterpret_cast<const int32_t*>(t->data->data())[0];
-  if (t->dtype == tfl::TensorType_INT64 && t->data->size() >= 8) return reinterpret_cast<const int64_t*>(t->data->data())[0];
+  if (t->dtype == tfl::TensorType_INT32 && t->data->size() >= 4)
+    return reinterpret_cast<const int32_t*>(t->data->data())[0];
+  if (t->dtype == tfl::TensorType_INT64 && t->data->size() >= 8)
+    return reinterpret_cast<const int64_t*>(t->data->data())[0];
   return std::nullopt;
 }
 
@@ -101,9 +103,9 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int index, std::strin
       if (const auto* o = op.options.AsDivOptions()) act = o->fused_activation_function;
       if (!unfused(act)) return no("it has a fused activation");
       static const std::map<tfl::BuiltinOperator, const char*> names = {{tfl::BuiltinOperator_ADD, "add"},
-                                                                         {tfl::BuiltinOperator_SUB, "sub"},
-                                                                         {tfl::BuiltinOperator_MUL, "mul"},
-                                                                         {tfl::BuiltinOperator_DIV, "div"}};
+                                                                        {tfl::BuiltinOperator_SUB, "sub"},
+                                                                        {tfl::BuiltinOperator_MUL, "mul"},
+                                                                        {tfl::BuiltinOperator_DIV, "div"}};
       h.step = names.at(op.code);
       return h;
     }
@@ -191,8 +193,7 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int index, std::strin
       h.inputs = {op.inputs[0]};
       return h;
     }
-    default:
-      return no("no host step computes " + op.name() + " (gpuclean pipeline steps lists them)");
+    default: return no("no host step computes " + op.name() + " (gpuclean pipeline steps lists them)");
   }
 }
 
@@ -226,8 +227,8 @@ std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& tar
     if (HostStepFor(g, static_cast<int>(i), &why))
       ops.push_back(static_cast<int>(i));
     else if (stays)
-      stays->push_back(fmt::format("op {} ({}) is {} on the GPU for {} but stays in the graph: {}", i,
-                                   g.ops[i].name(), lint::StatusName(status), target, why));
+      stays->push_back(fmt::format("op {} ({}) is {} on the GPU for {} but stays in the graph: {}", i, g.ops[i].name(),
+                                   lint::StatusName(status), target, why));
   }
   return ops;
 }
@@ -287,7 +288,8 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested
   for (int i : host_ops) {
     std::string why;
     auto step = HostStepFor(g, i, &why);
-    if (!step) throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run on the host: {}", i, g.ops[i].name(), why));
+    if (!step)
+      throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run on the host: {}", i, g.ops[i].name(), why));
     for (int t : step->inputs)
       if (t >= 0 && constant[t] && !g.tensors[t].is_const())
         throw Error(ErrorKind::kUsage,

@@ -147,7 +147,9 @@ std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at
   std::vector<int> cuts;
   for (const std::string& name : at) {
     const int t = FindTensor(g, name);
-    if (t < 0) throw Error(ErrorKind::kUsage, fmt::format("no tensor named '{}' in the graph (gpuclean inspect --json lists every tensor)", name));
+    if (t < 0)
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("no tensor named '{}' in the graph (gpuclean inspect --json lists every tensor)", name));
     if (g.Producer(t) < 0 || constant[t])
       throw Error(ErrorKind::kUsage,
                   fmt::format("'{}' is a {}, not computed at run time; cut at a tensor an op computes from the inputs",
@@ -184,8 +186,8 @@ std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at
       if (stage[i] == p) ops.insert(static_cast<int>(i));
     if (ops.empty())
       throw Error(ErrorKind::kUsage,
-                  fmt::format("the cut leaves part {} without ops (cut tensors: {}); choose tensors further apart", p + 1,
-                              fmt::join(at, ", ")));
+                  fmt::format("the cut leaves part {} without ops (cut tensors: {}); choose tensors further apart",
+                              p + 1, fmt::join(at, ", ")));
     parts[p] = internal::MakePart(model, stage, constant, order, p,
                                   fmt::format("gpuclean split: part {} of {}{}", p + 1, num_parts,
                                               model.source.empty() ? "" : " of " + model.source));
@@ -209,8 +211,7 @@ Proof ProveChain(const ir::Model& model, const std::vector<Part>& parts, uint32_
     exec::Interpreter part(std::make_shared<const ir::Model>(parts[p].model));
     for (size_t i = 0; i < parts[p].inputs.size(); ++i) {
       auto it = values.find(parts[p].inputs[i]);
-      if (it == values.end())
-        ThrowInternal(fmt::format("part {} input '{}' has no value", p + 1, parts[p].inputs[i]));
+      if (it == values.end()) ThrowInternal(fmt::format("part {} input '{}' has no value", p + 1, parts[p].inputs[i]));
       part.SetInput(static_cast<int>(i), it->second);
     }
     part.Invoke();
@@ -231,8 +232,8 @@ Proof ProveChain(const ir::Model& model, const std::vector<Part>& parts, uint32_
       size_t differing = 0;
       for (size_t b = 0; b < std::min(want.data.size(), it->second.data.size()); ++b)
         differing += want.data[b] != it->second.data[b];
-      proof.mismatches.push_back(fmt::format("output '{}' differs from the monolith ({} of {} bytes)", name, differing,
-                                             want.data.size()));
+      proof.mismatches.push_back(
+          fmt::format("output '{}' differs from the monolith ({} of {} bytes)", name, differing, want.data.size()));
     }
   }
   return proof;
@@ -245,7 +246,8 @@ std::vector<std::string> WriteParts(const std::vector<Part>& parts, const std::s
     files.push_back(fmt::format("{}.part{}.tflite", prefix, p + 1));
     format::WriteModel(parts[p].model, files.back());
   }
-  WriteFileAtomically(prefix + ".pipeline.json", spec.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  WriteFileAtomically(prefix + ".pipeline.json",
+                      spec.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return files;
 }
 
@@ -287,9 +289,9 @@ std::string DescribeChain(const ir::Model& model, const std::vector<Part>& parts
     out += fmt::format("part {}: {} ({} ops)\n", p + 1, p < files.size() ? files[p] : "(not written)", part.ops);
     for (size_t i = 0; i < part.inputs.size(); ++i) {
       const ir::Tensor& t = sg.tensors[sg.inputs[i]];
-      out += fmt::format("  in  {} {} {}  <- {}\n", t.name, ir::DTypeName(t.dtype), ir::FormatShape(t.shape),
-                         part.input_from[i] < 0 ? std::string("model input")
-                                                : fmt::format("part {} output", part.input_from[i] + 1));
+      out += fmt::format(
+          "  in  {} {} {}  <- {}\n", t.name, ir::DTypeName(t.dtype), ir::FormatShape(t.shape),
+          part.input_from[i] < 0 ? std::string("model input") : fmt::format("part {} output", part.input_from[i] + 1));
     }
     for (size_t o = 0; o < part.outputs.size(); ++o) {
       const ir::Tensor& t = sg.tensors[sg.outputs[o]];

@@ -135,8 +135,8 @@ ir::Model ConvInstanceNorm(bool scaled) {
   for (float& v : w) v *= k;
   for (float& v : bias) v *= k;
   const int x = b.Input("x", F32, {1, 16, 16, cin});
-  const int y = b.Conv2D(x, b.ConstF32("w", {cout, 3, 3, cin}, w), b.ConstF32("b", {cout}, bias), tfl::Padding_SAME,
-                         1, 1);
+  const int y =
+      b.Conv2D(x, b.ConstF32("w", {cout, 3, 3, cin}, w), b.ConstF32("b", {cout}, bias), tfl::Padding_SAME, 1, 1);
   b.Output(Affine(b, Normalize(b, y, {1, 2}, 1e-3f), cout));
   return b.Finish();
 }
@@ -178,29 +178,61 @@ std::vector<SynthGraph> PatternGraphs() {
     std::function<std::vector<npy::Array>()> inputs;
   };
   const std::vector<PatternPair> pairs = {
-      {"layernorm-256", "LayerNorm over 256 channels at |x| ~ 440: the channel sum 112640 passes 65504",
+      {"layernorm-256",
+       "LayerNorm over 256 channels at |x| ~ 440: the channel sum 112640 passes 65504",
        "SafeLayerNorm v2: per-row S = max(1, amax/8), normalise x/S, never rebuild var*S^2",
-       {"MEAN", "overflow", "safe-layernorm-v2"}, "x [1,8,256] uniform in [420, 460), seed 1, row r scaled by 0.85 + 0.3r/7",
-       [] { return LayerNorm({1, 8, 256}, false); }, [] { return LayerNorm({1, 8, 256}, true); },
-       [] { return std::vector<npy::Array>{RowVaried({1, 8, 256}, 420, 460, 1)}; }},
-      {"nafnet-layernorm-512", "NAFNet-like channel LayerNorm on a [1,8,8,512] map at |x| ~ 175 (sum 89600)",
-       "SafeLayerNorm v2 over the channels", {"MEAN", "overflow", "safe-layernorm-v2"},
-       "x [1,8,8,512] uniform in [160, 190), seed 2, pixel r scaled by 0.85 + 0.3r/63", [] { return LayerNorm({1, 8, 8, 512}, false); },
-       [] { return LayerNorm({1, 8, 8, 512}, true); },
-       [] { return std::vector<npy::Array>{RowVaried({1, 8, 8, 512}, 160, 190, 2)}; }},
+       {"MEAN", "overflow", "safe-layernorm-v2"},
+       "x [1,8,256] uniform in [420, 460), seed 1, row r scaled by 0.85 + 0.3r/7",
+       [] {
+         return LayerNorm({1, 8, 256}, false);
+       },
+       [] {
+         return LayerNorm({1, 8, 256}, true);
+       },
+       [] {
+         return std::vector<npy::Array>{RowVaried({1, 8, 256}, 420, 460, 1)};
+       }},
+      {"nafnet-layernorm-512",
+       "NAFNet-like channel LayerNorm on a [1,8,8,512] map at |x| ~ 175 (sum 89600)",
+       "SafeLayerNorm v2 over the channels",
+       {"MEAN", "overflow", "safe-layernorm-v2"},
+       "x [1,8,8,512] uniform in [160, 190), seed 2, pixel r scaled by 0.85 + 0.3r/63",
+       [] {
+         return LayerNorm({1, 8, 8, 512}, false);
+       },
+       [] {
+         return LayerNorm({1, 8, 8, 512}, true);
+       },
+       [] {
+         return std::vector<npy::Array>{RowVaried({1, 8, 8, 512}, 160, 190, 2)};
+       }},
       {"parakeet-frontend-7000",
-       "Parakeet-like: the subsampling front end emits |x| ~ 7000; an adaptive SafeLayerNorm (v1) rebuilds var*S^2 ~ 1.6e7",
-       "SafeLayerNorm v2: stays in the scaled domain", {"MUL", "overflow", "safe-layernorm-v2"},
-       "subsampled [1,16,176] uniform in [-7000, 7000), seed 3", [] { return ParakeetFrontEnd(false); },
+       "Parakeet-like: the subsampling front end emits |x| ~ 7000; an adaptive SafeLayerNorm (v1) rebuilds var*S^2 ~ "
+       "1.6e7",
+       "SafeLayerNorm v2: stays in the scaled domain",
+       {"MUL", "overflow", "safe-layernorm-v2"},
+       "subsampled [1,16,176] uniform in [-7000, 7000), seed 3",
+       [] { return ParakeetFrontEnd(false); },
        [] { return ParakeetFrontEnd(true); },
-       [] { return std::vector<npy::Array>{HashUniform({1, 16, 176}, -7000, 7000, 3)}; }},
-      {"rmsnorm-274", "RMSNorm over 48 channels at |x| up to ~290: x*x passes 65504 (sum of squares ~1.3M)",
-       "scale before square: x/64, eps/64^2 (the same function)", {"MUL", "overflow", "rmsnorm-scale-first"},
-       "x [1,8,48] uniform in [-290, 290), seed 4", [] { return RmsNorm(false); }, [] { return RmsNorm(true); },
-       [] { return std::vector<npy::Array>{HashUniform({1, 8, 48}, -290, 290, 4)}; }},
-      {"mean-256x256", "one MEAN over 256x256 spatial: 65536 elements per output in a half accumulator",
-       "two single-axis MEANs (axis 2, then axis 1)", {"MEAN", "reduction-extent", "mean-split-axes"},
-       "x [1,256,256,8]: channel c uniform in [0.1c, 0.1c + 0.2), seed 5", [] { return SpatialMean(false); },
+       [] {
+         return std::vector<npy::Array>{HashUniform({1, 16, 176}, -7000, 7000, 3)};
+       }},
+      {"rmsnorm-274",
+       "RMSNorm over 48 channels at |x| up to ~290: x*x passes 65504 (sum of squares ~1.3M)",
+       "scale before square: x/64, eps/64^2 (the same function)",
+       {"MUL", "overflow", "rmsnorm-scale-first"},
+       "x [1,8,48] uniform in [-290, 290), seed 4",
+       [] { return RmsNorm(false); },
+       [] { return RmsNorm(true); },
+       [] {
+         return std::vector<npy::Array>{HashUniform({1, 8, 48}, -290, 290, 4)};
+       }},
+      {"mean-256x256",
+       "one MEAN over 256x256 spatial: 65536 elements per output in a half accumulator",
+       "two single-axis MEANs (axis 2, then axis 1)",
+       {"MEAN", "reduction-extent", "mean-split-axes"},
+       "x [1,256,256,8]: channel c uniform in [0.1c, 0.1c + 0.2), seed 5",
+       [] { return SpatialMean(false); },
        [] { return SpatialMean(true); },
        [] {
          npy::Array a = HashUniform({1, 256, 256, 8}, 0, 0.2f, 5);
@@ -208,26 +240,47 @@ std::vector<SynthGraph> PatternGraphs() {
          for (int64_t i = 0; i < a.num_elements(); ++i) v[i] += 0.1f * static_cast<float>(i % 8);
          return std::vector<npy::Array>{a};
        }},
-      {"conv5000-instancenorm", "a 3x3 conv with outputs |x| ~ 5000, then InstanceNorm: its sums pass 65504",
+      {"conv5000-instancenorm",
+       "a 3x3 conv with outputs |x| ~ 5000, then InstanceNorm: its sums pass 65504",
        "the conv's weights and bias divided by 1024 (InstanceNorm is scale-invariant: same output)",
-       {"MEAN", "large-activation-conv", "conv-weight-scale"}, "x [1,16,16,8] uniform in [-1, 1), seed 6",
-       [] { return ConvInstanceNorm(false); }, [] { return ConvInstanceNorm(true); },
-       [] { return std::vector<npy::Array>{HashUniform({1, 16, 16, 8}, -1, 1, 6)}; }},
+       {"MEAN", "large-activation-conv", "conv-weight-scale"},
+       "x [1,16,16,8] uniform in [-1, 1), seed 6",
+       [] { return ConvInstanceNorm(false); },
+       [] { return ConvInstanceNorm(true); },
+       [] {
+         return std::vector<npy::Array>{HashUniform({1, 16, 16, 8}, -1, 1, 6)};
+       }},
       {"residual-stack-24",
        "24 residual blocks h += 0.25*tanh(FC(h - 24)) at |h| ~ 24: fp16 error compounds with depth",
        "the first 4 blocks: the part a hybrid split keeps on the GPU (the rest runs on the CPU)",
-       {"TANH", "precision-compounding", "split-graph"}, "x [1,32,64] uniform in [23.5, 24.5), seed 7",
-       [] { return ResidualStack(kResidualBlocks); }, [] { return ResidualStack(kResidualGpuBlocks); },
-       [] { return std::vector<npy::Array>{HashUniform({1, 32, 64}, 23.5f, 24.5f, 7)}; }},
+       {"TANH", "precision-compounding", "split-graph"},
+       "x [1,32,64] uniform in [23.5, 24.5), seed 7",
+       [] { return ResidualStack(kResidualBlocks); },
+       [] { return ResidualStack(kResidualGpuBlocks); },
+       [] {
+         return std::vector<npy::Array>{HashUniform({1, 32, 64}, 23.5f, 24.5f, 7)};
+       }},
   };
   std::vector<SynthGraph> out;
   for (const PatternPair& p : pairs) {
     const std::string fixed_name = std::string(p.name) + ".fixed";
-    out.push_back({.name = p.name, .group = Group::kPattern, .fixed = false, .counterpart = fixed_name,
-                   .shows = p.shows, .expected = p.expected, .input_doc = p.input_doc, .build = p.bad,
+    out.push_back({.name = p.name,
+                   .group = Group::kPattern,
+                   .fixed = false,
+                   .counterpart = fixed_name,
+                   .shows = p.shows,
+                   .expected = p.expected,
+                   .input_doc = p.input_doc,
+                   .build = p.bad,
                    .inputs = p.inputs});
-    out.push_back({.name = fixed_name, .group = Group::kPattern, .fixed = true, .counterpart = p.name,
-                   .shows = p.fixed_shows, .input_doc = p.input_doc, .build = p.fixed, .inputs = p.inputs});
+    out.push_back({.name = fixed_name,
+                   .group = Group::kPattern,
+                   .fixed = true,
+                   .counterpart = p.name,
+                   .shows = p.fixed_shows,
+                   .input_doc = p.input_doc,
+                   .build = p.fixed,
+                   .inputs = p.inputs});
   }
   return out;
 }

@@ -144,9 +144,12 @@ ir::Model Cast(tfl::TensorType to) {
 ir::Model Gather(tfl::BuiltinOperator code) {
   GraphBuilder b;
   int x = b.Input("x", F32, {4, 8});
-  if (code == tfl::BuiltinOperator_GATHER) b.Output(b.Gather(x, b.ConstI32("i", {2}, {0, 2}), 0));
-  else if (code == tfl::BuiltinOperator_GATHER_ND) b.Output(b.GatherNd(x, b.ConstI32("i", {2, 1}, {0, 2})));
-  else b.Output(b.StridedSlice(x, {0, 0}, {4, 8}, {2, 1}));
+  if (code == tfl::BuiltinOperator_GATHER)
+    b.Output(b.Gather(x, b.ConstI32("i", {2}, {0, 2}), 0));
+  else if (code == tfl::BuiltinOperator_GATHER_ND)
+    b.Output(b.GatherNd(x, b.ConstI32("i", {2, 1}, {0, 2})));
+  else
+    b.Output(b.StridedSlice(x, {0, 0}, {4, 8}, {2, 1}));
   return b.Finish();
 }
 
@@ -342,10 +345,10 @@ std::vector<SynthGraph> ProbeGraphs() {
        [] { return PadValue(0.0f, false); }},
       {"transpose-conv", "transpose-conv", kDefault, "a stride-2 TRANSPOSE_CONV upsample",
        "nearest upsample then CONV_2D", [] { return Upsample(true); }, [] { return Upsample(false); }},
-      {"split", "split", kDefault, "SPLIT of the channels into halves", "two SLICEs",
-       [] { return Split(true); }, [] { return Split(false); }},
-      {"pack", "pack", kDefault, "PACK of two tensors", "CONCATENATION of the same tensors",
-       [] { return Pack(true); }, [] { return Pack(false); }},
+      {"split", "split", kDefault, "SPLIT of the channels into halves", "two SLICEs", [] { return Split(true); },
+       [] { return Split(false); }},
+      {"pack", "pack", kDefault, "PACK of two tensors", "CONCATENATION of the same tensors", [] { return Pack(true); },
+       [] { return Pack(false); }},
       {"cast-to-uint8", "cast", kDefault, "CAST float32 -> uint8", "CAST float32 -> int32 (allowed)",
        [] { return Cast(tfl::TensorType_UINT8); }, [] { return Cast(tfl::TensorType_INT32); }},
       {"gather-rows", "gather", kDefault, "GATHER of rows 0 and 2", "the same rows by a stride-2 STRIDED_SLICE",
@@ -362,7 +365,12 @@ std::vector<SynthGraph> ProbeGraphs() {
        "a plain RELU", HardSigmoid, [] { return Chain(1); }},
       {"bmm-mask-add", "add-broadcast-after-bmm", "mldrift-cl@2.1.5",
        "attention scores + a [1,1,S,S] mask broadcast over heads (LiteRT#8593)", "the mask pre-expanded to [1,H,S,S]",
-       [] { return MaskedScores({1, 1, 4, 4}); }, [] { return MaskedScores({1, 2, 4, 4}); }},
+       [] {
+         return MaskedScores({1, 1, 4, 4});
+       },
+       [] {
+         return MaskedScores({1, 2, 4, 4});
+       }},
       {"add-output-alias", "add-output-alias", kDefault,
        "an ADD of two runtime tensors that is a graph output and also consumed (LiteRT#8599)",
        "the ADD as a sole leaf output", [] { return StateUpdate(true); }, [] { return StateUpdate(false); }},
@@ -397,10 +405,22 @@ std::vector<SynthGraph> ProbeGraphs() {
   std::vector<SynthGraph> out;
   for (const ProbePair& p : pairs) {
     const std::string ok_name = std::string(p.name) + ".ok";
-    out.push_back({.name = p.name, .group = Group::kProbe, .fixed = false, .counterpart = ok_name,
-                   .shows = p.shows, .rule = p.rule, .target = p.target, .build = p.bad});
-    out.push_back({.name = ok_name, .group = Group::kProbe, .fixed = true, .counterpart = p.name,
-                   .shows = p.ok_shows, .rule = p.rule, .target = p.target, .build = p.ok});
+    out.push_back({.name = p.name,
+                   .group = Group::kProbe,
+                   .fixed = false,
+                   .counterpart = ok_name,
+                   .shows = p.shows,
+                   .rule = p.rule,
+                   .target = p.target,
+                   .build = p.bad});
+    out.push_back({.name = ok_name,
+                   .group = Group::kProbe,
+                   .fixed = true,
+                   .counterpart = p.name,
+                   .shows = p.ok_shows,
+                   .rule = p.rule,
+                   .target = p.target,
+                   .build = p.ok});
   }
   return out;
 }

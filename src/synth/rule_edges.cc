@@ -103,65 +103,111 @@ const std::map<std::string, BaseMaker>& ExplicitBases() {
              {1, 8, 8});
        }},
       {"AVERAGE_POOL_2D",
-       [] { return OneInput([](GraphBuilder& b, int x) { return b.AveragePool2D(x, tfl::Padding_VALID, 2, 2, 2, 2); }); }},
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.AveragePool2D(x, tfl::Padding_VALID, 2, 2, 2, 2); });
+       }},
       {"MAX_POOL_2D",
        [] { return OneInput([](GraphBuilder& b, int x) { return b.MaxPool2D(x, tfl::Padding_VALID, 2, 2, 2, 2); }); }},
-      {"TRANSPOSE", [] { return OneInput([](GraphBuilder& b, int x) { return b.Transpose(x, {0, 2, 1, 3}); }); }},
-      {"RESHAPE", [] { return OneInput([](GraphBuilder& b, int x) { return b.Reshape(x, {16, 8}); }); }},
+      {"TRANSPOSE", [] { return OneInput([](GraphBuilder& b, int x) {
+                           return b.Transpose(x, {0, 2, 1, 3});
+                         }); }},
+      {"RESHAPE", [] { return OneInput([](GraphBuilder& b, int x) {
+                         return b.Reshape(x, {16, 8});
+                       }); }},
       {"RESIZE_BILINEAR", [] { return OneInput([](GraphBuilder& b, int x) { return b.ResizeBilinear(x, 8, 8); }); }},
       {"RESIZE_NEAREST_NEIGHBOR",
        [] { return OneInput([](GraphBuilder& b, int x) { return b.ResizeNearestNeighbor(x, 8, 8); }); }},
-      {"MEAN", [] { return OneInput([](GraphBuilder& b, int x) { return b.Mean(x, {1, 2}, true); }); }},
-      {"SUM", [] { return OneInput([](GraphBuilder& b, int x) { return b.Sum(x, {1, 2}, true); }); }},
-      {"REDUCE_MAX", [] { return OneInput([](GraphBuilder& b, int x) { return b.ReduceMax(x, {1, 2}, true); }); }},
-      {"REDUCE_MIN", [] { return OneInput([](GraphBuilder& b, int x) { return b.ReduceMin(x, {1, 2}, true); }); }},
-      {"REDUCE_PROD", [] { return OneInput([](GraphBuilder& b, int x) { return b.ReduceProd(x, {1, 2}, true); }); }},
+      {"MEAN", [] { return OneInput([](GraphBuilder& b, int x) {
+                      return b.Mean(x, {1, 2}, true);
+                    }); }},
+      {"SUM", [] { return OneInput([](GraphBuilder& b, int x) {
+                     return b.Sum(x, {1, 2}, true);
+                   }); }},
+      {"REDUCE_MAX", [] { return OneInput([](GraphBuilder& b, int x) {
+                            return b.ReduceMax(x, {1, 2}, true);
+                          }); }},
+      {"REDUCE_MIN", [] { return OneInput([](GraphBuilder& b, int x) {
+                            return b.ReduceMin(x, {1, 2}, true);
+                          }); }},
+      {"REDUCE_PROD", [] { return OneInput([](GraphBuilder& b, int x) {
+                             return b.ReduceProd(x, {1, 2}, true);
+                           }); }},
       {"REDUCE_ANY",
        [] {
          return OneInput(
-             [](GraphBuilder& b, int x) { return b.Reduce(tfl::BuiltinOperator_REDUCE_ANY, x, {1, 2}, true); }, kMap,
-             kBool);
+             [](GraphBuilder& b, int x) {
+               return b.Reduce(tfl::BuiltinOperator_REDUCE_ANY, x, {1, 2}, true);
+             },
+             kMap, kBool);
        }},
       {"REDUCE_ALL",
        [] {
          return OneInput(
-             [](GraphBuilder& b, int x) { return b.Reduce(tfl::BuiltinOperator_REDUCE_ALL, x, {1, 2}, true); }, kMap,
-             kBool);
+             [](GraphBuilder& b, int x) {
+               return b.Reduce(tfl::BuiltinOperator_REDUCE_ALL, x, {1, 2}, true);
+             },
+             kMap, kBool);
        }},
-      {"PAD", [] { return OneInput([](GraphBuilder& b, int x) { return b.Pad(x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}); }); }},
+      {"PAD",
+       [] { return OneInput([](GraphBuilder& b, int x) {
+              return b.Pad(x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}});
+            }); }},
       {"PADV2",
-       [] { return OneInput([](GraphBuilder& b, int x) { return b.PadV2(x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}, 0.0f); }); }},
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.PadV2(x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}, 0.0f); });
+       }},
       {"MIRROR_PAD",
        [] {
          return OneInput([](GraphBuilder& b, int x) {
            return b.MirrorPad(x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}, tfl::MirrorPadMode_REFLECT);
          });
        }},
-      {"SOFTMAX", [] { return OneInput([](GraphBuilder& b, int x) { return b.Softmax(x); }, {1, 16}); }},
+      {"SOFTMAX",
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.Softmax(x); }, {1, 16});
+       }},
       {"DEPTH_TO_SPACE",
-       [] { return OneInput([](GraphBuilder& b, int x) { return b.DepthToSpace(x, 2); }, {1, 4, 4, 16}); }},
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.DepthToSpace(x, 2); }, {1, 4, 4, 16});
+       }},
       {"SPACE_TO_DEPTH", [] { return OneInput([](GraphBuilder& b, int x) { return b.SpaceToDepth(x, 2); }); }},
       {"STRIDED_SLICE",
        [] {
-         return OneInput([](GraphBuilder& b, int x) { return b.StridedSlice(x, {0, 0, 0}, {1, 6, 8}, {1, 1, 1}); },
-                         {1, 6, 8});
+         return OneInput(
+             [](GraphBuilder& b, int x) {
+               return b.StridedSlice(x, {0, 0, 0}, {1, 6, 8}, {1, 1, 1});
+             },
+             {1, 6, 8});
        }},
-      {"SLICE", [] { return OneInput([](GraphBuilder& b, int x) { return b.Slice(x, {0, 1, 0}, {1, 4, 8}); }, {1, 6, 8}); }},
+      {"SLICE",
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.Slice(x, {0, 1, 0}, {1, 4, 8}); }, {1, 6, 8});
+       }},
       {"GATHER",
        [] {
          return OneInput(
-             [](GraphBuilder& b, int x) { return b.Gather(x, b.ConstI32("i", {4}, {0, 1, 2, 3}), 1); }, {1, 6, 8});
+             [](GraphBuilder& b, int x) {
+               return b.Gather(x, b.ConstI32("i", {4}, {0, 1, 2, 3}), 1);
+             },
+             {1, 6, 8});
        }},
       {"CONCATENATION",
-       [] { return TwoInputs([](GraphBuilder& b, int x, int y) { return b.Concatenation({x, y}, 3); }); }},
+       [] { return TwoInputs([](GraphBuilder& b, int x, int y) {
+              return b.Concatenation({x, y}, 3);
+            }); }},
       {"SPLIT", [] { return OneInput([](GraphBuilder& b, int x) { return b.Split(x, 3, 2)[0]; }); }},
-      {"SPLIT_V", [] { return OneInput([](GraphBuilder& b, int x) { return b.SplitV(x, {4, 4}, 3)[0]; }); }},
-      {"TILE", [] { return OneInput([](GraphBuilder& b, int x) { return b.Tile(x, {1, 2, 1, 1}); }); }},
+      {"SPLIT_V", [] { return OneInput([](GraphBuilder& b, int x) {
+                         return b.SplitV(x, {4, 4}, 3)[0];
+                       }); }},
+      {"TILE", [] { return OneInput([](GraphBuilder& b, int x) {
+                      return b.Tile(x, {1, 2, 1, 1});
+                    }); }},
       {"CUMSUM", [] { return OneInput([](GraphBuilder& b, int x) { return b.Cumsum(x, 1); }); }},
       {"ARG_MAX", [] { return OneInput([](GraphBuilder& b, int x) { return b.ArgMax(x, 3); }); }},
       {"PRELU",
        [] {
-         return OneInput([](GraphBuilder& b, int x) { return b.Prelu(x, b.ConstF32("alpha", {8}, std::vector<float>(8, 0.1f))); });
+         return OneInput(
+             [](GraphBuilder& b, int x) { return b.Prelu(x, b.ConstF32("alpha", {8}, std::vector<float>(8, 0.1f))); });
        }},
       {"SELECT",
        [] {
@@ -189,20 +235,31 @@ const std::map<std::string, BaseMaker>& ExplicitBases() {
          const int x = b.Input("x", kF32, {4, 8});
          return Finish(b, b.Pack({x, b.Input("y", kF32, {4, 8})}, 0));
        }},
-      {"UNPACK", [] { return OneInput([](GraphBuilder& b, int x) { return b.Unpack(x, 0)[0]; }, {2, 4, 8}); }},
+      {"UNPACK",
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.Unpack(x, 0)[0]; }, {2, 4, 8});
+       }},
       {"REVERSE_V2",
        [] {
          return OneInput([](GraphBuilder& b, int x) {
            return b.Op(tfl::BuiltinOperator_REVERSE_V2, {x, b.ConstI32("axis", {1}, {1})})[0];
          });
        }},
-      {"SQUEEZE", [] { return OneInput([](GraphBuilder& b, int x) { return b.Squeeze(x, {2}); }, {1, 4, 1, 8}); }},
-      {"EXPAND_DIMS", [] { return OneInput([](GraphBuilder& b, int x) { return b.ExpandDims(x, 0); }, {4, 4, 8}); }},
+      {"SQUEEZE",
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.Squeeze(x, {2}); }, {1, 4, 1, 8});
+       }},
+      {"EXPAND_DIMS",
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.ExpandDims(x, 0); }, {4, 4, 8});
+       }},
       {"ARG_MIN", [] { return OneInput([](GraphBuilder& b, int x) { return b.ArgMin(x, 3); }); }},
       {"LOG_SOFTMAX", [] { return OneInput([](GraphBuilder& b, int x) { return b.LogSoftmax(x); }); }},
       {"L2_NORMALIZATION", [] { return OneInput([](GraphBuilder& b, int x) { return b.L2Normalization(x); }); }},
       {"BROADCAST_TO",
-       [] { return OneInput([](GraphBuilder& b, int x) { return b.BroadcastTo(x, kMap); }, {1, 1, 4, 8}); }},
+       [] {
+         return OneInput([](GraphBuilder& b, int x) { return b.BroadcastTo(x, kMap); }, {1, 1, 4, 8});
+       }},
       {"ZEROS_LIKE",
        [] { return OneInput([](GraphBuilder& b, int x) { return b.Op(tfl::BuiltinOperator_ZEROS_LIKE, {x})[0]; }); }},
       {"ADD_N",
@@ -250,8 +307,7 @@ std::optional<ir::Model> BaseGraph(const std::string& op) {
   if (!code) return std::nullopt;
   switch (ir::TraitsOf(*code).family) {
     case ir::OpFamily::kUnaryMath:
-    case ir::OpFamily::kActivation:
-      return OneInput([&](GraphBuilder& b, int x) { return b.Unary(*code, x); });
+    case ir::OpFamily::kActivation: return OneInput([&](GraphBuilder& b, int x) { return b.Unary(*code, x); });
     case ir::OpFamily::kBinaryMath:
     case ir::OpFamily::kComparison:
       return TwoInputs([&](GraphBuilder& b, int x, int y) { return b.Binary(*code, x, y); });
@@ -277,14 +333,13 @@ class Mutator {
   }
 
  private:
-  int InputAt(int position) const {
-    return position < static_cast<int>(op_.inputs.size()) ? op_.inputs[position] : -1;
-  }
+  int InputAt(int position) const { return position < static_cast<int>(op_.inputs.size()) ? op_.inputs[position] : -1; }
   bool IsGraphInput(int t) const { return std::find(g_.inputs.begin(), g_.inputs.end(), t) != g_.inputs.end(); }
 
   std::string MakeRuntime(int position) {
     const int t = InputAt(position);
-    if (t < 0 || !g_.tensors[t].is_const()) return fmt::format("input {} is not a constant in the plain graph", position);
+    if (t < 0 || !g_.tensors[t].is_const())
+      return fmt::format("input {} is not a constant in the plain graph", position);
     g_.tensors[t].data.reset();
     g_.inputs.push_back(t);
     return "";
@@ -304,7 +359,8 @@ class Mutator {
   std::string One(const std::string& key, const json& want) {
     if (key == "version_above") {
       const int cap = want.get<int>();
-      if (op_.version > cap) return fmt::format("the plain graph's op version {} is already above {}", op_.version, cap);
+      if (op_.version > cap)
+        return fmt::format("the plain graph's op version {} is already above {}", op_.version, cap);
       op_.version = cap + 1;
       return "";
     }
@@ -325,7 +381,8 @@ class Mutator {
     }
     if (key == "runtime_input_at" || key == "const_input_at") {
       std::vector<int> positions;
-      if (want.is_number_integer()) positions.push_back(want.get<int>());
+      if (want.is_number_integer())
+        positions.push_back(want.get<int>());
       else
         for (const auto& p : want) positions.push_back(p.get<int>());
       for (int p : positions)
@@ -346,18 +403,23 @@ class Mutator {
     }
     if (key == "attrs") {
       for (const auto& [field, value] : want.items()) {
-        if (lint::OptionValue(op_, field) == value) return fmt::format("the plain graph already has {} = {}", field, value.dump());
+        if (lint::OptionValue(op_, field) == value)
+          return fmt::format("the plain graph already has {} = {}", field, value.dump());
         if (!lint::SetOptionValue(op_, field, value)) return fmt::format("the op has no option {}", field);
       }
       return "";
     }
     if (key == "attrs_not") {
       for (const auto& [field, avoid] : want.items()) {
-        if (lint::OptionValue(op_, field) != avoid) return fmt::format("the plain graph's {} is not {}", field, avoid.dump());
+        if (lint::OptionValue(op_, field) != avoid)
+          return fmt::format("the plain graph's {} is not {}", field, avoid.dump());
         bool set = false;
-        if (avoid.is_boolean()) set = lint::SetOptionValue(op_, field, !avoid.get<bool>());
-        else if (avoid.is_number_float()) set = lint::SetOptionValue(op_, field, avoid.get<double>() + 0.5);
-        else if (avoid.is_number_integer()) set = lint::SetOptionValue(op_, field, avoid.get<int64_t>() + 1);
+        if (avoid.is_boolean())
+          set = lint::SetOptionValue(op_, field, !avoid.get<bool>());
+        else if (avoid.is_number_float())
+          set = lint::SetOptionValue(op_, field, avoid.get<double>() + 0.5);
+        else if (avoid.is_number_integer())
+          set = lint::SetOptionValue(op_, field, avoid.get<int64_t>() + 1);
         else
           for (int value = 0; value < 4 && !set; ++value)
             set = lint::SetOptionValue(op_, field, value) && lint::OptionValue(op_, field) != avoid;
@@ -379,8 +441,10 @@ class Mutator {
         for (const auto& r : want.at("in"))
           if (std::abs(r.get<int>() - tensor.rank()) < std::abs(rank - tensor.rank())) rank = r.get<int>();
         std::vector<int32_t> shape = tensor.shape;
-        if (rank <= static_cast<int>(shape.size())) shape.erase(shape.begin(), shape.end() - rank);
-        else shape.insert(shape.begin(), rank - shape.size(), 1);
+        if (rank <= static_cast<int>(shape.size()))
+          shape.erase(shape.begin(), shape.end() - rank);
+        else
+          shape.insert(shape.begin(), rank - shape.size(), 1);
         tensor.shape = shape;
         tensor.shape_signature.clear();
       }

@@ -120,9 +120,8 @@ TEST(Bisect, CommandLineComparesAgainstTheTargetsNumericModel) {
   testing::TempDir dir;
   format::WriteModel(*LayerNorm(256), dir.file("ln.tflite"));
   npy::Write(dir.file("x.npy"), Uniform({1, 8, 256}, -440, 440, 6));
-  const std::string args =
-      "bisect " + testing::ShellQuote(dir.file("ln.tflite")) + " --input x=" + testing::ShellQuote(dir.file("x.npy")) +
-      " --json";
+  const std::string args = "bisect " + testing::ShellQuote(dir.file("ln.tflite")) +
+                           " --input x=" + testing::ShellQuote(dir.file("x.npy")) + " --json";
   auto cl = testing::RunGpuclean(args);
   EXPECT_EQ(cl.exit_code, 1) << cl.err;
   EXPECT_EQ(nlohmann::json::parse(cl.out)["b"], "fp16-compute");
@@ -139,8 +138,8 @@ TEST(Bisect, CommandLineReportsJsonHtmlAndOverlay) {
   testing::TempDir dir;
   format::WriteModel(*LayerNorm(256), dir.file("ln.tflite"));
   npy::Write(dir.file("x.npy"), Uniform({1, 8, 256}, 420, 460, 6));
-  const std::string args = "bisect " + testing::ShellQuote(dir.file("ln.tflite")) + " --input x=" +
-                           testing::ShellQuote(dir.file("x.npy")) + " --json --html " +
+  const std::string args = "bisect " + testing::ShellQuote(dir.file("ln.tflite")) +
+                           " --input x=" + testing::ShellQuote(dir.file("x.npy")) + " --json --html " +
                            testing::ShellQuote(dir.file("r.html")) + " --overlay " +
                            testing::ShellQuote(dir.file("o.json"));
   auto r = testing::RunGpuclean(args);
@@ -156,7 +155,8 @@ TEST(Bisect, CommandLineReportsJsonHtmlAndOverlay) {
   const auto o = nlohmann::json::parse(overlay);
   EXPECT_TRUE(o["results"].contains(j["first_break"]["name"].get<std::string>()));
 
-  auto clean = testing::RunGpuclean("bisect " + testing::ShellQuote(testing::FixtureModel("selfie_segmentation.tflite")));
+  auto clean =
+      testing::RunGpuclean("bisect " + testing::ShellQuote(testing::FixtureModel("selfie_segmentation.tflite")));
   EXPECT_EQ(clean.exit_code, 0) << clean.err;
   EXPECT_NE(clean.out.find("no op diverges"), std::string::npos) << clean.out;
   auto bad = testing::RunGpuclean("bisect " + testing::ShellQuote(dir.file("ln.tflite")) + " --b nosuchmode");

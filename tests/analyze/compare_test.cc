@@ -86,19 +86,22 @@ TEST(Compare, GatesApplyPerTensorAndDecideTheExitCode) {
   options.gates = {ParseGate("ref:maxabs<=0.5")};
   EXPECT_EQ(CompareOutputs(dir.file("ref.npy"), dir.file("got.npy"), options).exit_code(), 0);
   options.gates = {ParseGate("out7:argmax")};  // names no compared tensor
-  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("ref.npy"), dir.file("got.npy"), options); }), ErrorKind::kUsage);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("ref.npy"), dir.file("got.npy"), options); }),
+            ErrorKind::kUsage);
 }
 
 TEST(Compare, BadPathsAndMixedKinds) {
   TempDir dir;
   npy::Write(dir.file("a.npy"), F32({1}, {1}));
-  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("missing.npy"), {}); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("missing.npy"), {}); }),
+            ErrorKind::kBadInput);
   EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.path().string(), {}); }), ErrorKind::kUsage);
   CompareOptions bad;
   bad.got_accelerator = "npu";
   EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("a.npy"), bad); }), ErrorKind::kUsage);
   WriteTextCompare(dir.file("broken.npy"), "not an npy");
-  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("broken.npy"), {}); }), ErrorKind::kBadInput);
+  EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("broken.npy"), {}); }),
+            ErrorKind::kBadInput);
   npy::Write(dir.file("b.npy"), F32({2}, {1, 2}));
   EXPECT_EQ(KindOfCompare([&] { CompareOutputs(dir.file("a.npy"), dir.file("b.npy"), {}); }), ErrorKind::kBadInput);
 }
@@ -126,7 +129,8 @@ TEST(Compare, BitIdenticalGpuRunIsASilentFallback) {
   EXPECT_EQ(r.bit_identical_float, std::vector<std::string>{"out0"});
   EXPECT_EQ(r.exit_code(), 1);
   EXPECT_NE(RenderText(r).find("!! SILENT FALLBACK SUSPECTED"), std::string::npos);
-  r.residency = probe::ParseDelegateLog("No operations will run on the GPU, and all 3 operations will run on the CPU.\n");
+  r.residency =
+      probe::ParseDelegateLog("No operations will run on the GPU, and all 3 operations will run on the CPU.\n");
   EXPECT_NE(SilentFallbackWarning(r).find("The log agrees: no op ran on the GPU"), std::string::npos);
 
   CompareOptions cpu;
@@ -158,14 +162,15 @@ TEST(Compare, PartlyIdenticalGpuOutputsGetANote) {
 
 TEST(Compare, ResidencyFromALogFile) {
   TempDir dir;
-  WriteTextCompare(dir.file("logcat.txt"),
-            "03-12 10:11:12.345  4242  4290 E tflite  : Following operations are not supported by GPU delegate:\n"
-            "03-12 10:11:12.345  4242  4290 E tflite  : GATHER_ND: Operation is not supported.\n"
-            "03-12 10:11:12.346  4242  4290 E tflite  : 120 operations will run on the GPU, and the remaining 4 "
-            "operations will run on the CPU.\n"
-            "03-12 10:11:12.350  4242  4290 I tflite  : Replacing 120 out of 124 node(s) with delegate "
-            "(TfLiteGpuDelegateV2) node, yielding 3 partitions.\n"
-            "03-12 10:11:12.360  4242  4290 E tflite  : Failed to apply GPU delegate.\n");
+  WriteTextCompare(
+      dir.file("logcat.txt"),
+      "03-12 10:11:12.345  4242  4290 E tflite  : Following operations are not supported by GPU delegate:\n"
+      "03-12 10:11:12.345  4242  4290 E tflite  : GATHER_ND: Operation is not supported.\n"
+      "03-12 10:11:12.346  4242  4290 E tflite  : 120 operations will run on the GPU, and the remaining 4 "
+      "operations will run on the CPU.\n"
+      "03-12 10:11:12.350  4242  4290 I tflite  : Replacing 120 out of 124 node(s) with delegate "
+      "(TfLiteGpuDelegateV2) node, yielding 3 partitions.\n"
+      "03-12 10:11:12.360  4242  4290 E tflite  : Failed to apply GPU delegate.\n");
   const probe::Residency r = ReadResidencyLog(dir.file("logcat.txt"));
   const std::string text = RenderResidency(r, "logcat.txt");
   EXPECT_NE(text.find("residency (logcat.txt): 120/124 ops on the GPU, 4 on the CPU; 3 GPU partition(s)"),

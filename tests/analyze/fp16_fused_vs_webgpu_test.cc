@@ -226,10 +226,13 @@ std::vector<Probe> Probes() {
   std::vector<Probe> probes;
   for (float m : {10.0f, 256.0f, 440.0f, 3000.0f}) {
     const bool issue_magnitude = m == 256.0f || m == 440.0f;
-    probes.push_back({"layernorm-256ch", m, synth::Build("layernorm-256"), {AroundMagnitude({1, 8, 256}, m, 9, true)},
+    probes.push_back({"layernorm-256ch",
+                      m,
+                      synth::Build("layernorm-256"),
+                      {AroundMagnitude({1, 8, 256}, m, 9, true)},
                       issue_magnitude});
-    probes.push_back({"square-then-scale", m, SquareThenScale(), {AroundMagnitude({1, 256}, m, 3, true)},
-                      issue_magnitude});
+    probes.push_back(
+        {"square-then-scale", m, SquareThenScale(), {AroundMagnitude({1, 256}, m, 3, true)}, issue_magnitude});
     probes.push_back({"square-into-concat", m, SquareIntoConcat(), {AroundMagnitude({1, 256}, m, 3, true)}});
     probes.push_back({"mean-65536", m, LargeMean(), {AroundMagnitude({1, 256, 256, 4}, m, 7, false)}});
     probes.push_back({"conv-chain", m, ConvChain(), {AroundMagnitude({1, 8, 8, 8}, m, 4, false)}});
@@ -239,10 +242,12 @@ std::vector<Probe> Probes() {
   probes.push_back({"fanout", 100, Fanout(), {around(100)}});
   probes.push_back({"add-big-computed-last", 100, AddOfTwoComputed(true), {around(100), Uniform({1, 64}, 0, 1, 5)}});
   probes.push_back({"add-big-computed-first", 100, AddOfTwoComputed(false), {around(100), Uniform({1, 64}, 0, 1, 5)}});
-  probes.push_back({"broadcast-operand-last", 100, BroadcastOperandComputedLast(),
+  probes.push_back({"broadcast-operand-last",
+                    100,
+                    BroadcastOperandComputedLast(),
                     {Uniform({1, 8, 256}, 90, 110, 22), Uniform({1, 8, 256}, 0, 1, 23)}});
-  probes.push_back({"layernorm-squared-difference", 440, LayerNormWithSquaredDifference(),
-                    {Uniform({1, 8, 256}, -440, 440, 9)}});
+  probes.push_back(
+      {"layernorm-squared-difference", 440, LayerNormWithSquaredDifference(), {Uniform({1, 8, 256}, -440, 440, 9)}});
   probes.push_back({"rmsnorm", 440, RmsNorm(), {Uniform({1, 8, 256}, -440, 440, 9)}});
   probes.push_back({"sum-then-scale", 440, SumThenScale(), {Uniform({1, 8, 256}, 400, 480, 6)}});
   probes.push_back({"input-1e5", 1e5f, InputScaled(), {around(1e5f)}});
@@ -250,8 +255,8 @@ std::vector<Probe> Probes() {
   probes.push_back({"tensor-operand", 1, ConstantOperand(false), {Uniform({1, 64}, 1, 1, 8)}});
   probes.push_back({"conv-weights", 1, ConvWeights(), {Uniform({1, 2, 2, 4}, 1, 1, 8)}});
   probes.push_back({"square-into-conv", 350, SquareIntoConv(), {Uniform({1, 4, 4, 16}, 300, 400, 21)}});
-  probes.push_back({"pow-runtime-exponent", 2, PowRuntimeExponent(),
-                    {Uniform({1, 64}, 0.5f, 2, 11), Uniform({1, 64}, 0, 3, 12)}});
+  probes.push_back(
+      {"pow-runtime-exponent", 2, PowRuntimeExponent(), {Uniform({1, 64}, 0.5f, 2, 11), Uniform({1, 64}, 0, 3, 12)}});
   probes.push_back({"select-v2-scalar-fill", 1, SelectV2ScalarFill(), {Uniform({1, 64}, 0, 1, 13)}});
   return probes;
 }
@@ -270,8 +275,7 @@ OurRun RunMode(const ir::Model& model, const std::vector<npy::Array>& inputs, Pr
   OurRun run;
   interpreter.Invoke([&](int, int, const exec::Tensor& t) {
     if (t.dtype != F32) return;
-    for (int64_t k = 0; k < t.num_elements() && !run.overflowed; ++k)
-      run.overflowed = !std::isfinite(t.as<float>()[k]);
+    for (int64_t k = 0; k < t.num_elements() && !run.overflowed; ++k) run.overflowed = !std::isfinite(t.as<float>()[k]);
   });
   for (int o = 0; o < interpreter.num_outputs(); ++o) run.outputs.push_back(interpreter.Output(o));
   return run;

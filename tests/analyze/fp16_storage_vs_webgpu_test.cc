@@ -12,8 +12,8 @@
 // out: WebGPU delegates it partially and its outputs are wrong (docs/probe.md).
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -56,8 +56,8 @@ TEST(Fp16StorageVsWebGpu, AgreesAboutAsWellAsWebGpuAgreesWithWasm) {
     ASSERT_TRUE(gpu.ok) << gpu.error;
     ASSERT_TRUE(wasm.ok) << wasm.error;
     const ir::Model model = format::ReadModel(models[i]);
-    const auto ours = testing::RunOurs(model, exec::PrepareInputs(model.main(), {}, 3),
-                                       {.precision = exec::Precision::kFp16Storage});
+    const auto ours =
+        testing::RunOurs(model, exec::PrepareInputs(model.main(), {}, 3), {.precision = exec::Precision::kFp16Storage});
     ASSERT_EQ(ours.size(), gpu.outputs.size());
     for (size_t o = 0; o < ours.size(); ++o) {
       const analyze::Metrics base = analyze::Compare(gpu.outputs[o], wasm.outputs[o]);
@@ -69,7 +69,8 @@ TEST(Fp16StorageVsWebGpu, AgreesAboutAsWellAsWebGpuAgreesWithWasm) {
       if (!std::isnan(m.correlation)) EXPECT_GE(m.correlation, 0.9999) << "output " << o;
       // Two half-precision steps at the output's magnitude: our outputs are
       // half values, WebGPU's (float registers) need not be.
-      const double half_ulp = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(std::max(m.max_abs_ref, 1e-3)))) - 10);
+      const double half_ulp =
+          std::ldexp(1.0, static_cast<int>(std::floor(std::log2(std::max(m.max_abs_ref, 1e-3)))) - 10);
       EXPECT_LE(m.max_abs_diff, std::max({2 * base.max_abs_diff, 2 * half_ulp, 1e-3})) << "output " << o;
     }
   }

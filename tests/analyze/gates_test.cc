@@ -42,8 +42,8 @@ TEST(Gates, ParseForms) {
   EXPECT_EQ(g.tensor, "logits");
   EXPECT_EQ(ParseGate("iou>=0.99").kind, GateKind::kIou);
   EXPECT_EQ(ParseGate("equal").kind, GateKind::kEqual);
-  for (const char* bad : {"corr>0.9", "corr>=", "corr>=x", "topk=0", "topk=1.5", "maxabs<=-1", ":argmax", "argmax2",
-                          "iou>=nan", ""})
+  for (const char* bad :
+       {"corr>0.9", "corr>=", "corr>=x", "topk=0", "topk=1.5", "maxabs<=-1", ":argmax", "argmax2", "iou>=nan", ""})
     EXPECT_EQ(KindOfGates([&] { ParseGate(bad); }), ErrorKind::kUsage) << bad;
   EXPECT_EQ(ParseBoxFormat("cxcywh"), BoxFormat::kCxcywh);
   EXPECT_EQ(KindOfGates([] { ParseBoxFormat("xywh"); }), ErrorKind::kUsage);
@@ -94,7 +94,9 @@ TEST(Gates, ArgmaxPerRowOfTheLastAxis) {
   EXPECT_TRUE(ArgmaxGate(F32({2}, {1, 1}), F32({2}, {1, 1})).passed);
   EXPECT_FALSE(ArgmaxGate(F32({3}, {1, NAN, 3}), F32({3}, {1, 2, 3})).passed);
   // Same element count but other rows: [2,3] vs [3,2].
-  EXPECT_EQ(KindOfGates([&] { ArgmaxGate(F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({3, 2}, {1, 2, 3, 4, 5, 6})); }),
+  EXPECT_EQ(KindOfGates([&] {
+              ArgmaxGate(F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({3, 2}, {1, 2, 3, 4, 5, 6}));
+            }),
             ErrorKind::kBadInput);
 }
 
@@ -138,7 +140,9 @@ TEST(Gates, BoxIouGateUsesTheMinimumBox) {
   EXPECT_DOUBLE_EQ(pass.value, 0.5);
   EXPECT_EQ(pass.detail, "box IoU min 0.5 (at box 1), mean 0.75 over 2 box(s)");
   EXPECT_FALSE(BoxIouGate(ref, got, BoxFormat::kXyxy, 0.6).passed);  // the mean would pass; the min does not
-  EXPECT_EQ(KindOfGates([] { BoxIouGate(F32({2, 3}, {0, 0, 1, 1, 1, 1}), F32({2, 3}, {0, 0, 1, 1, 1, 1}), BoxFormat::kXyxy, 0.5); }),
+  EXPECT_EQ(KindOfGates([] {
+              BoxIouGate(F32({2, 3}, {0, 0, 1, 1, 1, 1}), F32({2, 3}, {0, 0, 1, 1, 1, 1}), BoxFormat::kXyxy, 0.5);
+            }),
             ErrorKind::kBadInput);
   // A NaN coordinate fails the gate.
   EXPECT_FALSE(BoxIouGate(F32({4}, {0, 0, 1, 1}), F32({4}, {0, 0, NAN, 1}), BoxFormat::kXyxy, 0.0).passed);
@@ -201,9 +205,9 @@ TEST(Gates, MatchBoxesPairsDetectionsListedInAnotherOrder) {
   // Two sets of three boxes (xyxy); GOT lists set 0 as 2,0,1 with a small
   // shift, and set 1 unchanged except that its last box moved away.
   const npy::Array ref = F32({2, 3, 4}, {0, 0, 2, 2, 5, 5, 7, 7, 10, 0, 12, 2,  //
-                                         0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5});
-  const npy::Array got = F32({2, 3, 4}, {10, 0, 12, 2.1f, 0, 0, 2, 2.1f, 5, 5, 7, 7,  //
-                                         0, 0, 1, 1, 2, 2, 3, 3, 40, 40, 41, 41});
+                                         0, 0, 1, 1, 2, 2, 3, 3, 4,  4, 5,  5});
+  const npy::Array got = F32({2, 3, 4}, {10, 0, 12, 2.1f, 0, 0, 2, 2.1f, 5,  5,  7,  7,  //
+                                         0,  0, 1,  1,    2, 2, 3, 3,    40, 40, 41, 41});
   const BoxMatching m = MatchBoxes(ref, got, BoxFormat::kXyxy);
   EXPECT_EQ(m.sets, 2);
   EXPECT_EQ(m.per_set, 3);
@@ -213,11 +217,11 @@ TEST(Gates, MatchBoxesPairsDetectionsListedInAnotherOrder) {
   EXPECT_EQ(m.paired, (std::vector<bool>{true, true, true, true, true, false}));
   EXPECT_EQ(m.unpaired, 1);
   const npy::Array boxes = ApplyBoxMatching(got, m);
-  EXPECT_GE(BoxIouGate(F32({3, 4}, std::vector<float>(ref.as<float>(), ref.as<float>() + 12)),
-                       F32({3, 4}, std::vector<float>(boxes.as<float>(), boxes.as<float>() + 12)), BoxFormat::kXyxy,
-                       0.9)
-                .value,
-            0.9);
+  EXPECT_GE(
+      BoxIouGate(F32({3, 4}, std::vector<float>(ref.as<float>(), ref.as<float>() + 12)),
+                 F32({3, 4}, std::vector<float>(boxes.as<float>(), boxes.as<float>() + 12)), BoxFormat::kXyxy, 0.9)
+          .value,
+      0.9);
   // Per-detection outputs follow their boxes: classes [2,3] and masks [2,3,2,2].
   const npy::Array classes = ApplyBoxMatching(F32({2, 3}, {7, 8, 9, 1, 2, 3}), m);
   EXPECT_EQ(std::vector<float>(classes.as<float>(), classes.as<float>() + 6), (std::vector<float>{8, 9, 7, 1, 2, 3}));
@@ -227,7 +231,9 @@ TEST(Gates, MatchBoxesPairsDetectionsListedInAnotherOrder) {
   EXPECT_EQ(masks.as<float>()[0], 1.0f);
   EXPECT_EQ(masks.as<float>()[8], 0.0f);
   EXPECT_EQ(KindOfGates([&] { ApplyBoxMatching(F32({2, 2}, {0, 0, 0, 0}), m); }), ErrorKind::kBadInput);
-  EXPECT_EQ(KindOfGates([&] { MatchBoxes(ref, F32({1, 3, 4}, std::vector<float>(12)), BoxFormat::kXyxy); }),
+  EXPECT_EQ(KindOfGates([&] {
+              MatchBoxes(ref, F32({1, 3, 4}, std::vector<float>(12)), BoxFormat::kXyxy);
+            }),
             ErrorKind::kBadInput);
 }
 

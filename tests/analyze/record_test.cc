@@ -20,10 +20,13 @@ using gpuclean::testing::F32;
 
 using gpuclean::testing::TempDir;
 
-constexpr const char* kHeader = "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
+constexpr const char* kHeader =
+    "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
 constexpr const char* kRule = "|---|---|---|---|---|---|---|";
 
-void WriteTextRecord(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void WriteTextRecord(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -46,7 +49,8 @@ TEST(RecordTable, CreatesTheSectionAtTheEnd) {
             std::string("# Model\n\nText.\n\n## Device records\n\n") + kHeader + "\n" + kRule + "\n" + row + "\n");
   EXPECT_EQ(AppendRecordRow("# Model", row),  // no trailing newline
             std::string("# Model\n\n## Device records\n\n") + kHeader + "\n" + kRule + "\n" + row + "\n");
-  EXPECT_EQ(AppendRecordRow("", row), std::string("## Device records\n\n") + kHeader + "\n" + kRule + "\n" + row + "\n");
+  EXPECT_EQ(AppendRecordRow("", row),
+            std::string("## Device records\n\n") + kHeader + "\n" + kRule + "\n" + row + "\n");
 }
 
 TEST(RecordTable, AppendsAfterTheLastRowAndKeepsTheRest) {
@@ -110,9 +114,9 @@ class RecordFiles : public ::testing::Test {
     npy::Write(ref() + "/out0.npy", F32({2, 3}, {0.1f, 0.9f, 0, 0.5f, 0.2f, 0.3f}));
     npy::Write(got() + "/out0.npy", F32({2, 3}, {0.1f, 0.901f, 0, 0.5f, 0.2f, 0.3f}));
     WriteTextRecord(dir.file("gpu.log"),
-              "I tflite  : Created TensorFlow Lite delegate for GPU.\n"
-              "I tflite  : Replacing 50 out of 50 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 1 "
-              "partitions.\n");
+                    "I tflite  : Created TensorFlow Lite delegate for GPU.\n"
+                    "I tflite  : Replacing 50 out of 50 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 1 "
+                    "partitions.\n");
     WriteTextRecord(readme(), "# Classifier\n\nRecipe text.\n");
   }
   std::string ref() const { return dir.file("ref"); }

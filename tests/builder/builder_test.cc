@@ -106,7 +106,7 @@ TEST(GraphBuilder, PicksOperatorVersionsLiteRtRegisters) {
                                          tfl::Padding_SAME, 1, 1, builder::kNoActivation, 2, 2)),
             2);  // dilated
   EXPECT_EQ(version_of(b.ResizeBilinear(x, 8, 8, false, true)), 3);
-  EXPECT_EQ(version_of(b.FloorDiv(x, x)), 2);  // float
+  EXPECT_EQ(version_of(b.FloorDiv(x, x)), 2);                                    // float
   EXPECT_EQ(version_of(b.Gather(x, b.ConstI32("i", {1, 2}, {0, 1}), 1, 1)), 5);  // batch_dims
   // An explicit version wins.
   EXPECT_EQ(b.graph().ops[b.graph().Producer(b.Op(tfl::BuiltinOperator_RELU, {x}, {}, 3)[0])].version, 3);
@@ -147,8 +147,8 @@ TEST(GraphBuilder, SurvivesTheFormatRoundTrip) {
   GraphBuilder b;
   const int x = b.Input("x", kF32, {1, 8, 8, 3});
   const int w = b.Dequantize(b.ConstF16FromF32("w", {4, 3, 3, 3}, std::vector<float>(108, 0.5f)));
-  int y = b.Conv2D(x, w, b.ConstF32("b", {4}, {1, 2, 3, 4}), tfl::Padding_SAME, 2, 2,
-                   tfl::ActivationFunctionType_RELU6, 1, 1);
+  int y = b.Conv2D(x, w, b.ConstF32("b", {4}, {1, 2, 3, 4}), tfl::Padding_SAME, 2, 2, tfl::ActivationFunctionType_RELU6,
+                   1, 1);
   y = b.Convolution2DTransposeBias(y, b.ConstF32("tw", {2, 2, 2, 4}, std::vector<float>(32, 0.1f)),
                                    b.ConstF32("tb", {2}, {0, 0}), tfl::Padding_SAME, 2, 2);
   y = b.Add(y, b.Densify(b.ConstSparseF32("s", {8, 2}, {0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0})));
@@ -189,9 +189,8 @@ TEST(SingleOpGraph, BuildsOneOpOverFloatInputs) {
   EXPECT_EQ(g.tensors[g.inputs[1]].name, "input_1");
   EXPECT_EQ(g.tensors[g.outputs[0]].shape, (Shape{2, 8}));
 
-  const ir::Model split = builder::SingleOpGraph({{4, 2}}, [](GraphBuilder& b, const std::vector<int>& in) {
-    return b.Split(in[0], 0, 2);
-  });
+  const ir::Model split = builder::SingleOpGraph(
+      {{4, 2}}, [](GraphBuilder& b, const std::vector<int>& in) { return b.Split(in[0], 0, 2); });
   EXPECT_EQ(split.main().outputs.size(), 2u);
 }
 

@@ -48,9 +48,9 @@ TEST(InferOutputs, ConvSamePaddingRoundsUpWithStride) {
   EXPECT_EQ(b.shape(b.Conv2D(x, Filter(b, {4, 3, 3, 3}), builder::kNoInput, kSame, 3, 1)), (Shape{1, 7, 3, 4}));
   EXPECT_EQ(b.shape(b.Conv2D(x, Filter(b, {4, 3, 3, 3}), builder::kNoInput, kValid, 2, 2)), (Shape{1, 3, 3, 4}));
   // Dilation 2 makes the 3x3 filter span 5.
-  EXPECT_EQ(b.shape(b.Conv2D(x, Filter(b, {4, 3, 3, 3}), builder::kNoInput, kValid, 1, 1,
-                             builder::kNoActivation, 2, 2)),
-            (Shape{1, 3, 4, 4}));
+  EXPECT_EQ(
+      b.shape(b.Conv2D(x, Filter(b, {4, 3, 3, 3}), builder::kNoInput, kValid, 1, 1, builder::kNoActivation, 2, 2)),
+      (Shape{1, 3, 4, 4}));
 }
 
 TEST(InferOutputs, WindowPaddingPutsTheOddPixelAtTheEnd) {
@@ -79,14 +79,18 @@ TEST(InferOutputs, ValidWindowLargerThanInputThrows) {
 TEST(InferOutputs, ConvChannelsMustMatch) {
   GraphBuilder b;
   const int x = b.Input("x", kF32, {1, 8, 8, 3});
-  const std::string message = ErrorOfInferOutputs([&] { b.Conv2D(x, Filter(b, {4, 3, 3, 2}), builder::kNoInput, kSame, 1, 1); });
+  const std::string message = ErrorOfInferOutputs([&] {
+    b.Conv2D(x, Filter(b, {4, 3, 3, 2}), builder::kNoInput, kSame, 1, 1);
+  });
   EXPECT_NE(message.find("not a multiple"), std::string::npos) << message;
   // A filter with a divisor of the channels is a grouped convolution.
   GraphBuilder g;
   const int y = g.Input("y", kF32, {1, 8, 8, 4});
   EXPECT_EQ(g.shape(g.Conv2D(y, Filter(g, {6, 3, 3, 2}), builder::kNoInput, kSame, 1, 1)), (Shape{1, 8, 8, 6}));
   ErrorOfInferOutputs([&] { g.Conv2D(y, Filter(g, {5, 3, 3, 2}), builder::kNoInput, kSame, 1, 1); });  // 5 % 2 groups
-  ErrorOfInferOutputs([&] { g.Conv2D(y, Filter(g, {6, 3, 3, 4}), g.ConstF32("bias", {5}, std::vector<float>(5)), kSame, 1, 1); });
+  ErrorOfInferOutputs([&] {
+    g.Conv2D(y, Filter(g, {6, 3, 3, 4}), g.ConstF32("bias", {5}, std::vector<float>(5)), kSame, 1, 1);
+  });
 }
 
 TEST(InferOutputs, DepthwiseMultiplierFollowsFromShapes) {
@@ -143,7 +147,7 @@ TEST(MediaPipeOptions, DecodeTheFixtureTransposeConvOptions) {
     EXPECT_EQ(ir::EncodeMediaPipeOptions(o), op.custom_options);
   }
   EXPECT_EQ(found, 1);
-  ErrorOfInferOutputs([] { ir::DecodeMediaPipePoolOptions(std::vector<uint8_t>(12, 0)); });  // too short
+  ErrorOfInferOutputs([] { ir::DecodeMediaPipePoolOptions(std::vector<uint8_t>(12, 0)); });           // too short
   ErrorOfInferOutputs([] { ir::DecodeMediaPipeTransposeConvOptions(std::vector<uint8_t>(12, 0)); });  // padding 0
 }
 
@@ -397,14 +401,14 @@ TEST(PlanStridedSlice, ShrinkNewAxisEllipsisAndOffset) {
   // x[..., 1]
   EXPECT_EQ(SliceShape(in, {{0, 1}, {0, 2}, {1, 1}, {.ellipsis = 1, .shrink_axis = 2}}), (Shape{4, 5}));
   // x[1:3, ..., ::2]
-  EXPECT_EQ(SliceShape(in, {{1, 0, 0}, {3, 0, 0}, {1, 1, 2}, {.begin = 4, .end = 4, .ellipsis = 2}}),
-            (Shape{2, 5, 3}));
+  EXPECT_EQ(SliceShape(in, {{1, 0, 0}, {3, 0, 0}, {1, 1, 2}, {.begin = 4, .end = 4, .ellipsis = 2}}), (Shape{2, 5, 3}));
   // x[:, newaxis, 1:3]
   EXPECT_EQ(SliceShape(in, {{0, 0, 1}, {0, 0, 3}, {1, 1, 1}, {.begin = 1, .end = 1, .new_axis = 2}}),
             (Shape{4, 1, 2, 6}));
   // x[1, ..., newaxis, 2:4]
-  EXPECT_EQ(SliceShape(in, {{1, 0, 0, 2}, {2, 0, 0, 4}, {1, 1, 1, 1}, {.ellipsis = 2, .new_axis = 4, .shrink_axis = 1}}),
-            (Shape{5, 1, 2}));
+  EXPECT_EQ(
+      SliceShape(in, {{1, 0, 0, 2}, {2, 0, 0, 4}, {1, 1, 1, 1}, {.ellipsis = 2, .new_axis = 4, .shrink_axis = 1}}),
+      (Shape{5, 1, 2}));
   // A new axis on the ellipsis' own bit is ignored.
   EXPECT_EQ(SliceShape(in, {{0}, {0}, {1}, {.ellipsis = 1, .new_axis = 1}}), (Shape{4, 5, 6}));
   // offset: end holds lengths.
@@ -413,12 +417,14 @@ TEST(PlanStridedSlice, ShrinkNewAxisEllipsisAndOffset) {
 
 TEST(PlanStridedSlice, InconsistentSpecsThrow) {
   const Shape in = {4, 5, 6};
-  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0}, {1, 1}, {1, 0}, {}}); });                     // zero stride
-  ErrorOfInferOutputs([&] { SliceShape(in, {{4}, {5}, {1}, {.shrink_axis = 1}}); });               // shrink past the end
-  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0}, {1}, {1, 1}, {}}); });                         // lengths differ
-  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0, 0, 0}, {1, 1, 1, 1}, {1, 1, 1, 1}, {}}); });    // too many entries
-  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0}, {0, 0}, {1, 1}, {.ellipsis = 3}}); });        // two ellipses
-  ErrorOfInferOutputs([&] { SliceShape(in, {{3, 0, 0}, {2, 5, 6}, {1, 1, 1}, {.offset = true}}); });  // runs past the end
+  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0}, {1, 1}, {1, 0}, {}}); });                    // zero stride
+  ErrorOfInferOutputs([&] { SliceShape(in, {{4}, {5}, {1}, {.shrink_axis = 1}}); });             // shrink past the end
+  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0}, {1}, {1, 1}, {}}); });                       // lengths differ
+  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0, 0, 0}, {1, 1, 1, 1}, {1, 1, 1, 1}, {}}); });  // too many entries
+  ErrorOfInferOutputs([&] { SliceShape(in, {{0, 0}, {0, 0}, {1, 1}, {.ellipsis = 3}}); });       // two ellipses
+  ErrorOfInferOutputs([&] {
+    SliceShape(in, {{3, 0, 0}, {2, 5, 6}, {1, 1, 1}, {.offset = true}});
+  });  // runs past the end
   GraphBuilder b;
   const int x = b.Input("x", kF32, in);
   const std::string message = ErrorOfInferOutputs([&] { b.StridedSlice(x, {9}, {10}, {1}, {.shrink_axis = 1}); });

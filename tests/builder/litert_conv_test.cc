@@ -12,10 +12,10 @@
 namespace gpuclean::testing {
 namespace {
 
-using ::gpuclean::testing::tflite_names::kSame;
-using ::gpuclean::testing::tflite_names::kValid;
 using ::gpuclean::testing::tflite_names::kRelu;
 using ::gpuclean::testing::tflite_names::kRelu6;
+using ::gpuclean::testing::tflite_names::kSame;
+using ::gpuclean::testing::tflite_names::kValid;
 
 struct ConvGeometry {
   Shape input, filter, output;
@@ -150,11 +150,10 @@ void CheckDepthToSpace(const npy::Array& deep, const npy::Array& wide, int32_t b
 
 std::vector<OpCase> ConvCases() {
   std::vector<OpCase> cases;
-  cases.push_back(ConvCase("CONV_2D_same_stride2_relu", {{1, 7, 7, 3}, {4, 3, 3, 3}, {1, 4, 4, 4}, kSame, 2, 2}, true,
-                           kRelu));
-  cases.push_back(ConvCase("CONV_2D_same_stride2_even_input",
-                           {{1, 8, 8, 2}, {3, 3, 3, 2}, {1, 4, 4, 3}, kSame, 2, 2}, true,
-                           tfl::ActivationFunctionType_NONE));
+  cases.push_back(
+      ConvCase("CONV_2D_same_stride2_relu", {{1, 7, 7, 3}, {4, 3, 3, 3}, {1, 4, 4, 4}, kSame, 2, 2}, true, kRelu));
+  cases.push_back(ConvCase("CONV_2D_same_stride2_even_input", {{1, 8, 8, 2}, {3, 3, 3, 2}, {1, 4, 4, 3}, kSame, 2, 2},
+                           true, tfl::ActivationFunctionType_NONE));
   cases.push_back(ConvCase("CONV_2D_valid_dilated_no_bias",
                            {{1, 9, 9, 2}, {3, 3, 3, 2}, {1, 5, 5, 3}, kValid, 1, 1, 2, 2}, false,
                            tfl::ActivationFunctionType_NONE));

@@ -87,9 +87,8 @@ OpCase LogicCase(std::string name, std::function<int(GraphBuilder&, int, int)> m
     });
   };
   c.check = [reference](const Arrays& in, const Arrays& out) {
-    ExpectNear(Floats(out[0]), Broadcast2(in[0], in[1], {3, 4}, [&](float x, float y) {
-                 return reference(x > 0, y > 0) ? 1.0f : 0.0f;
-               }));
+    ExpectNear(Floats(out[0]), Broadcast2(in[0], in[1], {3, 4},
+                                          [&](float x, float y) { return reference(x > 0, y > 0) ? 1.0f : 0.0f; }));
   };
   return c;
 }
@@ -113,8 +112,8 @@ std::vector<OpCase> ElementwiseCases() {
   cases.push_back(UnaryCase("TANH", tfl::BuiltinOperator_TANH));
   cases.push_back(UnaryCase("LOGISTIC", tfl::BuiltinOperator_LOGISTIC));
   cases.push_back(UnaryCase("RELU", tfl::BuiltinOperator_RELU, -2, 2, [](float x) { return std::max(x, 0.0f); }));
-  cases.push_back(UnaryCase("RELU6", tfl::BuiltinOperator_RELU6, -4, 8,
-                            [](float x) { return std::clamp(x, 0.0f, 6.0f); }));
+  cases.push_back(
+      UnaryCase("RELU6", tfl::BuiltinOperator_RELU6, -4, 8, [](float x) { return std::clamp(x, 0.0f, 6.0f); }));
   cases.push_back(UnaryCase("RELU_N1_TO_1", tfl::BuiltinOperator_RELU_N1_TO_1, -2, 2,
                             [](float x) { return std::clamp(x, -1.0f, 1.0f); }));
   cases.push_back(UnaryCase("RELU_0_TO_1", tfl::BuiltinOperator_RELU_0_TO_1, -2, 2,
@@ -163,9 +162,9 @@ std::vector<OpCase> ElementwiseCases() {
       std::vector<float> want;
       for (float x : Floats(in[0])) {
         const double v = x;
-        want.push_back(static_cast<float>(
-            approximate ? 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
-                        : 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))));
+        want.push_back(
+            static_cast<float>(approximate ? 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
+                                           : 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))));
       }
       ExpectNear(Floats(out[0]), want, 2e-3f);
     };
@@ -193,7 +192,8 @@ std::vector<OpCase> ElementwiseCases() {
   cases.push_back(BinaryCase(
       "MINIMUM", [](GraphBuilder& b, int x, int y) { return b.Minimum(x, y); }, false,
       [](float x, float y) { return std::min(x, y); }));
-  cases.push_back(BinaryCase("POW", [](GraphBuilder& b, int x, int y) { return b.Pow(x, y); }, true, nullptr, 0.5f, 2.0f));
+  cases.push_back(BinaryCase(
+      "POW", [](GraphBuilder& b, int x, int y) { return b.Pow(x, y); }, true, nullptr, 0.5f, 2.0f));
   cases.push_back(BinaryCase(
       "FLOOR_DIV", [](GraphBuilder& b, int x, int y) { return b.FloorDiv(x, y); }, true,
       [](float x, float y) { return std::floor(x / y); }, 0.5f, 4.0f));
@@ -233,7 +233,8 @@ std::vector<OpCase> ElementwiseCases() {
   cases.push_back(ComparisonCase("EQUAL", tfl::BuiltinOperator_EQUAL, [](float x, float y) { return x == y; }));
   cases.push_back(ComparisonCase("NOT_EQUAL", tfl::BuiltinOperator_NOT_EQUAL, [](float x, float y) { return x != y; }));
   cases.push_back(ComparisonCase("LESS", tfl::BuiltinOperator_LESS, [](float x, float y) { return x < y; }));
-  cases.push_back(ComparisonCase("LESS_EQUAL", tfl::BuiltinOperator_LESS_EQUAL, [](float x, float y) { return x <= y; }));
+  cases.push_back(
+      ComparisonCase("LESS_EQUAL", tfl::BuiltinOperator_LESS_EQUAL, [](float x, float y) { return x <= y; }));
   cases.push_back(ComparisonCase("GREATER", tfl::BuiltinOperator_GREATER, [](float x, float y) { return x > y; }));
   cases.push_back(
       ComparisonCase("GREATER_EQUAL", tfl::BuiltinOperator_GREATER_EQUAL, [](float x, float y) { return x >= y; }));
@@ -279,9 +280,8 @@ std::vector<OpCase> ElementwiseCases() {
   OpCase cast;
   cast.name = "CAST_float32_to_int32";
   cast.build = [] {
-    return OneOp({{2, 5}}, [](GraphBuilder& b, const std::vector<int>& in) {
-      return std::vector<int>{b.Cast(in[0], I32())};
-    });
+    return OneOp({{2, 5}},
+                 [](GraphBuilder& b, const std::vector<int>& in) { return std::vector<int>{b.Cast(in[0], I32())}; });
   };
   cast.low = -5;
   cast.high = 5;

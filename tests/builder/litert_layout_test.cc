@@ -18,7 +18,8 @@ void ExpectGathered(const npy::Array& in, const npy::Array& out,
   });
 }
 
-OpCase SingleOutputCase(std::string name, std::vector<Shape> inputs, std::function<int(GraphBuilder&, const std::vector<int>&)> make,
+OpCase SingleOutputCase(std::string name, std::vector<Shape> inputs,
+                        std::function<int(GraphBuilder&, const std::vector<int>&)> make,
                         std::function<void(const Arrays&, const Arrays&)> check = nullptr) {
   OpCase c;
   c.name = std::move(name);
@@ -85,25 +86,26 @@ std::vector<OpCase> LayoutCases() {
   auto same_values = [](const Arrays& in, const Arrays& out) { ExpectNear(Floats(out[0]), Floats(in[0]), 0); };
 
   cases.push_back(SingleOutputCase(
-      "RESHAPE_infer_minus1", {{2, 3, 4}}, [](GraphBuilder& b, const std::vector<int>& in) {
+      "RESHAPE_infer_minus1", {{2, 3, 4}},
+      [](GraphBuilder& b, const std::vector<int>& in) {
         return b.Reshape(in[0], {4, -1});
-      }, same_values));
+      },
+      same_values));
   cases.push_back(SingleOutputCase(
-      "SQUEEZE_all_unit_dims", {{1, 3, 1, 4}}, [](GraphBuilder& b, const std::vector<int>& in) {
-        return b.Squeeze(in[0]);
-      }, same_values));
+      "SQUEEZE_all_unit_dims", {{1, 3, 1, 4}},
+      [](GraphBuilder& b, const std::vector<int>& in) { return b.Squeeze(in[0]); }, same_values));
   cases.push_back(SingleOutputCase(
-      "SQUEEZE_negative_dim", {{1, 3, 1, 4}}, [](GraphBuilder& b, const std::vector<int>& in) {
-        return b.Squeeze(in[0], {-2});
-      }, same_values));
+      "SQUEEZE_negative_dim", {{1, 3, 1, 4}},
+      [](GraphBuilder& b, const std::vector<int>& in) { return b.Squeeze(in[0], {-2}); }, same_values));
   cases.push_back(SingleOutputCase(
-      "EXPAND_DIMS_negative_axis", {{3, 4}}, [](GraphBuilder& b, const std::vector<int>& in) {
-        return b.ExpandDims(in[0], -1);
-      }, same_values));
+      "EXPAND_DIMS_negative_axis", {{3, 4}},
+      [](GraphBuilder& b, const std::vector<int>& in) { return b.ExpandDims(in[0], -1); }, same_values));
 
   cases.push_back(SingleOutputCase(
       "TRANSPOSE_nhwc_to_nchw", {{2, 3, 4, 5}},
-      [](GraphBuilder& b, const std::vector<int>& in) { return b.Transpose(in[0], {0, 3, 1, 2}); },
+      [](GraphBuilder& b, const std::vector<int>& in) {
+        return b.Transpose(in[0], {0, 3, 1, 2});
+      },
       [](const Arrays& in, const Arrays& out) {
         ExpectGathered(in[0], out[0], [](const std::vector<int32_t>& i) {
           return std::vector<int32_t>{i[0], i[2], i[3], i[1]};
@@ -126,7 +128,9 @@ std::vector<OpCase> LayoutCases() {
 
   cases.push_back(SingleOutputCase(
       "SLICE_size_minus1", {{3, 4, 5}},
-      [](GraphBuilder& b, const std::vector<int>& in) { return b.Slice(in[0], {1, 0, 2}, {2, -1, 2}); },
+      [](GraphBuilder& b, const std::vector<int>& in) {
+        return b.Slice(in[0], {1, 0, 2}, {2, -1, 2});
+      },
       [](const Arrays& in, const Arrays& out) {
         ExpectGathered(in[0], out[0], [](const std::vector<int32_t>& i) {
           return std::vector<int32_t>{i[0] + 1, i[1], i[2] + 2};
@@ -135,17 +139,19 @@ std::vector<OpCase> LayoutCases() {
 
   cases.push_back(StridedSliceCase("STRIDED_SLICE_begin_end_masks", {1, 9, 0}, {3, 0, 6}, {1, 1, 2},
                                    {.begin = 2, .end = 2}, {2, 5, 3}));
-  cases.push_back(StridedSliceCase("STRIDED_SLICE_negative_strides", {-1, 4, 0}, {0, -6, 6}, {-1, -2, 1}, {},
-                                   {3, 3, 6}));
+  cases.push_back(
+      StridedSliceCase("STRIDED_SLICE_negative_strides", {-1, 4, 0}, {0, -6, 6}, {-1, -2, 1}, {}, {3, 3, 6}));
   // x[1, ..., newaxis, 2:4]
-  cases.push_back(StridedSliceCase("STRIDED_SLICE_ellipsis_new_axis_shrink", {1, 0, 0, 2}, {2, 0, 0, 4},
-                                   {1, 1, 1, 1}, {.ellipsis = 2, .new_axis = 4, .shrink_axis = 1}, {5, 1, 2}));
-  cases.push_back(StridedSliceCase("STRIDED_SLICE_offset_lengths", {1, 2, 0}, {2, 3, 6}, {1, 1, 3},
-                                   {.offset = true}, {2, 3, 2}));
+  cases.push_back(StridedSliceCase("STRIDED_SLICE_ellipsis_new_axis_shrink", {1, 0, 0, 2}, {2, 0, 0, 4}, {1, 1, 1, 1},
+                                   {.ellipsis = 2, .new_axis = 4, .shrink_axis = 1}, {5, 1, 2}));
+  cases.push_back(
+      StridedSliceCase("STRIDED_SLICE_offset_lengths", {1, 2, 0}, {2, 3, 6}, {1, 1, 3}, {.offset = true}, {2, 3, 2}));
 
   cases.push_back(SingleOutputCase(
       "PAD_uneven", {{2, 3}},
-      [](GraphBuilder& b, const std::vector<int>& in) { return b.Pad(in[0], {{1, 0}, {2, 1}}); },
+      [](GraphBuilder& b, const std::vector<int>& in) {
+        return b.Pad(in[0], {{1, 0}, {2, 1}});
+      },
       [](const Arrays& in, const Arrays& out) {
         const std::vector<float> x = Floats(in[0]);
         std::vector<float> want;
@@ -158,7 +164,9 @@ std::vector<OpCase> LayoutCases() {
 
   cases.push_back(SingleOutputCase(
       "PADV2_constant_value", {{2, 3}},
-      [](GraphBuilder& b, const std::vector<int>& in) { return b.PadV2(in[0], {{0, 1}, {1, 1}}, 7.5f); },
+      [](GraphBuilder& b, const std::vector<int>& in) {
+        return b.PadV2(in[0], {{0, 1}, {1, 1}}, 7.5f);
+      },
       [](const Arrays& in, const Arrays& out) {
         const std::vector<float> x = Floats(in[0]);
         std::vector<float> want;
@@ -216,9 +224,8 @@ std::vector<OpCase> LayoutCases() {
   OpCase pack;
   pack.name = "PACK_axis_minus1";
   pack.build = [] {
-    return OneOp({{2, 3}, {2, 3}, {2, 3}}, [](GraphBuilder& b, const std::vector<int>& in) {
-      return std::vector<int>{b.Pack(in, -1)};
-    });
+    return OneOp({{2, 3}, {2, 3}, {2, 3}},
+                 [](GraphBuilder& b, const std::vector<int>& in) { return std::vector<int>{b.Pack(in, -1)}; });
   };
   pack.check = [](const Arrays& in, const Arrays& out) {
     const std::vector<float> got = Floats(out[0]);
@@ -243,7 +250,10 @@ std::vector<OpCase> LayoutCases() {
   cases.push_back(unpack);
 
   cases.push_back(SingleOutputCase(
-      "TILE_2x3", {{2, 3}}, [](GraphBuilder& b, const std::vector<int>& in) { return b.Tile(in[0], {2, 3}); },
+      "TILE_2x3", {{2, 3}},
+      [](GraphBuilder& b, const std::vector<int>& in) {
+        return b.Tile(in[0], {2, 3});
+      },
       [](const Arrays& in, const Arrays& out) {
         ExpectGathered(in[0], out[0], [](const std::vector<int32_t>& i) {
           return std::vector<int32_t>{i[0] % 2, i[1] % 3};
@@ -251,7 +261,8 @@ std::vector<OpCase> LayoutCases() {
       }));
 
   cases.push_back(SingleOutputCase(
-      "BROADCAST_TO_rank3", {{3, 1}}, [](GraphBuilder& b, const std::vector<int>& in) {
+      "BROADCAST_TO_rank3", {{3, 1}},
+      [](GraphBuilder& b, const std::vector<int>& in) {
         return b.BroadcastTo(in[0], {2, 3, 4});
       },
       [](const Arrays& in, const Arrays& out) {

@@ -9,21 +9,21 @@
 namespace gpuclean::testing {
 namespace {
 
+using ::gpuclean::testing::tflite_names::kRelu;
 using ::gpuclean::testing::tflite_names::kSame;
 using ::gpuclean::testing::tflite_names::kValid;
-using ::gpuclean::testing::tflite_names::kRelu;
 
 ir::Model Classifier() {
   GraphBuilder b;
   const int x = b.Input("image", F32(), {1, 16, 16, 3});
   const int w = b.ConstF32("conv/w", {8, 3, 3, 3}, Ramp(216, 51, -0.3f, 0.3f));
   const int bias = b.ConstF32("conv/b", {8}, Ramp(8, 52, -0.1f, 0.1f));
-  int y = b.Relu(b.Conv2D(x, w, bias, kSame, 2, 2));   // [1,8,8,8]
-  y = b.MaxPool2D(y, kValid, 2, 2, 2, 2);               // [1,4,4,8]
-  y = b.Reshape(y, {1, -1});                             // [1,128]
+  int y = b.Relu(b.Conv2D(x, w, bias, kSame, 2, 2));  // [1,8,8,8]
+  y = b.MaxPool2D(y, kValid, 2, 2, 2, 2);             // [1,4,4,8]
+  y = b.Reshape(y, {1, -1});                          // [1,128]
   const int fc_w = b.ConstF32("fc/w", {10, 128}, Ramp(1280, 53, -0.1f, 0.1f));
   const int fc_b = b.ConstF32("fc/b", {10}, Ramp(10, 54, -0.1f, 0.1f));
-  y = b.Softmax(b.FullyConnected(y, fc_w, fc_b));        // [1,10]
+  y = b.Softmax(b.FullyConnected(y, fc_w, fc_b));  // [1,10]
   b.Output(y);
   return b.Finish();
 }
@@ -42,8 +42,8 @@ ir::Model Fp16MobileBlock() {
   // Squeeze-and-excite: global pool, bottleneck, sigmoid gate.
   int gate = b.AveragePool2D(y, kValid, 8, 8, 8, 8);  // [1,1,1,16]
   gate = b.Conv2D(gate, fp16_weights("se/w1", {4, 1, 1, 16}, 65), fp16_weights("se/b1", {4}, 66), kSame, 1, 1, kRelu);
-  gate = b.Logistic(b.Conv2D(gate, fp16_weights("se/w2", {16, 1, 1, 4}, 67), fp16_weights("se/b2", {16}, 68), kSame,
-                             1, 1));
+  gate = b.Logistic(
+      b.Conv2D(gate, fp16_weights("se/w2", {16, 1, 1, 4}, 67), fp16_weights("se/b2", {16}, 68), kSame, 1, 1));
   y = b.Mul(y, gate);
   y = b.ResizeBilinear(y, 16, 16);
   const int head_w = b.ConstF32("head/w", {2, 2, 2, 16}, Ramp(128, 69, -0.2f, 0.2f));
@@ -58,7 +58,7 @@ ir::Model AttentionBlock() {
   const int x = b.Input("tokens", F32(), {1, 4, 8});
   const int qkv_w = b.ConstF32("qkv/w", {24, 8}, Ramp(192, 71, -0.3f, 0.3f));
   const int qkv = b.FullyConnected(x, qkv_w, builder::kNoInput, builder::kNoActivation, /*keep_num_dims=*/true);
-  const std::vector<int> parts = b.Split(qkv, -1, 3);  // q, k, v: [1,4,8]
+  const std::vector<int> parts = b.Split(qkv, -1, 3);                     // q, k, v: [1,4,8]
   int scores = b.BatchMatMul(parts[0], parts[1], false, /*adj_y=*/true);  // [1,4,4]
   scores = b.Mul(scores, b.ConstF32("scale", {1}, {0.35355339f}));
   const int attended = b.BatchMatMul(b.Softmax(scores), parts[2]);  // [1,4,8]
@@ -82,7 +82,7 @@ ir::Model ArgmaxUnpoolDecoder() {
   const int refined = b.Conv2D(pooled, w, b.ConstF32("conv/b", {4}, {0, 0.1f, 0.2f, 0.3f}), kSame, 1, 1, kRelu);
   // VALID: LiteRT.js (XNNPACK) logs an error for SAME unpooling.
   const int unpooled = b.MaxUnpooling2D(refined, indices, kValid, 2, 2, 2, 2);  // [1,8,8,4]
-  const int joined = b.Concatenation({x, unpooled}, 3);                        // [1,8,8,8]
+  const int joined = b.Concatenation({x, unpooled}, 3);                         // [1,8,8,8]
   const int out_w = b.ConstF32("out/w", {2, 1, 1, 8}, Ramp(16, 81, -0.5f, 0.5f));
   b.Output(b.Conv2D(joined, out_w, b.ConstF32("out/b", {2}, {0, 0}), kSame, 1, 1));
   return b.Finish();

@@ -72,21 +72,20 @@ std::vector<OpCase> ReduceCases() {
   std::vector<OpCase> cases;
   cases.push_back(ReduceCase("MEAN_spatial_keep_dims", tfl::BuiltinOperator_MEAN, {2, 3, 4, 5}, {1, 2}, {1, 2}, true,
                              {2, 1, 1, 5}, 0.0f, add, true));
-  cases.push_back(ReduceCase("SUM_negative_axis", tfl::BuiltinOperator_SUM, {2, 3, 4}, {-1}, {2}, false, {2, 3}, 0.0f,
-                             add));
-  cases.push_back(ReduceCase("REDUCE_MAX_repeated_axes", tfl::BuiltinOperator_REDUCE_MAX, {2, 3, 4}, {0, 2, -1},
-                             {0, 2}, false, {3}, -1e30f, max));
+  cases.push_back(
+      ReduceCase("SUM_negative_axis", tfl::BuiltinOperator_SUM, {2, 3, 4}, {-1}, {2}, false, {2, 3}, 0.0f, add));
+  cases.push_back(ReduceCase("REDUCE_MAX_repeated_axes", tfl::BuiltinOperator_REDUCE_MAX, {2, 3, 4}, {0, 2, -1}, {0, 2},
+                             false, {3}, -1e30f, max));
   cases.push_back(ReduceCase("REDUCE_MIN_keep_dims", tfl::BuiltinOperator_REDUCE_MIN, {2, 3, 4}, {1}, {1}, true,
                              {2, 1, 4}, 1e30f, min));
-  cases.push_back(ReduceCase("REDUCE_PROD", tfl::BuiltinOperator_REDUCE_PROD, {2, 3, 4}, {1}, {1}, false, {2, 4},
-                             1.0f, mul, false, 0.5f, 1.5f));
+  cases.push_back(ReduceCase("REDUCE_PROD", tfl::BuiltinOperator_REDUCE_PROD, {2, 3, 4}, {1}, {1}, false, {2, 4}, 1.0f,
+                             mul, false, 0.5f, 1.5f));
 
   OpCase softmax;
   softmax.name = "SOFTMAX_beta_0_5";
   softmax.build = [] {
-    return OneOp({{2, 5}}, [](GraphBuilder& b, const std::vector<int>& in) {
-      return std::vector<int>{b.Softmax(in[0], 0.5f)};
-    });
+    return OneOp({{2, 5}},
+                 [](GraphBuilder& b, const std::vector<int>& in) { return std::vector<int>{b.Softmax(in[0], 0.5f)}; });
   };
   softmax.check = [](const Arrays& in, const Arrays& out) {
     ExpectNear(Floats(out[0]), RowSoftmax(Floats(in[0]), 2, 5, 0.5f, false), 1e-5f);
@@ -96,9 +95,8 @@ std::vector<OpCase> ReduceCases() {
   OpCase log_softmax;
   log_softmax.name = "LOG_SOFTMAX";
   log_softmax.build = [] {
-    return OneOp({{2, 5}}, [](GraphBuilder& b, const std::vector<int>& in) {
-      return std::vector<int>{b.LogSoftmax(in[0])};
-    });
+    return OneOp({{2, 5}},
+                 [](GraphBuilder& b, const std::vector<int>& in) { return std::vector<int>{b.LogSoftmax(in[0])}; });
   };
   log_softmax.check = [](const Arrays& in, const Arrays& out) {
     ExpectNear(Floats(out[0]), RowSoftmax(Floats(in[0]), 2, 5, 1.0f, true), 1e-5f);

@@ -81,8 +81,8 @@ TEST(CheckCommand, DefaultModelAndErrors) {
   EXPECT_NE(r.out.find("site(s) rewritten and proven"), std::string::npos) << r.out;
   auto bad = RunGpuclean("check /nonexistent.tflite");
   EXPECT_EQ(bad.exit_code, 2);
-  auto target = RunGpuclean("check --target nosuch " +
-                            ShellQuote(testing::FixtureModel("face_detection_short_range.tflite")));
+  auto target =
+      RunGpuclean("check --target nosuch " + ShellQuote(testing::FixtureModel("face_detection_short_range.tflite")));
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_EQ(std::count(target.err.begin(), target.err.end(), '\n'), 1) << target.err;
 }
@@ -136,7 +136,8 @@ TEST(CheckCommand, GivenGatesDecideAndBadGatesAreUsageErrors) {
   EXPECT_EQ(j["fp16_gates"][0]["passed"], false);
   EXPECT_EQ(j["fp16_gates"][0]["inferred"], false);
   EXPECT_NE(j["verdict_line"].get<std::string>().find("fp16 breaks the task gate"), std::string::npos);
-  for (const char* bad : {"--gate out9:argmax", "--gate nonsense", "--gate 'iou>=0.9' --boxes xyxy --mask-threshold 0"}) {
+  for (const char* bad :
+       {"--gate out9:argmax", "--gate nonsense", "--gate 'iou>=0.9' --boxes xyxy --mask-threshold 0"}) {
     SCOPED_TRACE(bad);
     auto r = RunGpuclean("check --no-probe " + std::string(bad) + " " + model);
     EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -152,7 +152,8 @@ TEST(FixCommand, TheSeenShapesAreFixedExactlyAndLintClean) {
     EXPECT_GT(j["lint_before"]["errors"].get<int>(), 0);
     EXPECT_EQ(j["lint_after"]["errors"], 0);
     EXPECT_EQ(j["remaining"].size(), 0u);
-    for (const auto& d : j["outputs_vs_original"]) EXPECT_LE(d["max_abs_diff"].get<double>(), d["allowed"].get<double>());
+    for (const auto& d : j["outputs_vs_original"])
+      EXPECT_LE(d["max_abs_diff"].get<double>(), d["allowed"].get<double>());
     ASSERT_TRUE(fs::exists(out));
     auto lint = RunGpuclean("lint --target mldrift-cl@2.1.6 " + ShellQuote(out));
     EXPECT_EQ(lint.exit_code, 0) << lint.out;
@@ -180,7 +181,8 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
   EXPECT_EQ(split.exit_code, 0) << split.err << split.out;
   EXPECT_NE(split.out.find("host  gather_nd"), std::string::npos) << split.out;
   // A wider limit is a choice the user can make.
-  EXPECT_EQ(RunGpuclean("fix --target mldrift-cl@2.1.6 --dry-run --onehot-max-rows 4096 " + ShellQuote(big)).exit_code, 0);
+  EXPECT_EQ(RunGpuclean("fix --target mldrift-cl@2.1.6 --dry-run --onehot-max-rows 4096 " + ShellQuote(big)).exit_code,
+            0);
 
   // TOPK has no rewrite: a proven partial fix (the PADV2) is still not ok.
   builder::GraphBuilder b;
@@ -189,7 +191,8 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
                                  tfl::Padding_VALID, 2, 2, 3, 3);
   b.Output(b.TopKV2(b.Reshape(pooled, {1, 36}), 4).first);
   const std::string mixed = WriteGraph(dir, "mixed", b.Finish());
-  auto j_run = RunGpuclean("fix --target mldrift-cl@2.1.6 --format json " + ShellQuote(mixed) + " -o " + ShellQuote(out));
+  auto j_run =
+      RunGpuclean("fix --target mldrift-cl@2.1.6 --format json " + ShellQuote(mixed) + " -o " + ShellQuote(out));
   EXPECT_EQ(j_run.exit_code, 1) << j_run.err;
   const auto j = nlohmann::json::parse(j_run.out);
   EXPECT_EQ(j["ok"], false);
@@ -200,7 +203,8 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
   EXPECT_EQ(j["remaining"][0]["cause"], "split-or-host");
   EXPECT_FALSE(fs::exists(out));
   // --allow-remaining writes the proven partial rewrite, and still exits 1.
-  auto partial = RunGpuclean("fix --target mldrift-cl@2.1.6 --allow-remaining " + ShellQuote(mixed) + " -o " + ShellQuote(out));
+  auto partial =
+      RunGpuclean("fix --target mldrift-cl@2.1.6 --allow-remaining " + ShellQuote(mixed) + " -o " + ShellQuote(out));
   EXPECT_EQ(partial.exit_code, 1) << partial.out;
   ASSERT_TRUE(fs::exists(out));
   for (const ir::Op& op : format::ReadModel(out).main().ops) EXPECT_NE(op.code, tfl::BuiltinOperator_PADV2);
@@ -208,8 +212,8 @@ TEST(FixCommand, RemainingLintErrorsExitOneWriteNothingAndSayWhy) {
 
 TEST(FixCommand, BadUsageIsOneLineAndExitTwo) {
   for (const std::string& args : std::vector<std::string>{"fix " + ShellQuote(Sparse()),  // no -o
-                                  "fix " + ShellQuote(Sparse()) + " --dry-run --passes nope",
-                                  "fix /nonexistent.tflite --dry-run"}) {
+                                                          "fix " + ShellQuote(Sparse()) + " --dry-run --passes nope",
+                                                          "fix /nonexistent.tflite --dry-run"}) {
     SCOPED_TRACE(args);
     auto r = RunGpuclean(args);
     EXPECT_EQ(r.exit_code, 2);

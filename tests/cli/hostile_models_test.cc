@@ -14,8 +14,8 @@ namespace gpuclean {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::Hostility;
 using testing::HostileModel;
+using testing::Hostility;
 
 struct Invocation {
   std::string command;  // the subcommand
@@ -26,9 +26,15 @@ struct Invocation {
 // Commands that read a .tflite; `check` without the WebGPU probe or a photo.
 const std::vector<Invocation>& Commands() {
   static const std::vector<Invocation> kCommands = {
-      {"inspect", ""},        {"inspect", "--json"}, {"lint", ""},
-      {"lint", "--format sarif"},     {"run", "--out"},      {"run", "--precision fp16-compute --out"},
-      {"bisect", ""},         {"fix", "", true},     {"split", "--dry-run --at"},
+      {"inspect", ""},
+      {"inspect", "--json"},
+      {"lint", ""},
+      {"lint", "--format sarif"},
+      {"run", "--out"},
+      {"run", "--precision fp16-compute --out"},
+      {"bisect", ""},
+      {"fix", "", true},
+      {"split", "--dry-run --at"},
       {"check", "--no-probe --no-image"},
   };
   return kCommands;
@@ -84,7 +90,8 @@ void ExpectOneLineRefusal(const Outcome& o, const std::string& expect, const std
 
 // Exit 0 or 1 with whatever output, or a clean one-line refusal.
 void ExpectSurvived(const Outcome& o, const std::string& what) {
-  EXPECT_TRUE(o.exit_code == 0 || o.exit_code == 1 || o.exit_code == 2) << what << ": exit " << o.exit_code << " " << o.err;
+  EXPECT_TRUE(o.exit_code == 0 || o.exit_code == 1 || o.exit_code == 2)
+      << what << ": exit " << o.exit_code << " " << o.err;
   EXPECT_EQ(o.err.find("internal error"), std::string::npos) << what << ": " << o.err;
   if (o.exit_code == 2) {
     EXPECT_EQ(ErrorLines(o.err), 1) << what << ": " << o.err;
@@ -130,7 +137,8 @@ TEST_F(HostileModels, InvalidModelsAreRefusedByEveryCommand) {
     std::string inputs;
     const std::string path = Write(m, &inputs);
     for (const Invocation& inv : Commands())
-      ExpectOneLineRefusal(RunOn(dir_, inv, path, "", CutAt(m)), m.expect, m.name + ": " + inv.command + " " + inv.flags);
+      ExpectOneLineRefusal(RunOn(dir_, inv, path, "", CutAt(m)), m.expect,
+                           m.name + ": " + inv.command + " " + inv.flags);
   }
 }
 
@@ -161,11 +169,13 @@ TEST_F(HostileModels, OutOfRangeRuntimeIndicesAreRefusedInEveryPrecision) {
     std::string inputs;
     const std::string path = Write(m, &inputs);
     for (const char* precision : {"fp32", "fp16-storage", "fp16-compute", "fp16-fused", "fp16-f32acc"})
-      ExpectOneLineRefusal(RunOn(dir_, {"run", std::string("--precision ") + precision + " --out"}, path, inputs), m.expect,
-                           m.name + ": run " + precision);
+      ExpectOneLineRefusal(RunOn(dir_, {"run", std::string("--precision ") + precision + " --out"}, path, inputs),
+                           m.expect, m.name + ": run " + precision);
     ExpectOneLineRefusal(RunOn(dir_, {"bisect", ""}, path, inputs), m.expect, m.name + ": bisect");
-    ExpectCheckRefusedOrNotRun(RunOn(dir_, {"check", "--no-probe --no-image"}, path, inputs), m.expect, m.name + ": check");
-    for (const Invocation& inv : Commands()) ExpectSurvived(RunOn(dir_, inv, path, "", CutAt(m)), m.name + ": " + inv.command);
+    ExpectCheckRefusedOrNotRun(RunOn(dir_, {"check", "--no-probe --no-image"}, path, inputs), m.expect,
+                               m.name + ": check");
+    for (const Invocation& inv : Commands())
+      ExpectSurvived(RunOn(dir_, inv, path, "", CutAt(m)), m.name + ": " + inv.command);
   }
 }
 
@@ -178,7 +188,8 @@ TEST_F(HostileModels, OddButValidModelsRun) {
       const Outcome run = RunOn(dir_, {"run", std::string("--precision ") + precision + " --out"}, path, inputs);
       EXPECT_EQ(run.exit_code, 0) << m.name << ": " << run.err;
     }
-    for (const Invocation& inv : Commands()) ExpectSurvived(RunOn(dir_, inv, path, "", CutAt(m)), m.name + ": " + inv.command);
+    for (const Invocation& inv : Commands())
+      ExpectSurvived(RunOn(dir_, inv, path, "", CutAt(m)), m.name + ": " + inv.command);
   }
 }
 

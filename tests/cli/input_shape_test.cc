@@ -78,8 +78,8 @@ TEST(InputShape, PinnedBatchMatchesLiteRtAtThatShape) {
   EXPECT_EQ(npy::Read(dir.file("o/in0.npy")).shape, (std::vector<int64_t>{2, 8, 8, 4}));
   const ir::Subgraph& dg = dynamic.main();
   const std::string cut = dg.tensors[dg.ops[0].outputs[0]].name;
-  for (const std::string& command : std::vector<std::string>{"bisect", "check --no-probe", "fix --dry-run",
-                                                              "split --dry-run --at " + cut}) {
+  for (const std::string& command :
+       std::vector<std::string>{"bisect", "check --no-probe", "fix --dry-run", "split --dry-run --at " + cut}) {
     SCOPED_TRACE(command);
     auto r = RunGpuclean(command + " " + ShellQuote(path) + " --input-shape x=2,8,8,4");
     EXPECT_NE(r.exit_code, 2) << r.err;
@@ -90,7 +90,8 @@ TEST(InputShape, BadShapesAreOneLineUsageErrors) {
   testing::TempDir dir;
   const std::string path = dir.file("dynamic.tflite");
   format::WriteModel(DynamicBatchGraph(), path);
-  for (const char* spec : {"x=1,9,8,4", "x=2,8,8", "nosuch=1,8,8,4", "x=0,8,8,4", "x=", "x=a,b", "x=99999999999,1,1,1"}) {
+  for (const char* spec :
+       {"x=1,9,8,4", "x=2,8,8", "nosuch=1,8,8,4", "x=0,8,8,4", "x=", "x=a,b", "x=99999999999,1,1,1"}) {
     SCOPED_TRACE(spec);
     auto r = RunGpuclean("run " + ShellQuote(path) + " --input-shape " + ShellQuote(spec) + " --out " +
                          ShellQuote(dir.file("o")));

@@ -125,8 +125,10 @@ TEST(RunCommand, PrecisionFp16IsTheTargetsNumericModel) {
     // x^2 is stored in half between kernels under fp16-compute and
     // fp16-f32acc: inf there, 193.6 otherwise.
     const float y = npy::Read(out + "/out0.npy").as<float>()[0];
-    if (cases[i].second == "fp16-compute" || cases[i].second == "fp16-f32acc") EXPECT_TRUE(std::isinf(y)) << y;
-    else EXPECT_NEAR(y, 193.6f, 0.1f) << cases[i].first;
+    if (cases[i].second == "fp16-compute" || cases[i].second == "fp16-f32acc")
+      EXPECT_TRUE(std::isinf(y)) << y;
+    else
+      EXPECT_NEAR(y, 193.6f, 0.1f) << cases[i].first;
   }
   EXPECT_EQ(RunGpuclean(base + " --precision fp16 --target no-such --out " + ShellQuote(dir.file("bad"))).exit_code, 2);
 }
@@ -207,14 +209,13 @@ TEST(RunCommand, BadInputsFailWithOneLine) {
   std::ofstream(dir.file("garbage.npy")) << "not an npy file";
   const std::string model = ShellQuote(SmallModel());
   const std::string out = " --out " + ShellQuote(dir.file("out"));
-  for (const std::string& args :
-       {"run " + model + " --input 0=" + ShellQuote(dir.file("wrong.npy")) + out,
-        "run " + model + " --input 0=" + ShellQuote(dir.file("garbage.npy")) + out,
-        "run " + model + " --input 0=" + ShellQuote(dir.file("missing.npy")) + out,
-        "run " + model + " --input 5=" + ShellQuote(dir.file("wrong.npy")) + out,
-        "run " + model + " --input nosuchname=" + ShellQuote(dir.file("wrong.npy")) + out,
-        "run " + model + " --input novalue" + out, "run " + model + " --threads 0" + out,
-        "run " + ShellQuote(dir.file("missing.tflite")) + out, "run " + model}) {
+  for (const std::string& args : {"run " + model + " --input 0=" + ShellQuote(dir.file("wrong.npy")) + out,
+                                  "run " + model + " --input 0=" + ShellQuote(dir.file("garbage.npy")) + out,
+                                  "run " + model + " --input 0=" + ShellQuote(dir.file("missing.npy")) + out,
+                                  "run " + model + " --input 5=" + ShellQuote(dir.file("wrong.npy")) + out,
+                                  "run " + model + " --input nosuchname=" + ShellQuote(dir.file("wrong.npy")) + out,
+                                  "run " + model + " --input novalue" + out, "run " + model + " --threads 0" + out,
+                                  "run " + ShellQuote(dir.file("missing.tflite")) + out, "run " + model}) {
     auto r = RunGpuclean(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(testing::CountLines(r.err), 1) << args << ": " << r.err;

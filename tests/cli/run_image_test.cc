@@ -93,14 +93,14 @@ TEST(RunImage, PhotographOfAPersonGivesAMaskThatLiteRtAgreesWith) {
 
 TEST(RunImage, BisectWithAnImageEqualsBisectWithTheSameFloatsAsNpy) {
   TempDir dir;
-  auto r = RunGpuclean("run " + ShellQuote(Selfie()) + " --image " + ShellQuote(Photo()) +
-                       " --normalize -1,1 --out " + ShellQuote(dir.file("run")));
+  auto r = RunGpuclean("run " + ShellQuote(Selfie()) + " --image " + ShellQuote(Photo()) + " --normalize -1,1 --out " +
+                       ShellQuote(dir.file("run")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const npy::Array in = npy::Read(dir.file("run") + "/in0.npy");
   EXPECT_LT(*std::min_element(in.as<float>(), in.as<float>() + in.num_elements()), -0.5f) << "-1,1 was applied";
 
-  const auto from_image = RunGpuclean("bisect " + ShellQuote(Selfie()) + " --json --image 0=" + ShellQuote(Photo()) +
-                                      " --normalize -1,1");
+  const auto from_image =
+      RunGpuclean("bisect " + ShellQuote(Selfie()) + " --json --image 0=" + ShellQuote(Photo()) + " --normalize -1,1");
   ASSERT_NE(from_image.exit_code, 2) << from_image.err;
   const auto from_npy =
       RunGpuclean("bisect " + ShellQuote(Selfie()) + " --json --input 0=" + ShellQuote(dir.file("run") + "/in0.npy"));
@@ -127,8 +127,7 @@ TEST(RunImage, NchwInputIsFilledChannelPlaneByPlane) {
   image::ImageOptions options;
   options.normalization = image::ParseNormalization("imagenet");
   const ir::Model parsed = format::ReadModel(model);
-  const npy::Array expected =
-      image::LoadImageInput(Photo(), parsed.main().tensors[parsed.main().inputs[0]], options);
+  const npy::Array expected = image::LoadImageInput(Photo(), parsed.main().tensors[parsed.main().inputs[0]], options);
   EXPECT_EQ(expected.shape, (std::vector<int64_t>{1, 3, 40, 30}));
   EXPECT_TRUE(npy::Read(dir.file("out") + "/in0.npy").data == expected.data);
 

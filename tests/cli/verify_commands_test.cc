@@ -91,8 +91,9 @@ TEST_F(VerifyCli, CompareFlagsASilentFallbackLoudly) {
 TEST_F(VerifyCli, CompareBadInputIsOneLineExitTwo) {
   for (const std::string& args :
        {"compare " + Pair() + " --gate 'corr>0.9'", "compare " + Pair() + " --gate 'iou>=0.5'",
-        "compare " + Pair() + " --gate 'iou>=0.5' --boxes xywh", "compare " + ShellQuote(ref()) + " " +
-        ShellQuote(dir.file("nope")), "compare " + Pair() + " --log " + ShellQuote(dir.file("nope.log")),
+        "compare " + Pair() + " --gate 'iou>=0.5' --boxes xywh",
+        "compare " + ShellQuote(ref()) + " " + ShellQuote(dir.file("nope")),
+        "compare " + Pair() + " --log " + ShellQuote(dir.file("nope.log")),
         "compare " + Pair() + " --gate 'iou>=0.5' --boxes xyxy"}) {
     auto r = RunGpuclean(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
@@ -117,8 +118,7 @@ TEST_F(VerifyCli, RecordAppendsARowAndRefusesIncompleteOnes) {
   auto r = RunGpuclean(base + " --log " + ShellQuote(dir.file("gpu.log")) +
                        " --device 'Pixel 8a' --runtime 2.1.6 --gate 'maxabs<=0.5' --date 2026-03-04");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("recorded: | Pixel 8a | gpu | 2.1.6 | 40/44 nodes, 2 partitions |"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("recorded: | Pixel 8a | gpu | 2.1.6 | 40/44 nodes, 2 partitions |"), std::string::npos) << r.out;
   EXPECT_NE(ReadText(readme).find("## Device records\n\n| device | accelerator | runtime |"), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(ReadText(records))[0]["date"], "2026-03-04");
 }

@@ -18,7 +18,8 @@ TEST(BroadcastTo, Shapes) {
   b.Output(b.BroadcastTo(i, {2, 4, 6}));
   b.Output(AsFloat(b, b.BroadcastTo(PositiveMask(b, x), {2, 2, 3})));
   const ir::Model model = b.Finish();
-  const std::vector<npy::Array> inputs = {RandomF32({3}, 221), RandomF32({2, 1, 3}, 222), RandomI32({4, 1}, 223, -9, 9)};
+  const std::vector<npy::Array> inputs = {RandomF32({3}, 221), RandomF32({2, 1, 3}, 222),
+                                          RandomI32({4, 1}, 223, -9, 9)};
   ExpectMatchesLiteRt(model, inputs);
   ExpectThreadsAgree(model, inputs);
 }

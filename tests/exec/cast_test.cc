@@ -15,8 +15,8 @@ namespace gpuclean::testing::ewt {
 namespace {
 
 const std::vector<float> kSpecialCast = {-2.7f,    -2.5f, -0.5f,    0.5f,      1.5f,     2.5f,      2.7f,    3e9f,
-                                     -3e9f,    NAN,   INFINITY, -INFINITY, 255.5f,   256.0f,    -1.0f,   65504.0f,
-                                     65520.0f, 1e-8f, 1e5f,     -0.0f,     32767.5f, -40000.0f, 4097.0f, 2049.0f};
+                                         -3e9f,    NAN,   INFINITY, -INFINITY, 255.5f,   256.0f,    -1.0f,   65504.0f,
+                                         65520.0f, 1e-8f, 1e5f,     -0.0f,     32767.5f, -40000.0f, 4097.0f, 2049.0f};
 const std::vector<int32_t> kSpecialInts = {
     -2147483647 - 1, 2147483647, 16777217, -16777217, 300, -1, 0, 255, 256, 65519};
 

@@ -12,7 +12,8 @@ int OpCeil(GraphBuilder& b, int x) { return b.Ceil(x); }
 TEST(Ceil, MatchesLiteRt) {
   CaseGraph g;
   g.AddUnary(OpCeil, -5.0f, 5.0f, 2300);
-  g.AddValues(OpCeil, {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
+  g.AddValues(OpCeil,
+              {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 

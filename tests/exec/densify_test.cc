@@ -86,8 +86,8 @@ uint16_t Half(float v) { return fp16_ieee_from_fp32_value(v); }
 TEST(Densify, CsrRowsFromTheBuilder) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {4, 7});
-  const std::vector<float> dense = {0, 1.5f, 0, 0, -2, 0, 0,  0, 0, 0, 0, 0, 0, 0,
-                                    3, 0,    0, 4, 0,  5, 6,  0, 0, 0, 0, 0, 0, -7};
+  const std::vector<float> dense = {0, 1.5f, 0, 0, -2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                    3, 0,    0, 4, 0,  5, 6, 0, 0, 0, 0, 0, 0, -7};
   b.Output(b.Add(b.Densify(b.ConstSparseF32("w", {4, 7}, dense)), x));
   const ir::Model model = b.Finish();
   ExpectMatchesLiteRt(model, {RandomF32({4, 7}, 291)});
@@ -100,8 +100,8 @@ TEST(Densify, CsrRowsFromTheBuilder) {
 TEST(Densify, OnlyDensifyReadsASparseConstant) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 7});
-  const std::vector<float> dense = {0, 1.5f, 0, 0, -2, 0, 0,  0, 0, 0, 0, 0, 0, 0,
-                                    3, 0,    0, 4, 0,  5, 6,  0, 0, 0, 0, 0, 0, -7};
+  const std::vector<float> dense = {0, 1.5f, 0, 0, -2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                    3, 0,    0, 4, 0,  5, 6, 0, 0, 0, 0, 0, 0, -7};
   b.Output(b.FullyConnected(x, b.ConstSparseF32("w", {4, 7}, dense), builder::kNoInput));
   const auto model = std::make_shared<const ir::Model>(b.Finish());
   try {
@@ -165,10 +165,9 @@ TEST(Densify, ColumnMajorTraversal) {
   };
   const std::vector<float> stored = {2, 8, 9, 1, 3};
   const Bytes bytes = Bytes::FromValues(std::span<const float>(stored));
-  ExpectMatchesLiteRt(SparseGraph(tfl::TensorType_FLOAT32, {3, 4}, bytes, sparsity(), false),
-                      {RandomF32({3, 4}, 293)});
-  const auto out = RunOurs(SparseGraph(tfl::TensorType_FLOAT32, {3, 4}, bytes, sparsity(), true),
-                           {RandomF32({3, 4}, 293)});
+  ExpectMatchesLiteRt(SparseGraph(tfl::TensorType_FLOAT32, {3, 4}, bytes, sparsity(), false), {RandomF32({3, 4}, 293)});
+  const auto out =
+      RunOurs(SparseGraph(tfl::TensorType_FLOAT32, {3, 4}, bytes, sparsity(), true), {RandomF32({3, 4}, 293)});
   EXPECT_EQ(ValuesOf<float>(out[1]), (std::vector<float>{0, 8, 0, 1, 2, 0, 0, 0, 0, 9, 0, 3}));
 }
 

@@ -28,8 +28,8 @@ TEST(DepthToSpace, BlockSizesBatchesAndTypes) {
   b.Output(b.DepthToSpace(x, 2));
   b.Output(b.DepthToSpace(y, 3));
   b.Output(b.DepthToSpace(z, 2));
-  ExpectMatchesLiteRtAllIsas(
-      b.Finish(), {RandomF32({1, 3, 4, 8}, 1), RandomF32({2, 2, 3, 27}, 2), IotaDepthToSpace(tfl::TensorType_INT32, {1, 3, 4, 8})});
+  ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({1, 3, 4, 8}, 1), RandomF32({2, 2, 3, 27}, 2),
+                                          IotaDepthToSpace(tfl::TensorType_INT32, {1, 3, 4, 8})});
 }
 
 TEST(DepthToSpace, HandComputedOrder) {

@@ -11,8 +11,8 @@ namespace {
 TEST(Dequantize, Float16Constants) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {2, 5});
-  const int w = b.ConstF16FromF32("w", {2, 5}, {0.1f, -2.5f, 65504.0f, 6e-8f, -1e-5f, 3.14159f, 0.0f, -0.0f, 1000.7f,
-                                                 -0.33333f});
+  const int w =
+      b.ConstF16FromF32("w", {2, 5}, {0.1f, -2.5f, 65504.0f, 6e-8f, -1e-5f, 3.14159f, 0.0f, -0.0f, 1000.7f, -0.33333f});
   const int deq = b.Dequantize(w);
   b.Output(b.Add(deq, x));
   const ir::Model model = b.Finish();
@@ -20,8 +20,8 @@ TEST(Dequantize, Float16Constants) {
   // Exact widening of the stored halves (LiteRT.js cannot return a folded
   // constant as a graph output, so this is checked on ours alone).
   GraphBuilder h;
-  const int w2 = h.ConstF16FromF32("w", {2, 5}, {0.1f, -2.5f, 65504.0f, 6e-8f, -1e-5f, 3.14159f, 0.0f, -0.0f, 1000.7f,
-                                                  -0.33333f});
+  const int w2 =
+      h.ConstF16FromF32("w", {2, 5}, {0.1f, -2.5f, 65504.0f, 6e-8f, -1e-5f, 3.14159f, 0.0f, -0.0f, 1000.7f, -0.33333f});
   h.Output(h.Dequantize(w2));
   const auto out = RunOurs(h.Finish(), {});
   const std::vector<float> got = ValuesOf<float>(out[0]);
@@ -56,8 +56,8 @@ TEST(Dequantize, Uint8WithZeroPoint) {
   model.main().tensors[w].quant.zero_point = {128};
   ExpectMatchesLiteRt(model, {RandomF32({6}, 283)});
   const auto out = RunOurs(model, {F32({6}, {0, 0, 0, 0, 0, 0})});
-  EXPECT_EQ(ValuesOf<float>(out[0]), (std::vector<float>{0.05f * -128, 0.05f * -127, 0.05f * -1, 0.0f, 0.05f * 72,
-                                                         0.05f * 127}));
+  EXPECT_EQ(ValuesOf<float>(out[0]),
+            (std::vector<float>{0.05f * -128, 0.05f * -127, 0.05f * -1, 0.0f, 0.05f * 72, 0.05f * 127}));
 }
 
 }  // namespace

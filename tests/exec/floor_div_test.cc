@@ -41,7 +41,8 @@ TEST(FloorDiv, HandComputed) {
   const int in_i = b.Input("i", kI32, {8});
   const int in_j = b.Input("j", kI32, {8});
   b.Output(OpFloorDiv(b, in_i, in_j));
-  const auto out = RunOurs(b.Finish(), {F32({6}, kNumFloorDiv), F32({6}, kDenFloorDiv), I32({8}, kINum), I32({8}, kIDen)});
+  const auto out =
+      RunOurs(b.Finish(), {F32({6}, kNumFloorDiv), F32({6}, kDenFloorDiv), I32({8}, kINum), I32({8}, kIDen)});
   const std::vector<float> f = ValuesOf<float>(out[0]);
   EXPECT_EQ(f[0], 9.0f);  // 1 / 0.1000000015 = 9.99999985
   EXPECT_EQ(f[4], -4.0f);

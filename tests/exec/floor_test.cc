@@ -12,7 +12,8 @@ int OpFloor(GraphBuilder& b, int x) { return b.Floor(x); }
 TEST(Floor, MatchesLiteRt) {
   CaseGraph g;
   g.AddUnary(OpFloor, -5.0f, 5.0f, 2200);
-  g.AddValues(OpFloor, {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
+  g.AddValues(OpFloor,
+              {0.0f, -0.0f, 0.5f, -0.5f, 2.5f, -2.5f, 1.0f, -1.0f, 8388609.0f, 1e30f, INFINITY, -INFINITY, NAN});
   g.ExpectMatches();
 }
 

@@ -262,14 +262,14 @@ TEST(Fp16Compute, InstructionSetPathsAgree) {
   const int x = b.Input("x", kF32, {1, 10, 9, 40});
   int y = b.Conv2D(x, b.ConstF32("w", {37, 3, 3, 40}, values(37 * 9 * 40, 4)), b.ConstF32("b", {37}, values(37, 8)),
                    tfl::Padding_SAME, 1, 1, tfl::ActivationFunctionType_RELU6);
-  const int wide = b.Conv2D(x, b.ConstF32("w1", {70, 1, 1, 40}, values(70 * 40, 400)), builder::kNoInput,
-                            tfl::Padding_VALID, 1, 1);
+  const int wide =
+      b.Conv2D(x, b.ConstF32("w1", {70, 1, 1, 40}, values(70 * 40, 400)), builder::kNoInput, tfl::Padding_VALID, 1, 1);
   const int dw = b.DepthwiseConv2D(x, b.ConstF32("dw", {1, 3, 3, 40}, values(9 * 40, 2)),
                                    b.ConstF32("db", {40}, values(40, 1)), tfl::Padding_SAME, 2, 2);
   const int up = b.TransposeConv(y, b.ConstF32("tw", {5, 3, 3, 37}, values(5 * 9 * 37, 1)), builder::kNoInput,
                                  {1, 20, 18, 5}, tfl::Padding_SAME, 2, 2);
-  const int fc = b.FullyConnected(b.Reshape(x, {90, 40}), b.ConstF32("fw", {33, 40}, values(33 * 40, 30)),
-                                  builder::kNoInput);
+  const int fc =
+      b.FullyConnected(b.Reshape(x, {90, 40}), b.ConstF32("fw", {33, 40}, values(33 * 40, 30)), builder::kNoInput);
   // Stride 1: interior pixels run four at a time on the FMA path.
   const int dw1 = b.DepthwiseConv2D(x, b.ConstF32("dw1", {1, 3, 3, 40}, values(9 * 40, 3)), builder::kNoInput,
                                     tfl::Padding_SAME, 1, 1);

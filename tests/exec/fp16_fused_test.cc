@@ -81,8 +81,10 @@ TEST(Fp16Fused, ANonElementwiseConsumerMakesTheTensorBeStored) {
     b.Output(b.Mul(concat ? b.Concatenation({sq, x}, 1) : sq, ScalarFp16Fused(b, "k", 1e-3f)));
     const ir::Model m = b.Finish();
     const int overflowed = NonFiniteFp16Fused(Out(m, {Filled({1, 64}, 300, 440)}, Precision::kFp16Fused));
-    if (concat) EXPECT_EQ(overflowed, 64);
-    else EXPECT_EQ(overflowed, 0);
+    if (concat)
+      EXPECT_EQ(overflowed, 64);
+    else
+      EXPECT_EQ(overflowed, 0);
   }
 }
 
@@ -102,7 +104,8 @@ TEST(Fp16Fused, ABinaryOpIsLinkedOnTheOperandComputedLast) {
     }
     b.Output(b.Mul(b.Add(big, small), ScalarFp16Fused(b, "inv_k", 1e-3f)));
     const ir::Model m = b.Finish();
-    const int overflowed = NonFiniteFp16Fused(Out(m, {Filled({1, 64}, 90, 110), Filled({1, 64}, 0, 1)}, Precision::kFp16Fused));
+    const int overflowed =
+        NonFiniteFp16Fused(Out(m, {Filled({1, 64}, 90, 110), Filled({1, 64}, 0, 1)}, Precision::kFp16Fused));
     EXPECT_EQ(overflowed, big_last ? 0 : 64) << "big computed " << (big_last ? "last" : "first");
   }
 }
@@ -119,8 +122,9 @@ TEST(Fp16Fused, ABroadcastOperandIsReadFromMemory) {
   const std::vector<bool> in_float = exec::KeptInFloat(model.main());
   EXPECT_TRUE(in_float[mean]);
   EXPECT_FALSE(in_float[m]) << "[1,8,1] against [1,8,256]: not the linked operand";
-  EXPECT_EQ(NonFiniteFp16Fused(Out(model, {Filled({1, 8, 256}, 90, 110), Filled({1, 8, 256}, 0, 1)}, Precision::kFp16Fused)),
-            2048);
+  EXPECT_EQ(
+      NonFiniteFp16Fused(Out(model, {Filled({1, 8, 256}, 90, 110), Filled({1, 8, 256}, 0, 1)}, Precision::kFp16Fused)),
+      2048);
 }
 
 TEST(Fp16Fused, AReductionKeepsItsLinkedScaleInFloat) {

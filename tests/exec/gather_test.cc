@@ -31,8 +31,8 @@ TEST(Gather, BatchDims) {
   b.Output(b.Gather(p, k2, 2, 2));
   b.Output(b.Gather(p, k2, -2, -1));
   const ir::Model model = b.Finish();
-  ExpectMatchesLiteRt(model, {RandomF32({2, 3, 4, 2}, 232), RandomI32({2, 5}, 233, 0, 2),
-                              RandomI32({2, 3, 2}, 234, 0, 3)});
+  ExpectMatchesLiteRt(model,
+                      {RandomF32({2, 3, 4, 2}, 232), RandomI32({2, 5}, 233, 0, 2), RandomI32({2, 3, 2}, 234, 0, 3)});
 }
 
 TEST(Gather, Int32AndBoolParams) {

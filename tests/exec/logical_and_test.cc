@@ -7,7 +7,9 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int OpLogicalAnd(GraphBuilder& b, int x, int y) { return BoolOut(b, b.LogicalAnd(PositiveMask(b, x), PositiveMask(b, y))); }
+int OpLogicalAnd(GraphBuilder& b, int x, int y) {
+  return BoolOut(b, b.LogicalAnd(PositiveMask(b, x), PositiveMask(b, y)));
+}
 
 TEST(LogicalAnd, MatchesLiteRt) {
   CaseGraph g;

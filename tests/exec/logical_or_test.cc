@@ -7,7 +7,9 @@
 namespace gpuclean::testing::ewt {
 namespace {
 
-int OpLogicalOr(GraphBuilder& b, int x, int y) { return BoolOut(b, b.LogicalOr(PositiveMask(b, x), PositiveMask(b, y))); }
+int OpLogicalOr(GraphBuilder& b, int x, int y) {
+  return BoolOut(b, b.LogicalOr(PositiveMask(b, x), PositiveMask(b, y)));
+}
 
 TEST(LogicalOr, MatchesLiteRt) {
   CaseGraph g;

@@ -9,11 +9,11 @@ namespace {
 TEST(Mean, FloatAxisCombinations) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {2, 5, 7, 3});
-  b.Output(b.Mean(x, {1, 2}, true));       // LiteRT's 4-D spatial path
+  b.Output(b.Mean(x, {1, 2}, true));  // LiteRT's 4-D spatial path
   b.Output(b.Mean(x, {2, 1}, false));
   b.Output(b.Mean(x, {-1}, false));
   b.Output(b.Mean(x, {0, 2, -1}, true));
-  b.Output(b.Mean(x, {1, -3}, false));     // the same axis twice
+  b.Output(b.Mean(x, {1, -3}, false));  // the same axis twice
   b.Output(b.Mean(x, {0, 1, 2, 3}, false));
   b.Output(b.Mean(x, {0}, true));
   const ir::Model model = b.Finish();

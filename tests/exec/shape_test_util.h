@@ -4,8 +4,8 @@
 // our own multi-threaded runs.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -40,7 +40,6 @@ npy::Array MakeArray(ir::DType dtype, const Shape& shape, const std::vector<T>& 
   if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
   return a;
 }
-
 
 // Uniform floats in [lo, hi), deterministic per seed.
 inline npy::Array RandomF32(const Shape& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {

@@ -28,8 +28,8 @@ TEST(SpaceToDepth, BlockSizesBatchesAndTypes) {
   b.Output(b.SpaceToDepth(x, 2));
   b.Output(b.SpaceToDepth(y, 3));
   b.Output(b.SpaceToDepth(z, 2));
-  ExpectMatchesLiteRtAllIsas(
-      b.Finish(), {RandomF32({1, 6, 8, 2}, 1), RandomF32({2, 6, 9, 3}, 2), IotaSpaceToDepth(tfl::TensorType_INT32, {1, 6, 8, 2})});
+  ExpectMatchesLiteRtAllIsas(b.Finish(), {RandomF32({1, 6, 8, 2}, 1), RandomF32({2, 6, 9, 3}, 2),
+                                          IotaSpaceToDepth(tfl::TensorType_INT32, {1, 6, 8, 2})});
 }
 
 TEST(SpaceToDepth, HandComputedOrder) {

@@ -13,8 +13,8 @@ TEST(SquaredDifference, MatchesLiteRt) {
   CaseGraph g;
   g.AddBinary(BroadcastPairs(), OpSquaredDifference, Uniform(-10, 10), Uniform(-10, 10), 700);
   g.AddBinary(BroadcastPairs(), OpSquaredDifference, Ints(-20000, 20000), Ints(-20000, 20000), 800);
-  g.Output(
-      OpSquaredDifference(g.b(), g.Input(F32({4}, {INFINITY, 1e20f, -0.0f, NAN})), g.Input(F32({4}, {INFINITY, -1e20f, 0.0f, 1.0f}))));
+  g.Output(OpSquaredDifference(g.b(), g.Input(F32({4}, {INFINITY, 1e20f, -0.0f, NAN})),
+                               g.Input(F32({4}, {INFINITY, -1e20f, 0.0f, 1.0f}))));
   g.ExpectMatches();
 }
 

@@ -25,7 +25,8 @@ TEST(ThreadPool, EveryIndexRunsExactlyOnce) {
           ASSERT_LE(end, n);
           for (int64_t i = begin; i < end; ++i) hits[i].fetch_add(1);
         });
-        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "threads " << threads << " n " << n << " i " << i;
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(hits[i].load(), 1) << "threads " << threads << " n " << n << " i " << i;
       }
     }
   }
@@ -35,8 +36,7 @@ TEST(ThreadPool, NestedLoopsRunInlineAndFinish) {
   ThreadPool pool(4);
   std::atomic<int64_t> sum{0};
   pool.ParallelFor(16, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      pool.ParallelFor(100, 1, [&](int64_t b, int64_t e) { sum.fetch_add(e - b); });
+    for (int64_t i = begin; i < end; ++i) pool.ParallelFor(100, 1, [&](int64_t b, int64_t e) { sum.fetch_add(e - b); });
   });
   EXPECT_EQ(sum.load(), 1600);
 }
@@ -70,8 +70,8 @@ ir::Model ParallelKernelsGraph() {
   const int conv = b.Conv2D(x, b.ConstF32("w", {32, 3, 3, 16}, w), builder::kNoInput, tfl::Padding_SAME, 1, 1);
   std::vector<float> dw(3 * 3 * 32);
   for (size_t i = 0; i < dw.size(); ++i) dw[i] = static_cast<float>(static_cast<int>(i % 7) - 3) / 10.0f;
-  const int depthwise = b.DepthwiseConv2D(conv, b.ConstF32("dw", {1, 3, 3, 32}, dw), builder::kNoInput,
-                                          tfl::Padding_SAME, 2, 2);
+  const int depthwise =
+      b.DepthwiseConv2D(conv, b.ConstF32("dw", {1, 3, 3, 32}, dw), builder::kNoInput, tfl::Padding_SAME, 2, 2);
   const int pooled = b.MaxPool2D(depthwise, tfl::Padding_SAME, 2, 2, 3, 3);
   const int averaged = b.AveragePool2D(depthwise, tfl::Padding_VALID, 1, 1, 2, 2);
   const int resized = b.ResizeBilinear(pooled, 11, 11);

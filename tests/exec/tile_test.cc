@@ -20,8 +20,8 @@ TEST(Tile, Multiples) {
   b.Output(b.Tile(i, {2, 3}));
   b.Output(AsFloat(b, b.Tile(PositiveMask(b, x), {2, 2, 1})));
   const ir::Model model = b.Finish();
-  const std::vector<npy::Array> inputs = {RandomF32({3}, 211), RandomF32({2, 1, 3}, 212),
-                                          RandomF32({1, 2, 2, 3}, 213), RandomI32({2, 3}, 214, -9, 9)};
+  const std::vector<npy::Array> inputs = {RandomF32({3}, 211), RandomF32({2, 1, 3}, 212), RandomF32({1, 2, 2, 3}, 213),
+                                          RandomI32({2, 3}, 214, -9, 9)};
   ExpectMatchesLiteRt(model, inputs);
   ExpectThreadsAgree(model, inputs);
 }

@@ -87,7 +87,7 @@ struct RawOp {
   uint32_t opcode_index = 0;
   std::vector<int32_t> inputs, outputs;
   tfl::BuiltinOptions options_type = tfl::BuiltinOptions_AddOptions;
-  bool options_table = true;  // false: the union's type without its table
+  bool options_table = true;                                       // false: the union's type without its table
   tfl::BuiltinOptions2 options2_type = tfl::BuiltinOptions2_NONE;  // never with a table
 };
 struct RawBuffer {
@@ -154,16 +154,14 @@ std::vector<uint8_t> Build(const RawModel& m) {
     signatures.push_back(
         tfl::CreateSignatureDef(fbb, fbb.CreateVector(in), 0, fbb.CreateString("serving_default"), s.subgraph));
   }
-  return Finish(fbb, tfl::CreateModel(fbb, 3, fbb.CreateVector(codes), fbb.CreateVector(subgraphs), 0,
-                                      fbb.CreateVector(buffers), 0, 0,
-                                      signatures.empty() ? 0 : fbb.CreateVector(signatures)));
+  return Finish(
+      fbb, tfl::CreateModel(fbb, 3, fbb.CreateVector(codes), fbb.CreateVector(subgraphs), 0, fbb.CreateVector(buffers),
+                            0, 0, signatures.empty() ? 0 : fbb.CreateVector(signatures)));
 }
 
 // ------------------------------------------------------------ expectations
 
-int CountLines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
+int CountLines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -258,9 +256,7 @@ void Put16(std::vector<uint8_t>& b, size_t at, uint16_t v) { fb::WriteScalar<uin
 
 // Position of the root table, its vtable, and of a field of the root table.
 size_t RootTable(const std::vector<uint8_t>& b) { return Get32(b, 0); }
-size_t RootVTable(const std::vector<uint8_t>& b) {
-  return RootTable(b) - static_cast<int32_t>(Get32(b, RootTable(b)));
-}
+size_t RootVTable(const std::vector<uint8_t>& b) { return RootTable(b) - static_cast<int32_t>(Get32(b, RootTable(b))); }
 size_t RootField(const std::vector<uint8_t>& b, fb::voffset_t field) {
   const auto offset = fb::ReadScalar<fb::voffset_t>(b.data() + RootVTable(b) + field);
   EXPECT_NE(offset, 0) << "field " << field << " not present";
@@ -318,8 +314,7 @@ TEST(BadInput, TruncatedAtEveryLength) {
     ExpectReadBytesRejects(cut, "");
   }
   // One through every path, with the message the user sees.
-  ExpectRejected({bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(bytes.size() / 2)},
-                 "verification failed");
+  ExpectRejected({bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(bytes.size() / 2)}, "verification failed");
 }
 
 TEST(BadInput, TruncatedFixture) {
@@ -329,8 +324,7 @@ TEST(BadInput, TruncatedFixture) {
     SCOPED_TRACE("truncated to " + std::to_string(n) + " bytes");
     ExpectReadBytesRejects({bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n)}, "");
   }
-  ExpectRejected({bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(bytes.size() / 2)},
-                 "verification failed");
+  ExpectRejected({bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(bytes.size() / 2)}, "verification failed");
 }
 
 TEST(BadInput, WrongFileIdentifier) {
@@ -435,12 +429,11 @@ std::vector<uint8_t> ModelWithShiftedZeroPoint(int shift) {
   const auto words = fbb.CreateVector(std::vector<uint32_t>{1, 1, 0, 0, 0});
   const fb::Offset<fb::Vector<int64_t>> zero_point(words.o - 4 * (1 + shift));
   auto quant = tfl::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(std::vector<float>{0.5f}), zero_point);
-  std::vector<fb::Offset<tfl::Tensor>> tensors = {
-      tfl::CreateTensor(fbb, fbb.CreateVector(std::vector<int32_t>{1}), tfl::TensorType_INT8, 0,
-                        fbb.CreateString("q"), quant)};
-  std::vector<fb::Offset<tfl::SubGraph>> subgraphs = {
-      tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(std::vector<int32_t>{0}),
-                          fbb.CreateVector(std::vector<int32_t>{0}))};
+  std::vector<fb::Offset<tfl::Tensor>> tensors = {tfl::CreateTensor(
+      fbb, fbb.CreateVector(std::vector<int32_t>{1}), tfl::TensorType_INT8, 0, fbb.CreateString("q"), quant)};
+  std::vector<fb::Offset<tfl::SubGraph>> subgraphs = {tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors),
+                                                                          fbb.CreateVector(std::vector<int32_t>{0}),
+                                                                          fbb.CreateVector(std::vector<int32_t>{0}))};
   std::vector<fb::Offset<tfl::Buffer>> buffers = {tfl::CreateBuffer(fbb)};
   return Finish(fbb, tfl::CreateModel(fbb, 3, 0, fbb.CreateVector(subgraphs), 0, fbb.CreateVector(buffers)));
 }
@@ -569,11 +562,11 @@ std::vector<uint8_t> SparseModel(tfl::SparseIndexVector type, bool with_table) {
       tfl::CreateDimensionMetadata(fbb, tfl::DimensionType_DENSE, 2),
       tfl::CreateDimensionMetadata(fbb, tfl::DimensionType_SPARSE_CSR, 0, type, segments,
                                    tfl::SparseIndexVector_Int32Vector, indices)};
-  auto sparsity = tfl::CreateSparsityParameters(fbb, fbb.CreateVector(std::vector<int32_t>{0, 1}), 0,
-                                                fbb.CreateVector(dims));
-  std::vector<fb::Offset<tfl::Tensor>> tensors = {
-      tfl::CreateTensor(fbb, fbb.CreateVector(std::vector<int32_t>{2, 2}), tfl::TensorType_FLOAT32, 1,
-                        fbb.CreateString("w"), 0, false, sparsity)};
+  auto sparsity =
+      tfl::CreateSparsityParameters(fbb, fbb.CreateVector(std::vector<int32_t>{0, 1}), 0, fbb.CreateVector(dims));
+  std::vector<fb::Offset<tfl::Tensor>> tensors = {tfl::CreateTensor(fbb, fbb.CreateVector(std::vector<int32_t>{2, 2}),
+                                                                    tfl::TensorType_FLOAT32, 1, fbb.CreateString("w"),
+                                                                    0, false, sparsity)};
   std::vector<fb::Offset<tfl::SubGraph>> subgraphs = {
       tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), 0, fbb.CreateVector(std::vector<int32_t>{0}))};
   std::vector<fb::Offset<tfl::Buffer>> buffers = {tfl::CreateBuffer(fbb),
@@ -783,9 +776,8 @@ TEST(BadInput, SharedOperatorCannotAmplifyIntoRunawayAllocation) {
   auto tensor = tfl::CreateTensor(fbb, fbb.CreateVector(std::vector<int32_t>{1}));
   auto op = tfl::CreateOperator(fbb, 0, fbb.CreateVector(std::vector<int32_t>(500'000, 0)),
                                 fbb.CreateVector(std::vector<int32_t>{}));
-  std::vector<uint8_t> bytes =
-      ModelWithTensors(fbb, Repeated(fbb, tensor, 1), fbb.CreateVector(std::vector<int32_t>{0}),
-                       Repeated(fbb, op, 20'000));
+  std::vector<uint8_t> bytes = ModelWithTensors(fbb, Repeated(fbb, tensor, 1),
+                                                fbb.CreateVector(std::vector<int32_t>{0}), Repeated(fbb, op, 20'000));
   ASSERT_LT(bytes.size(), 4u << 20);
   const auto start = std::chrono::steady_clock::now();
   ExpectRejected(bytes, "too large");

@@ -31,7 +31,8 @@ TEST(Inspect, InputsAndOutputsMatchLiteRt) {
 }
 
 TEST(Inspect, ReportsSparseTensorsCustomOpsAndWeights) {
-  const json sparse = inspect::Summarize(format::ReadModel(testing::FixtureModel("face_detection_full_range_sparse.tflite")));
+  const json sparse =
+      inspect::Summarize(format::ReadModel(testing::FixtureModel("face_detection_full_range_sparse.tflite")));
   EXPECT_EQ(sparse["sparse_tensors"].size(), 46u);
   EXPECT_EQ(sparse["op_histogram"]["DENSIFY"], 46);
   EXPECT_TRUE(sparse["weights"].contains("float16"));

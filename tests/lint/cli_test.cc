@@ -36,8 +36,8 @@ TEST(LintCli, JsonParsesAndHasTheDocumentedShape) {
             "159 operations will run on the GPU, and the remaining 229 operations will run on the CPU.");
   EXPECT_EQ(j["summary"]["errors"], 92);
   const auto& f = j["findings"][0];
-  for (const char* key : {"rule", "severity", "status", "subgraph", "node", "op", "tensors", "why", "consequence", "fix",
-                          "provenance", "evidence"})
+  for (const char* key : {"rule", "severity", "status", "subgraph", "node", "op", "tensors", "why", "consequence",
+                          "fix", "provenance", "evidence"})
     EXPECT_TRUE(f.contains(key)) << key;
 }
 
@@ -96,9 +96,9 @@ TEST(LintCli, MatrixListShowAndRuleEdgesNameTheirTargets) {
   EXPECT_NE(show.out.find("softmax-beta"), std::string::npos);
   EXPECT_NE(show.out.find("model_builder.cc:5033 @ v2.2.0"), std::string::npos);
   gpuclean::testing::TempDir dir;
-  for (const std::string& args : {std::string("matrix show no-such@1"),
-                                  "synth --edges no-such@1 --out " + ShellQuote(dir.file("edges")),
-                                  std::string("synth --edges mldrift-cl@2.2.0")}) {
+  for (const std::string& args :
+       {std::string("matrix show no-such@1"), "synth --edges no-such@1 --out " + ShellQuote(dir.file("edges")),
+        std::string("synth --edges mldrift-cl@2.2.0")}) {
     auto bad = RunGpuclean(args);
     EXPECT_EQ(bad.exit_code, 2) << args;
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;

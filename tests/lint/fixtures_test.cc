@@ -40,9 +40,9 @@ TEST(Fixtures, DenseModelsAreFullyResidentOnTheDefaultTarget) {
 // model, so the numbers are recorded here and in the matrix evidence.
 TEST(Fixtures, PredictionEqualsMeasuredWebGpuResidency) {
   const std::map<std::string, std::pair<int, int>> measured = {
-      {"face_detection_full_range.tflite", {354, 354}},  {"face_detection_full_range_sparse.tflite", {159, 388}},
-      {"face_detection_short_range.tflite", {164, 164}}, {"hand_landmark_full.tflite", {165, 165}},
-      {"hand_landmark_lite.tflite", {167, 167}},         {"selfie_segmentation.tflite", {246, 246}},
+      {"face_detection_full_range.tflite", {354, 354}},    {"face_detection_full_range_sparse.tflite", {159, 388}},
+      {"face_detection_short_range.tflite", {164, 164}},   {"hand_landmark_full.tflite", {165, 165}},
+      {"hand_landmark_lite.tflite", {167, 167}},           {"selfie_segmentation.tflite", {246, 246}},
       {"selfie_segmentation_landscape.tflite", {246, 246}}};
   for (const auto& path : gpuclean::testing::FixtureModels()) {
     Report r = testing::LintOn(format::ReadModel(path), "mldrift-webgpu@2.5.3");
@@ -54,7 +54,8 @@ TEST(Fixtures, PredictionEqualsMeasuredWebGpuResidency) {
 }
 
 TEST(Fixtures, SparseFaceDetectorHasDensifyFindings) {
-  Report r = testing::LintOn(format::ReadModel(gpuclean::testing::FixtureModel("face_detection_full_range_sparse.tflite")));
+  Report r =
+      testing::LintOn(format::ReadModel(gpuclean::testing::FixtureModel("face_detection_full_range_sparse.tflite")));
   EXPECT_EQ(testing::CountRule(r, "densify"), 46);
   EXPECT_EQ(testing::CountRule(r, "dequantize-runtime"), 46);
   EXPECT_EQ(r.residency[0].gpu_nodes, 159);

@@ -26,8 +26,8 @@ inline Report LintOn(const ir::Model& model, const std::string& target = ::gpucl
 }
 
 inline int CountRule(const Report& report, const std::string& rule) {
-  return static_cast<int>(std::count_if(report.findings.begin(), report.findings.end(),
-                                        [&](const Finding& f) { return f.rule == rule; }));
+  return static_cast<int>(
+      std::count_if(report.findings.begin(), report.findings.end(), [&](const Finding& f) { return f.rule == rule; }));
 }
 
 inline const Finding* FirstOf(const Report& report, const std::string& rule) {

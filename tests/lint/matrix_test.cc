@@ -25,16 +25,17 @@ TEST(Matrix, EveryDataFileValidates) {
 }
 
 TEST(Matrix, RequiredTargetsLoadWithTheirChains) {
-  const std::vector<std::string> required = {"mldrift-cl@2.1.3", "mldrift-cl@2.1.5",     "mldrift-cl@2.1.6",
-                                             "mldrift-cl@2.2.0", "mldrift-ir@f674577", "mldrift-webgpu@2.5.3",
-                                             "tflite-gpu",       "xnnpack"};
+  const std::vector<std::string> required = {
+      "mldrift-cl@2.1.3",   "mldrift-cl@2.1.5",     "mldrift-cl@2.1.6", "mldrift-cl@2.2.0",
+      "mldrift-ir@f674577", "mldrift-webgpu@2.5.3", "tflite-gpu",       "xnnpack"};
   EXPECT_EQ(ListTargets(CompatDir()), required);
   for (const auto& target : required) {
     Matrix m = LoadMatrix(CompatDir(), target);
     EXPECT_EQ(m.target, target);
     EXPECT_FALSE(m.entries.empty()) << target;
     for (const Entry& e : m.entries)
-      if (e.provenance == "measured") EXPECT_TRUE(e.evidence.source.starts_with("probe: gpuclean probe")) << target << " " << e.id;
+      if (e.provenance == "measured")
+        EXPECT_TRUE(e.evidence.source.starts_with("probe: gpuclean probe")) << target << " " << e.id;
   }
   EXPECT_EQ(LoadMatrix(CompatDir(), "mldrift-cl@2.1.3").chain,
             (std::vector<std::string>{"mldrift-cl@2.1.3", "mldrift-cl@2.1.5", "mldrift-cl@2.1.6", "_mldrift-common"}));
@@ -75,11 +76,10 @@ TEST(Matrix, ValidatorNamesBadFields) {
 
 TEST(Matrix, EveryTargetNamesItsNumericModel) {
   const std::map<std::string, exec::Precision> expected = {
-      {"mldrift-cl@2.1.3", exec::Precision::kFp16Compute}, {"mldrift-cl@2.1.5", exec::Precision::kFp16Compute},
-      {"mldrift-cl@2.1.6", exec::Precision::kFp16Compute}, {"mldrift-cl@2.2.0", exec::Precision::kFp16Compute},
-      {"mldrift-ir@f674577", exec::Precision::kFp16Compute},
-      {"mldrift-webgpu@2.5.3", exec::Precision::kFp16Fused},
-      {"tflite-gpu", exec::Precision::kFp16Compute},       {"xnnpack", exec::Precision::kFp32}};
+      {"mldrift-cl@2.1.3", exec::Precision::kFp16Compute},   {"mldrift-cl@2.1.5", exec::Precision::kFp16Compute},
+      {"mldrift-cl@2.1.6", exec::Precision::kFp16Compute},   {"mldrift-cl@2.2.0", exec::Precision::kFp16Compute},
+      {"mldrift-ir@f674577", exec::Precision::kFp16Compute}, {"mldrift-webgpu@2.5.3", exec::Precision::kFp16Fused},
+      {"tflite-gpu", exec::Precision::kFp16Compute},         {"xnnpack", exec::Precision::kFp32}};
   for (const auto& target : ListTargets(CompatDir())) {
     ASSERT_TRUE(expected.count(target)) << target;
     const Matrix& m = testing::Target(target);

@@ -34,8 +34,7 @@ TEST(OpTableCoverage, KernelColumnMatchesTheInterpreter) {
 // (unknown, counted off the GPU), and their gaps may only shrink.
 TEST(OpTableCoverage, EveryTargetHasAnEntryForEveryRow) {
   const std::map<std::string, size_t> allowed_gaps = {
-      {"mldrift-cl@2.1.3", 21}, {"mldrift-cl@2.1.5", 21}, {"mldrift-cl@2.1.6", 21},
-      {"tflite-gpu", 22},       {"xnnpack", 34},
+      {"mldrift-cl@2.1.3", 21}, {"mldrift-cl@2.1.5", 21}, {"mldrift-cl@2.1.6", 21}, {"tflite-gpu", 22}, {"xnnpack", 34},
   };
   for (const std::string& target : ListTargets(testing::CompatDir())) {
     std::set<std::string> named;

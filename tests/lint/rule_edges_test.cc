@@ -119,8 +119,10 @@ const std::vector<RuleEdge>& Edges() {
       {"PAD input of rank 3 or 4",
        [](bool past) {
          GraphBuilder b;
-         if (past) b.Output(b.Pad(b.Input("x", F32, {6, 8}), {{1, 1}, {0, 0}}));
-         else b.Output(b.Pad(b.Input("x", F32, {1, 6, 8}), {{0, 0}, {1, 1}, {0, 0}}));
+         if (past)
+           b.Output(b.Pad(b.Input("x", F32, {6, 8}), {{1, 1}, {0, 0}}));
+         else
+           b.Output(b.Pad(b.Input("x", F32, {1, 6, 8}), {{0, 0}, {1, 1}, {0, 0}}));
          return b.Finish();
        }},
       {"MIRROR_PAD mode REFLECT",
@@ -180,7 +182,8 @@ const std::vector<RuleEdge>& Edges() {
        }},
       {"tensors of rank at most 4",
        [](bool past) {
-         return past ? Unary(tfl::BuiltinOperator_RELU, {1, 2, 3, 4, 5}) : Unary(tfl::BuiltinOperator_RELU, {2, 3, 4, 5});
+         return past ? Unary(tfl::BuiltinOperator_RELU, {1, 2, 3, 4, 5})
+                     : Unary(tfl::BuiltinOperator_RELU, {2, 3, 4, 5});
        }},
       {"no runtime int64 tensor",
        [](bool past) {
@@ -240,7 +243,8 @@ std::pair<size_t, size_t> ExpectEveryBuildableRuleRefusesOneStepPastItsEdge(cons
       return text;
     };
     const Report inside = testing::LintOn(probe.inside, target);
-    EXPECT_EQ(inside.node_status[0][node], Status::kDelegated) << probe.entry << ", plain graph:" << findings_of(inside);
+    EXPECT_EQ(inside.node_status[0][node], Status::kDelegated)
+        << probe.entry << ", plain graph:" << findings_of(inside);
     const Report past = testing::LintOn(probe.past, target);
     EXPECT_EQ(past.node_status[0][node], Status::kRejected) << probe.entry << ", one step past:" << findings_of(past);
     const bool by_entry = std::any_of(past.findings.begin(), past.findings.end(),
@@ -289,8 +293,8 @@ TEST(MlDriftCl220, EveryEntryReadFromTheSourceCitesFileLineAndTag) {
     ++from_source;
     EXPECT_NE(e.evidence.source.find(" @ v2.2.0"), std::string::npos) << e.id << ": " << e.evidence.source;
     // The delegate's own files, or TFLite's GPU compatibility check its parsers call.
-    const bool delegate_file = e.evidence.source.rfind("ml_drift_delegate/", 0) == 0 ||
-                               e.evidence.source.rfind("tflite/", 0) == 0;
+    const bool delegate_file =
+        e.evidence.source.rfind("ml_drift_delegate/", 0) == 0 || e.evidence.source.rfind("tflite/", 0) == 0;
     EXPECT_TRUE(delegate_file) << e.id << ": " << e.evidence.source;
   }
   EXPECT_GT(from_source, 100);

@@ -50,7 +50,9 @@ std::string WriteBytes(const fs::path& path, const std::string& bytes) {
   return path.string();
 }
 
-std::string WriteProto(const fs::path& path, const pb::ModelProto& p) { return WriteBytes(path, p.SerializeAsString()); }
+std::string WriteProto(const fs::path& path, const pb::ModelProto& p) {
+  return WriteBytes(path, p.SerializeAsString());
+}
 
 // Initializer `w` of Small() moved to external data at `location`.
 pb::ModelProto External(const std::string& location, int64_t offset = -1, int64_t length = -1) {
@@ -136,7 +138,8 @@ TEST(OnnxBadInput, ValueDefinedTwiceIsRefusedBeforeShapeInference) {
     m.Node("Conv", {"x", "w"}, {"y"});
     m.Node("Relu", {"x"}, {"y"});
     m.Output("y");
-    ExpectRefused(m.Write(dir.file("output_twice.onnx")), ErrorKind::kBadInput, "defines 'y', which is already defined");
+    ExpectRefused(m.Write(dir.file("output_twice.onnx")), ErrorKind::kBadInput,
+                  "defines 'y', which is already defined");
   }
   {
     OnnxTestModel m(11);
@@ -359,8 +362,13 @@ TEST(OnnxBadInput, GraphInputWithoutShape) {
 TEST(OnnxBadInput, GraphInputThatIsNotATensor) {
   testing::TempDir dir;
   pb::ModelProto p = Small();
-  p.mutable_graph()->mutable_input(0)->mutable_type()->mutable_sequence_type()->mutable_elem_type()
-      ->mutable_tensor_type()->set_elem_type(1);
+  p.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(1);
   ExpectRefused(WriteProto(dir.path() / "seq.onnx", p), ErrorKind::kBadInput, "'x'");
 }
 
@@ -422,7 +430,13 @@ TEST(OnnxBadInput, AxisOfAScalarIsRefused) {
   m.Output("y");
   pb::ModelProto p = Proto(m);
   p.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();  // rank 0
-  p.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+  p.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_value(3);
   ExpectRefused(WriteProto(dir.path() / "gather_scalar.onnx", p), kBadOrUnsupported, "axis 0");
 }
 

@@ -47,32 +47,38 @@ void Vectors(OnnxTestModel& m, int64_t d) {
 
 std::vector<ContribCase> CasesContribOps() {
   return {
-      {"gelu", [](OnnxTestModel& m) {
+      {"gelu",
+       [](OnnxTestModel& m) {
          m.Input("x", {2, 16});
          m.Node("Gelu", {"x"}, {"y"}, kMs);
          m.Output("y");
        }},
-      {"fastgelu_bias", [](OnnxTestModel& m) {
+      {"fastgelu_bias",
+       [](OnnxTestModel& m) {
          Vectors(m, 16);
          m.Node("FastGelu", {"x", "b"}, {"y"}, kMs);
          m.Output("y");
        }},
-      {"fastgelu", [](OnnxTestModel& m) {
+      {"fastgelu",
+       [](OnnxTestModel& m) {
          m.Input("x", {2, 16});
          m.Node("FastGelu", {"x"}, {"y"}, kMs);
          m.Output("y");
        }},
-      {"biasgelu", [](OnnxTestModel& m) {
+      {"biasgelu",
+       [](OnnxTestModel& m) {
          Vectors(m, 16);
          m.Node("BiasGelu", {"x", "b"}, {"y"}, kMs);
          m.Output("y");
        }},
-      {"quickgelu", [](OnnxTestModel& m) {
+      {"quickgelu",
+       [](OnnxTestModel& m) {
          m.Input("x", {2, 16});
          m.Node("QuickGelu", {"x"}, {"y"}, kMs).Float("alpha", 1.5f);
          m.Output("y");
        }},
-      {"skiplayernorm", [](OnnxTestModel& m) {
+      {"skiplayernorm",
+       [](OnnxTestModel& m) {
          m.Input("x", {1, 4, 16});
          m.Input("skip", {1, 4, 16});
          m.InitF32("gamma", {16}, RandomValues(16, 22, 1.0f));
@@ -83,33 +89,38 @@ std::vector<ContribCase> CasesContribOps() {
          m.Output("y");
          m.Output("sum");
        }},
-      {"skipsimplifiedlayernorm", [](OnnxTestModel& m) {
+      {"skipsimplifiedlayernorm",
+       [](OnnxTestModel& m) {
          m.Input("x", {1, 4, 16});
          m.Input("skip", {1, 4, 16});
          m.InitF32("gamma", {16}, RandomValues(16, 25, 1.0f));
          m.Node("SkipSimplifiedLayerNormalization", {"x", "skip", "gamma"}, {"y"}, kMs).Float("epsilon", 1e-6f);
          m.Output("y");
        }},
-      {"simplifiedlayernorm", [](OnnxTestModel& m) {
+      {"simplifiedlayernorm",
+       [](OnnxTestModel& m) {
          m.Input("x", {2, 3, 16});
          m.InitF32("scale", {16}, RandomValues(16, 26, 1.0f));
          m.Node("SimplifiedLayerNormalization", {"x", "scale"}, {"y"}).Float("epsilon", 1e-6f).Int("axis", -1);
          m.Output("y");
        }},
-      {"fusedmatmul", [](OnnxTestModel& m) {
+      {"fusedmatmul",
+       [](OnnxTestModel& m) {
          m.Input("a", {2, 4, 8});
          m.Input("b", {2, 6, 8});
          m.Node("FusedMatMul", {"a", "b"}, {"y"}, kMs).Int("transB", 1).Float("alpha", 0.5f);
          m.Output("y");
        }},
-      {"fusedconv_relu", [](OnnxTestModel& m) {
+      {"fusedconv_relu",
+       [](OnnxTestModel& m) {
          m.Input("x", {1, 3, 8, 8});
          m.InitF32("w", {4, 3, 3, 3}, RandomValues(108, 27, 0.5f));
          m.InitF32("bias", {4}, RandomValues(4, 28, 0.5f));
          m.Node("FusedConv", {"x", "w", "bias"}, {"y"}, kMs).Ints("pads", {1, 1, 1, 1}).Str("activation", "Relu");
          m.Output("y");
        }},
-      {"fusedconv_clip", [](OnnxTestModel& m) {
+      {"fusedconv_clip",
+       [](OnnxTestModel& m) {
          m.Input("x", {1, 3, 8, 8});
          m.InitF32("w", {4, 3, 3, 3}, RandomValues(108, 29, 0.5f));
          m.InitF32("bias", {4}, RandomValues(4, 30, 0.5f));
@@ -119,7 +130,8 @@ std::vector<ContribCase> CasesContribOps() {
              .Floats("activation_params", {-0.5f, 0.5f});
          m.Output("y");
        }},
-      {"fusedconv_leakyrelu", [](OnnxTestModel& m) {
+      {"fusedconv_leakyrelu",
+       [](OnnxTestModel& m) {
          m.Input("x", {1, 3, 8, 8});
          m.InitF32("w", {4, 3, 3, 3}, RandomValues(108, 31, 0.5f));
          m.Node("FusedConv", {"x", "w"}, {"y"}, kMs)
@@ -128,21 +140,24 @@ std::vector<ContribCase> CasesContribOps() {
              .Floats("activation_params", {0.1f});
          m.Output("y");
        }},
-      {"attention", [](OnnxTestModel& m) {
+      {"attention",
+       [](OnnxTestModel& m) {
          m.Input("x", {1, 5, 16});
          m.InitF32("w", {16, 48}, RandomValues(16 * 48, 32, 0.3f));
          m.InitF32("bias", {48}, RandomValues(48, 33, 0.3f));
          m.Node("Attention", {"x", "w", "bias"}, {"y"}, kMs).Int("num_heads", 2);
          m.Output("y");
        }},
-      {"attention_unidirectional", [](OnnxTestModel& m) {
+      {"attention_unidirectional",
+       [](OnnxTestModel& m) {
          m.Input("x", {1, 5, 16});
          m.InitF32("w", {16, 48}, RandomValues(16 * 48, 34, 0.3f));
          m.InitF32("bias", {48}, RandomValues(48, 35, 0.3f));
          m.Node("Attention", {"x", "w", "bias"}, {"y"}, kMs).Int("num_heads", 4).Int("unidirectional", 1);
          m.Output("y");
        }},
-      {"multiheadattention", [](OnnxTestModel& m) {
+      {"multiheadattention",
+       [](OnnxTestModel& m) {
          m.Input("q", {1, 5, 16});
          m.Input("k", {1, 7, 16});
          m.Input("v", {1, 7, 16});

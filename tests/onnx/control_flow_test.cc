@@ -126,8 +126,10 @@ OnnxTestModel LoopModel(bool runtime_trips) {
   body.Output("scan_out");
   OnnxTestModel m;
   m.Input("x", {1, 4});
-  if (runtime_trips) m.Input("trips", {}, testing::kOnnxInt64);
-  else m.InitI64("trips", {}, {3});
+  if (runtime_trips)
+    m.Input("trips", {}, testing::kOnnxInt64);
+  else
+    m.InitI64("trips", {}, {3});
   m.Node("Loop", {"trips", "", "x"}, {"x_final", "stacked"}).Graph("body", body);
   m.Output("x_final");
   m.Output("stacked");

@@ -202,8 +202,8 @@ TEST(ConvertTarget, UnknownTargetIsOneLineExitTwo) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("no-such-gpu"), std::string::npos) << r.err;
   // In a list of targets too, before any conversion work.
-  const auto list = testing::RunGpuclean("convert " + testing::ShellQuote(onnx) +
-                                         " -q --target mldrift-webgpu@2.5.3,no-such-gpu");
+  const auto list =
+      testing::RunGpuclean("convert " + testing::ShellQuote(onnx) + " -q --target mldrift-webgpu@2.5.3,no-such-gpu");
   EXPECT_EQ(list.exit_code, 2) << list.err;
   EXPECT_EQ(std::count(list.err.begin(), list.err.end(), '\n'), 1) << list.err;
   EXPECT_NE(list.err.find("no-such-gpu"), std::string::npos) << list.err;
@@ -218,7 +218,8 @@ void I64(OnnxTestModel& m, const std::string& name, const std::vector<int64_t>& 
 
 // window_partition as Swin and Hiera write it: view [1, H/w, w, W/w, w, C],
 // permute(0, 1, 3, 2, 4, 5), then view as `shape`.
-void WindowPartition(OnnxTestModel& m, const std::string& x, const std::vector<int64_t>& shape, const std::string& out) {
+void WindowPartition(OnnxTestModel& m, const std::string& x, const std::vector<int64_t>& shape,
+                     const std::string& out) {
   I64(m, out + "_s6", {1, kBlockH / kBlockWin, kBlockWin, kBlockW / kBlockWin, kBlockWin, kBlockC});
   m.Node("Reshape", {x, out + "_s6"}, {out + "_6d"});
   m.Node("Transpose", {out + "_6d"}, {out + "_6dt"}).Ints("perm", {0, 1, 3, 2, 4, 5});
@@ -299,7 +300,8 @@ TEST(ConvertTarget, WindowedBlockIsGpuCleanAndMeasuredOnWebGpu) {
   const convert::Result lowered = convert::Convert(plain);
   ASSERT_TRUE(lowered.report.proven) << lowered.report.RenderText();
   const lint::Matrix webgpu = lint::LoadMatrix(testing::SourceDir() + "/data/compat", "mldrift-webgpu@2.5.3");
-  EXPECT_GT(lint::Lint(lowered.model, webgpu).count(lint::Severity::kError), 0) << "the plain lowering has rank-5/6 tensors";
+  EXPECT_GT(lint::Lint(lowered.model, webgpu).count(lint::Severity::kError), 0)
+      << "the plain lowering has rank-5/6 tensors";
 
   const nlohmann::json j = ConvertAndProbe(onnx, out, "mldrift-webgpu@2.5.3");
   ASSERT_FALSE(j.empty());

@@ -63,8 +63,8 @@ int Count(const convert::Result& r, const std::string& op) {
 TEST(FuseExactGelu, EachExportedFormBecomesOneGelu) {
   testing::TempDir dir;
   for (const auto& [form, c, name] : {std::tuple{Form::kTorch, 1.41421356f, "torch.onnx"},
-                                     std::tuple{Form::kHalfFirst, 0.70710678f, "half_first.onnx"},
-                                     std::tuple{Form::kHalfOfSum, 1.41421356f, "half_of_sum.onnx"}}) {
+                                      std::tuple{Form::kHalfFirst, 0.70710678f, "half_first.onnx"},
+                                      std::tuple{Form::kHalfOfSum, 1.41421356f, "half_of_sum.onnx"}}) {
     const convert::Result r = ConvertProven(GeluModel(form, c), name, dir);
     EXPECT_EQ(Count(r, "GELU"), 1) << name << "\n" << r.report.RenderText();
     EXPECT_EQ(Count(r, "EXP"), 0) << name << ": the decomposed erf is left";

@@ -14,7 +14,8 @@ using testing::OnnxTestModel;
 TEST(GatherNd, ElementsAndNd) {
   OnnxTestModel m;
   m.Input("x", {3, 4, 5});
-  m.InitI64("ci", {3, 2, 5}, {0, 1, 2, 3, -1, 3, 2, 1, 0, -4, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2});
+  m.InitI64("ci", {3, 2, 5},
+            {0, 1, 2, 3, -1, 3, 2, 1, 0, -4, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2});
   m.Node("GatherElements", {"x", "ci"}, {"ge_const"}).Int("axis", 1);
   m.Input("z", {3, 4, 2});
   testing::IntsFrom(m, "z", "ri", -5, 4);
@@ -39,7 +40,8 @@ TEST(GatherNd, ElementsAndNd) {
   m.InitI64("shape_flat", {1}, {3});
   m.Node("Reshape", {"compressed_axis", "shape_axis"}, {"compress_axis"});
   m.Node("Reshape", {"compressed_flat", "shape_flat"}, {"compress_flat"});
-  for (const char* o : {"ge_const", "ge_runtime", "nd_const", "nd_runtime", "nd_nonzero", "compress_axis", "compress_flat"})
+  for (const char* o :
+       {"ge_const", "ge_runtime", "nd_const", "nd_runtime", "nd_nonzero", "compress_axis", "compress_flat"})
     m.Output(o);
   const auto r = ConvertModel(m);
   EXPECT_TRUE(r.proven) << r.RenderText();

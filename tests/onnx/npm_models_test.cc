@@ -64,11 +64,9 @@ INSTANTIATE_TEST_SUITE_P(
         NpmModel{"silero_vad_op18", {{"input", {1, 512}}, {"state", {2, 1, 128}}}, {{"sr", {16000}}}, 18},
         NpmModel{"ppocrv4_det", {{"x", {1, 3, 320, 320}}}, {}, 11},
         NpmModel{"ppocrv4_rec", {{"x", {1, 3, 48, 320}}}, {}, 9},
-        NpmModel{"ppocr_cls", {{"x", {1, 3, 48, 192}}}, {}, 9},
-        NpmModel{"mlsd_tiny_320", {}, {}, 11},
+        NpmModel{"ppocr_cls", {{"x", {1, 3, 48, 192}}}, {}, 9}, NpmModel{"mlsd_tiny_320", {}, {}, 11},
         NpmModel{"oww_melspectrogram", {{"input", {1, 1280}}}, {}, 13},
-        NpmModel{"oww_embedding", {{"input_1", {1, 76, 32, 1}}}, {}, 13},
-        NpmModel{"oww_hey_jarvis", {}, {}, 13}),
+        NpmModel{"oww_embedding", {{"input_1", {1, 76, 32, 1}}}, {}, 13}, NpmModel{"oww_hey_jarvis", {}, {}, 13}),
     [](const ::testing::TestParamInfo<NpmModel>& info) { return info.param.name; });
 
 // The photograph (Grace Hopper's portrait) through BlazeFace (tf2onnx,
@@ -198,10 +196,12 @@ TEST(NpmModelsOnText, PaddleOcrReadsARenderedLine) {
 std::vector<float> ReadWavAt(const fs::path& path, int rate) {
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto u32 = [&](size_t at) { return static_cast<uint32_t>(static_cast<uint8_t>(bytes[at])) |
-                                           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 1])) << 8 |
-                                           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 2])) << 16 |
-                                           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 3])) << 24; };
+  const auto u32 = [&](size_t at) {
+    return static_cast<uint32_t>(static_cast<uint8_t>(bytes[at])) |
+           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 1])) << 8 |
+           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 2])) << 16 |
+           static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 3])) << 24;
+  };
   if (bytes.size() < 44 || bytes.compare(0, 4, "RIFF") != 0) return {};
   const uint32_t source_rate = u32(24);
   std::vector<float> source;
@@ -209,8 +209,8 @@ std::vector<float> ReadWavAt(const fs::path& path, int rate) {
     const uint32_t size = u32(at + 4);
     if (bytes.compare(at, 4, "data") == 0) {
       for (size_t i = at + 8; i + 1 < at + 8 + size && i + 1 < bytes.size(); i += 2)
-        source.push_back(static_cast<int16_t>(static_cast<uint8_t>(bytes[i]) | static_cast<uint8_t>(bytes[i + 1]) << 8) /
-                         32768.0f);
+        source.push_back(
+            static_cast<int16_t>(static_cast<uint8_t>(bytes[i]) | static_cast<uint8_t>(bytes[i + 1]) << 8) / 32768.0f);
       break;
     }
     at += 8 + size + (size & 1);

@@ -62,7 +62,7 @@ OnnxTestModel::NodeRef& OnnxTestModel::NodeRef::Floats(const std::string& name, 
   return *this;
 }
 OnnxTestModel::NodeRef& OnnxTestModel::NodeRef::TensorF32(const std::string& name, const std::vector<int64_t>& dims,
-                                                         const std::vector<float>& v) {
+                                                          const std::vector<float>& v) {
   auto* t = Attr(node_, name, pb::AttributeProto::TENSOR)->mutable_t();
   t->set_data_type(pb::TensorProto::FLOAT);
   for (int64_t d : dims) t->add_dims(d);
@@ -70,7 +70,7 @@ OnnxTestModel::NodeRef& OnnxTestModel::NodeRef::TensorF32(const std::string& nam
   return *this;
 }
 OnnxTestModel::NodeRef& OnnxTestModel::NodeRef::TensorI64(const std::string& name, const std::vector<int64_t>& dims,
-                                                         const std::vector<int64_t>& v) {
+                                                          const std::vector<int64_t>& v) {
   auto* t = Attr(node_, name, pb::AttributeProto::TENSOR)->mutable_t();
   t->set_data_type(pb::TensorProto::INT64);
   for (int64_t d : dims) t->add_dims(d);
@@ -91,8 +91,10 @@ void OnnxTestModel::Input(const std::string& name, const std::vector<int64_t>& d
   auto* shape = tt->mutable_shape();
   for (size_t i = 0; i < dims.size(); ++i) {
     auto* d = shape->add_dim();
-    if (dims[i] < 0) d->set_dim_param("d" + std::to_string(i));
-    else d->set_dim_value(dims[i]);
+    if (dims[i] < 0)
+      d->set_dim_param("d" + std::to_string(i));
+    else
+      d->set_dim_value(dims[i]);
   }
 }
 
@@ -102,7 +104,8 @@ void OnnxTestModel::Output(const std::string& name, int elem_type) {
   v->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
 }
 
-void OnnxTestModel::InitF32(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+void OnnxTestModel::InitF32(const std::string& name, const std::vector<int64_t>& dims,
+                            const std::vector<float>& values) {
   auto* t = impl_->model.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(pb::TensorProto::FLOAT);
@@ -110,7 +113,8 @@ void OnnxTestModel::InitF32(const std::string& name, const std::vector<int64_t>&
   t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4));
 }
 
-void OnnxTestModel::InitF16(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+void OnnxTestModel::InitF16(const std::string& name, const std::vector<int64_t>& dims,
+                            const std::vector<float>& values) {
   auto* t = impl_->model.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(pb::TensorProto::FLOAT16);
@@ -123,7 +127,8 @@ void OnnxTestModel::InitF16(const std::string& name, const std::vector<int64_t>&
   t->set_raw_data(bytes);
 }
 
-void OnnxTestModel::InitI64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+void OnnxTestModel::InitI64(const std::string& name, const std::vector<int64_t>& dims,
+                            const std::vector<int64_t>& values) {
   auto* t = impl_->model.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(pb::TensorProto::INT64);

@@ -32,7 +32,8 @@ TEST(Pad, EveryModeAndPadShape) {
   m.Node("Pad", {"x", "p_neg"}, {"edge_neg"}).Str("mode", "edge");
   m.InitI64("p_crop", {8}, {0, -1, -1, 0, 0, 0, -2, -3});
   m.Node("Pad", {"x", "p_crop"}, {"crop_only"});
-  for (const char* o : {"zero", "value", "neg", "neg_reflect", "reflect", "edge", "edge_small", "edge_neg", "crop_only"})
+  for (const char* o :
+       {"zero", "value", "neg", "neg_reflect", "reflect", "edge", "edge_small", "edge_neg", "crop_only"})
     m.Output(o);
   const auto r = ConvertModel(m);
   ASSERT_TRUE(r.proven) << r.RenderText();

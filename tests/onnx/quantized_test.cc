@@ -28,7 +28,8 @@ using testing::RandomValues;
 std::vector<int32_t> Codes(size_t n, uint32_t seed, int lo, int hi) {
   const std::vector<float> r = RandomValues(n, seed, 1.0f);
   std::vector<int32_t> out;
-  for (float v : r) out.push_back(lo + static_cast<int32_t>(std::lround((v + 1.0f) * 0.5f * static_cast<float>(hi - lo))));
+  for (float v : r)
+    out.push_back(lo + static_cast<int32_t>(std::lround((v + 1.0f) * 0.5f * static_cast<float>(hi - lo))));
   return out;
 }
 
@@ -153,8 +154,8 @@ TEST(QuantizedModels, QLinearConvAndQLinearMatMulProve) {
 // missing weight (a heap overflow). Every form's required inputs are checked.
 TEST(QuantizedModels, MissingRequiredInputsAreOneLine) {
   testing::TempDir dir;
-  for (const std::string op : {"ConvInteger", "MatMulInteger", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
-                               "QLinearMatMul"}) {
+  for (const std::string op :
+       {"ConvInteger", "MatMulInteger", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul"}) {
     OnnxTestModel m(15);
     m.Input("x", {1, 3, 8, 8});
     m.Node(op, {"x"}, {"y"});

@@ -39,7 +39,8 @@ void ProveRecurrent(const CaseRecurrent& c) {
   std::vector<std::string> outputs = {"y", "y_h"};
   if (c.op == "LSTM") outputs.push_back("y_c");
   if (c.initial) {
-    const std::vector<int64_t> state = c.batch_first ? std::vector<int64_t>{batch, dirs, hs} : std::vector<int64_t>{dirs, batch, hs};
+    const std::vector<int64_t> state =
+        c.batch_first ? std::vector<int64_t>{batch, dirs, hs} : std::vector<int64_t>{dirs, batch, hs};
     m.Input("h0", state);
     inputs.insert(inputs.end(), {"", "h0"});
     if (c.op == "LSTM") {

@@ -16,18 +16,19 @@ using testing::RandomValues;
 
 struct Target {
   std::string tag;
-  std::vector<float> scales;    // empty: sizes
+  std::vector<float> scales;  // empty: sizes
   std::vector<int64_t> sizes;
 };
 
 // x [1, 2, 5, 6] -> one output per (coordinate mode, target, extra attrs).
 std::vector<Target> Targets() {
-  return {{"up2", {1, 1, 2, 2}, {}},        {"up_frac", {1, 1, 1.5f, 1.7f}, {}}, {"down", {1, 1, 0.6f, 0.5f}, {}},
-          {"sizes_up", {}, {1, 2, 9, 13}}, {"sizes_down", {}, {1, 2, 3, 4}},     {"sizes_mixed", {}, {1, 2, 8, 4}}};
+  return {{"up2", {1, 1, 2, 2}, {}},       {"up_frac", {1, 1, 1.5f, 1.7f}, {}}, {"down", {1, 1, 0.6f, 0.5f}, {}},
+          {"sizes_up", {}, {1, 2, 9, 13}}, {"sizes_down", {}, {1, 2, 3, 4}},    {"sizes_mixed", {}, {1, 2, 8, 4}}};
 }
 
 TEST(Resize, NearestEveryCoordinateModeAndRounding) {
-  for (const char* coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}) {
+  for (const char* coord :
+       {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}) {
     OnnxTestModel m;
     m.Input("x", {1, 2, 5, 6});
     int n = 0;
@@ -37,10 +38,16 @@ TEST(Resize, NearestEveryCoordinateModeAndRounding) {
         const std::string s = "s" + std::to_string(n++);
         if (!t.scales.empty()) {
           m.InitF32(s, {4}, t.scales);
-          m.Node("Resize", {"x", "", s}, {out}).Str("mode", "nearest").Str("coordinate_transformation_mode", coord).Str("nearest_mode", nm);
+          m.Node("Resize", {"x", "", s}, {out})
+              .Str("mode", "nearest")
+              .Str("coordinate_transformation_mode", coord)
+              .Str("nearest_mode", nm);
         } else {
           m.InitI64(s, {4}, t.sizes);
-          m.Node("Resize", {"x", "", "", s}, {out}).Str("mode", "nearest").Str("coordinate_transformation_mode", coord).Str("nearest_mode", nm);
+          m.Node("Resize", {"x", "", "", s}, {out})
+              .Str("mode", "nearest")
+              .Str("coordinate_transformation_mode", coord)
+              .Str("nearest_mode", nm);
         }
         m.Output(out);
       }
@@ -55,7 +62,10 @@ TEST(Resize, NearestIntegerUpscaleIsTheTfliteOp) {
   OnnxTestModel m;
   m.Input("x", {1, 3, 4, 5});
   m.InitF32("s", {4}, {1, 1, 2, 2});
-  m.Node("Resize", {"x", "", "s"}, {"y"}).Str("mode", "nearest").Str("coordinate_transformation_mode", "asymmetric").Str("nearest_mode", "floor");
+  m.Node("Resize", {"x", "", "s"}, {"y"})
+      .Str("mode", "nearest")
+      .Str("coordinate_transformation_mode", "asymmetric")
+      .Str("nearest_mode", "floor");
   m.Output("y");
   const auto r = ConvertModel(m);
   ASSERT_TRUE(r.proven) << r.RenderText();
@@ -64,7 +74,8 @@ TEST(Resize, NearestIntegerUpscaleIsTheTfliteOp) {
 }
 
 TEST(Resize, LinearEveryCoordinateMode) {
-  for (const char* coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}) {
+  for (const char* coord :
+       {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}) {
     OnnxTestModel m;
     m.Input("x", {1, 2, 5, 6});
     int n = 0;
@@ -111,12 +122,18 @@ TEST(Resize, CubicWithCoefficientAndExcludeOutside) {
           const std::string s = "s" + std::to_string(n++);
           if (!t.scales.empty()) {
             m.InitF32(s, {4}, t.scales);
-            m.Node("Resize", {"x", "", s}, {out}).Str("mode", "cubic").Str("coordinate_transformation_mode", coord)
-                .Int("exclude_outside", exclude).Float("cubic_coeff_a", a);
+            m.Node("Resize", {"x", "", s}, {out})
+                .Str("mode", "cubic")
+                .Str("coordinate_transformation_mode", coord)
+                .Int("exclude_outside", exclude)
+                .Float("cubic_coeff_a", a);
           } else {
             m.InitI64(s, {4}, t.sizes);
-            m.Node("Resize", {"x", "", "", s}, {out}).Str("mode", "cubic").Str("coordinate_transformation_mode", coord)
-                .Int("exclude_outside", exclude).Float("cubic_coeff_a", a);
+            m.Node("Resize", {"x", "", "", s}, {out})
+                .Str("mode", "cubic")
+                .Str("coordinate_transformation_mode", coord)
+                .Int("exclude_outside", exclude)
+                .Float("cubic_coeff_a", a);
           }
           m.Output(out);
         }
@@ -132,8 +149,14 @@ TEST(Resize, TfCropAndResizeExtrapolates) {
   m.Input("x", {1, 2, 6, 6});
   m.InitF32("roi", {8}, {0, 0, -0.2f, 0.3f, 1, 1, 0.8f, 1.4f});
   m.InitI64("sz", {4}, {1, 2, 5, 7});
-  m.Node("Resize", {"x", "roi", "", "sz"}, {"lin"}).Str("mode", "linear").Str("coordinate_transformation_mode", "tf_crop_and_resize").Float("extrapolation_value", 2.5f);
-  m.Node("Resize", {"x", "roi", "", "sz"}, {"nn"}).Str("mode", "nearest").Str("coordinate_transformation_mode", "tf_crop_and_resize").Float("extrapolation_value", -3.0f);
+  m.Node("Resize", {"x", "roi", "", "sz"}, {"lin"})
+      .Str("mode", "linear")
+      .Str("coordinate_transformation_mode", "tf_crop_and_resize")
+      .Float("extrapolation_value", 2.5f);
+  m.Node("Resize", {"x", "roi", "", "sz"}, {"nn"})
+      .Str("mode", "nearest")
+      .Str("coordinate_transformation_mode", "tf_crop_and_resize")
+      .Float("extrapolation_value", -3.0f);
   m.Output("lin");
   m.Output("nn");
   const auto r = ConvertModel(m);
@@ -146,7 +169,9 @@ TEST(Resize, NhwcProducerAndOtherRanks) {
   m.InitF32("w", {4, 3, 1, 1}, RandomValues(12, 3));
   m.Node("Conv", {"x", "w"}, {"c"});  // stored NHWC
   m.InitF32("s_lin", {4}, {1, 1, 1.5f, 2.5f});
-  m.Node("Resize", {"c", "", "s_lin"}, {"lin"}).Str("mode", "linear").Str("coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  m.Node("Resize", {"c", "", "s_lin"}, {"lin"})
+      .Str("mode", "linear")
+      .Str("coordinate_transformation_mode", "tf_half_pixel_for_nn");
   m.InitF32("s_ch", {4}, {1, 2, 1, 1});  // channels repeated: GATHER
   m.Node("Resize", {"c", "", "s_ch"}, {"ch"}).Str("mode", "nearest");
   m.Input("v", {2, 3, 7});

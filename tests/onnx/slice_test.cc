@@ -40,14 +40,14 @@ TEST_P(SliceForm, MatchesOnnxruntime) {
   EXPECT_TRUE(r.report.proven) << r.report.RenderText();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Slices, SliceForm,
-    ::testing::Values(SliceCase{"whole_axis_reversed", {-1}, {-INT64_MAX}, {-1}, {-1}},
-                      SliceCase{"two_axes_reversed", {-1, -1}, {INT64_MIN, INT64_MIN}, {1, 2}, {-1, -1}},
-                      SliceCase{"tail_reversed", {-2}, {2}, {2}, {-1}},
-                      SliceCase{"reversed_by_two", {6}, {-INT64_MAX}, {2}, {-2}},
-                      SliceCase{"forward_whole", {0}, {INT64_MAX}, {2}, {1}}),
-    [](const ::testing::TestParamInfo<SliceCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Slices, SliceForm,
+                         ::testing::Values(SliceCase{"whole_axis_reversed", {-1}, {-INT64_MAX}, {-1}, {-1}},
+                                           SliceCase{
+                                               "two_axes_reversed", {-1, -1}, {INT64_MIN, INT64_MIN}, {1, 2}, {-1, -1}},
+                                           SliceCase{"tail_reversed", {-2}, {2}, {2}, {-1}},
+                                           SliceCase{"reversed_by_two", {6}, {-INT64_MAX}, {2}, {-2}},
+                                           SliceCase{"forward_whole", {0}, {INT64_MAX}, {2}, {1}}),
+                         [](const ::testing::TestParamInfo<SliceCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace gpuclean

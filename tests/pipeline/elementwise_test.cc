@@ -19,12 +19,10 @@ struct BinaryCase {
 };
 
 TEST(HostElementwise, BinaryStepsMatchTheirOpsUnderBroadcasting) {
-  const BinaryCase cases[] = {{BinaryFn::kAdd, tfl::BuiltinOperator_ADD},
-                              {BinaryFn::kSub, tfl::BuiltinOperator_SUB},
-                              {BinaryFn::kMul, tfl::BuiltinOperator_MUL},
-                              {BinaryFn::kDiv, tfl::BuiltinOperator_DIV},
-                              {BinaryFn::kMaximum, tfl::BuiltinOperator_MAXIMUM},
-                              {BinaryFn::kMinimum, tfl::BuiltinOperator_MINIMUM}};
+  const BinaryCase cases[] = {
+      {BinaryFn::kAdd, tfl::BuiltinOperator_ADD},         {BinaryFn::kSub, tfl::BuiltinOperator_SUB},
+      {BinaryFn::kMul, tfl::BuiltinOperator_MUL},         {BinaryFn::kDiv, tfl::BuiltinOperator_DIV},
+      {BinaryFn::kMaximum, tfl::BuiltinOperator_MAXIMUM}, {BinaryFn::kMinimum, tfl::BuiltinOperator_MINIMUM}};
   // Same shape, a row against a matrix, a scalar-like [1] and two-sided.
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
       {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}}, {{1, 5}, {1}}, {{3, 1}, {1, 4}}};
@@ -43,13 +41,12 @@ TEST(HostElementwise, BinaryStepsMatchTheirOpsUnderBroadcasting) {
 TEST(HostElementwise, IntegerStepsMatchTheirOps) {
   const npy::Array a = testing::I32({4}, {1, -7, 100000, 5});
   const npy::Array b = testing::I32({4}, {2, 3, 1, -5});
-  for (auto [fn, op] : {std::pair{BinaryFn::kAdd, tfl::BuiltinOperator_ADD},
-                        std::pair{BinaryFn::kMul, tfl::BuiltinOperator_MUL},
-                        std::pair{BinaryFn::kMaximum, tfl::BuiltinOperator_MAXIMUM}}) {
+  for (auto [fn, op] :
+       {std::pair{BinaryFn::kAdd, tfl::BuiltinOperator_ADD}, std::pair{BinaryFn::kMul, tfl::BuiltinOperator_MUL},
+        std::pair{BinaryFn::kMaximum, tfl::BuiltinOperator_MAXIMUM}}) {
     const tfl::BuiltinOperator code = op;  // lambdas cannot capture structured bindings (clang 14)
-    const auto oracle = RunGraphOp({a, b}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
-      g.Output(g.Binary(code, in[0], in[1]));
-    });
+    const auto oracle = RunGraphOp(
+        {a, b}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Binary(code, in[0], in[1])); });
     ExpectSameArray(oracle[0], Binary(fn, a, b));
   }
   EXPECT_THROW(Binary(BinaryFn::kDiv, a, b), Error);
@@ -58,8 +55,8 @@ TEST(HostElementwise, IntegerStepsMatchTheirOps) {
 TEST(HostElementwise, UnaryStepsMatchTheirOps) {
   const std::pair<UnaryFn, tfl::BuiltinOperator> cases[] = {
       {UnaryFn::kSigmoid, tfl::BuiltinOperator_LOGISTIC}, {UnaryFn::kExp, tfl::BuiltinOperator_EXP},
-      {UnaryFn::kRelu, tfl::BuiltinOperator_RELU},         {UnaryFn::kTanh, tfl::BuiltinOperator_TANH},
-      {UnaryFn::kNeg, tfl::BuiltinOperator_NEG},           {UnaryFn::kAbs, tfl::BuiltinOperator_ABS}};
+      {UnaryFn::kRelu, tfl::BuiltinOperator_RELU},        {UnaryFn::kTanh, tfl::BuiltinOperator_TANH},
+      {UnaryFn::kNeg, tfl::BuiltinOperator_NEG},          {UnaryFn::kAbs, tfl::BuiltinOperator_ABS}};
   // Logits as a detector emits them, including saturating ones.
   npy::Array x = RandomF32({3, 50}, 7, -12.0f, 12.0f);
   x.as<float>()[0] = -90.0f;
@@ -73,8 +70,8 @@ TEST(HostElementwise, UnaryStepsMatchTheirOps) {
     ExpectSameArray(oracle[0], Unary(fn, x), 1e-6f);
   }
   const npy::Array positive = RandomF32({64}, 8, 0.01f, 100.0f);
-  for (auto [fn, op] : {std::pair{UnaryFn::kLog, tfl::BuiltinOperator_LOG},
-                        std::pair{UnaryFn::kSqrt, tfl::BuiltinOperator_SQRT}}) {
+  for (auto [fn, op] :
+       {std::pair{UnaryFn::kLog, tfl::BuiltinOperator_LOG}, std::pair{UnaryFn::kSqrt, tfl::BuiltinOperator_SQRT}}) {
     const tfl::BuiltinOperator code = op;
     const auto oracle = RunGraphOp(
         {positive}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.Unary(code, in[0])); });
@@ -102,9 +99,12 @@ TEST(HostElementwise, ThresholdIsGreaterAgainstAScalar) {
 
 TEST(HostElementwise, ComparisonsMatchTheirOpsOnFloatsAndInts) {
   const std::pair<CompareFn, tfl::BuiltinOperator> cases[] = {
-      {CompareFn::kLess, tfl::BuiltinOperator_LESS},          {CompareFn::kLessEqual, tfl::BuiltinOperator_LESS_EQUAL},
-      {CompareFn::kGreater, tfl::BuiltinOperator_GREATER},    {CompareFn::kGreaterEqual, tfl::BuiltinOperator_GREATER_EQUAL},
-      {CompareFn::kEqual, tfl::BuiltinOperator_EQUAL},        {CompareFn::kNotEqual, tfl::BuiltinOperator_NOT_EQUAL}};
+      {CompareFn::kLess, tfl::BuiltinOperator_LESS},
+      {CompareFn::kLessEqual, tfl::BuiltinOperator_LESS_EQUAL},
+      {CompareFn::kGreater, tfl::BuiltinOperator_GREATER},
+      {CompareFn::kGreaterEqual, tfl::BuiltinOperator_GREATER_EQUAL},
+      {CompareFn::kEqual, tfl::BuiltinOperator_EQUAL},
+      {CompareFn::kNotEqual, tfl::BuiltinOperator_NOT_EQUAL}};
   npy::Array fa = RandomF32({3, 4}, 5), fb = RandomF32({4}, 6);
   fa.as<float>()[1] = fb.as<float>()[1];  // ties decide <= and ==
   const npy::Array ia = testing::I32({2, 3}, {-3, 0, 7, 2, -1, 5}), ib = testing::I32({1}, {0});
@@ -127,8 +127,8 @@ TEST(HostElementwise, SelectMatchesSelectV2UnderBroadcasting) {
   const auto oracle = RunGraphOp({idx, size}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
     g.Output(g.SelectV2(g.Less(in[0], g.ConstI32("zero", {}, {0})), g.Add(in[0], in[1]), in[0]));
   });
-  const npy::Array wrapped = Select(Compare(CompareFn::kLess, idx, testing::I32({}, {0})),
-                                    Binary(BinaryFn::kAdd, idx, size), idx);
+  const npy::Array wrapped =
+      Select(Compare(CompareFn::kLess, idx, testing::I32({}, {0})), Binary(BinaryFn::kAdd, idx, size), idx);
   ExpectSameArray(oracle[0], wrapped);
   EXPECT_EQ(wrapped.as<int32_t>()[0], 5);
   // A per-row condition against float operands.
@@ -145,15 +145,14 @@ TEST(HostElementwise, CastMatchesCastBetweenFloatIntAndBool) {
   x.as<float>()[0] = -2.5f;  // truncates toward zero
   x.as<float>()[1] = 0.0f;
   const std::pair<ir::DType, ir::DType> casts[] = {{tfl::TensorType_FLOAT32, tfl::TensorType_INT32},
-                                                  {tfl::TensorType_FLOAT32, tfl::TensorType_BOOL},
-                                                  {tfl::TensorType_INT32, tfl::TensorType_FLOAT32},
-                                                  {tfl::TensorType_BOOL, tfl::TensorType_FLOAT32}};
+                                                   {tfl::TensorType_FLOAT32, tfl::TensorType_BOOL},
+                                                   {tfl::TensorType_INT32, tfl::TensorType_FLOAT32},
+                                                   {tfl::TensorType_BOOL, tfl::TensorType_FLOAT32}};
   for (const auto& [from, to] : casts) {
     SCOPED_TRACE(std::string(ir::DTypeName(from)) + "->" + std::string(ir::DTypeName(to)));
     const npy::Array in = from == tfl::TensorType_FLOAT32 ? x : Cast(x, from);
-    const auto oracle = RunGraphOp({in}, [&, to = to](builder::GraphBuilder& g, const std::vector<int>& ids) {
-      g.Output(g.Cast(ids[0], to));
-    });
+    const auto oracle = RunGraphOp(
+        {in}, [&, to = to](builder::GraphBuilder& g, const std::vector<int>& ids) { g.Output(g.Cast(ids[0], to)); });
     ExpectSameArray(oracle[0], Cast(in, to));
   }
   EXPECT_EQ(Cast(x, tfl::TensorType_INT32).as<int32_t>()[0], -2);

@@ -36,8 +36,9 @@ TEST(HostStepRegistry, EveryStepIsListedOnceWithWhatItReplaces) {
     EXPECT_FALSE(s.replaces.empty()) << s.name;
     EXPECT_NO_THROW(HostStepOutputCount(s.name, nlohmann::json{{"k", 1}})) << s.name;
   }
-  for (const char* required : {"topk", "gather", "gather_elements", "concat", "reshape", "box_convert", "box_decode",
-                               "box_reparam", "sigmoid", "threshold", "nms", "gather_nd", "resize_bilinear", "add", "mul"})
+  for (const char* required :
+       {"topk", "gather", "gather_elements", "concat", "reshape", "box_convert", "box_decode", "box_reparam", "sigmoid",
+        "threshold", "nms", "gather_nd", "resize_bilinear", "add", "mul"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 
@@ -45,12 +46,18 @@ TEST(HostStepRegistry, BadNamesParametersAndInputCountsAreOneLine) {
   const npy::Array x = testing::F32({3}, {1, 2, 3});
   EXPECT_EQ(ErrorOf([&] { RunHostStep("sortof", {}, {x}); }).rfind("unknown host step 'sortof' (known: add,", 0), 0u);
   EXPECT_EQ(ErrorOf([&] { RunHostStep("topk", {}, {x}); }), "host step topk: parameter 'k' is missing");
-  EXPECT_EQ(ErrorOf([&] { RunHostStep("topk", {{"k", "two"}}, {x}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              RunHostStep("topk", {{"k", "two"}}, {x});
+            }),
             "host step topk: parameter 'k' must be an integer, got \"two\"");
   EXPECT_EQ(ErrorOf([&] { RunHostStep("add", {}, {x}); }), "host step add: takes 2 input(s) (a, b), got 1");
-  EXPECT_EQ(ErrorOf([&] { RunHostStep("box_convert", {{"from", "xywh"}}, {x}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              RunHostStep("box_convert", {{"from", "xywh"}}, {x});
+            }),
             "host step box_convert: parameter 'from' must be \"xyxy\" or \"cxcywh\", got \"xywh\"");
-  EXPECT_EQ(ErrorOf([&] { RunHostStep("reshape", {{"shape", {2, -1}}}, {x}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              RunHostStep("reshape", {{"shape", {2, -1}}}, {x});
+            }),
             "host step reshape: cannot reshape [3] (3 elements) to [2,-1]");
 }
 

@@ -96,9 +96,8 @@ TEST(HostGatherElements, IsTakeAlongAxis) {
   // Along axis 0 it equals GATHER_ND with the coordinates spelt out.
   const npy::Array idx0 = testing::I32({1, 3}, {1, 0, 1});
   const npy::Array coords = testing::I32({1, 3, 2}, {1, 0, 0, 1, 1, 2});
-  const auto oracle = RunGraphOp({x, coords}, [&](builder::GraphBuilder& g, const std::vector<int>& in) {
-    g.Output(g.GatherNd(in[0], in[1]));
-  });
+  const auto oracle = RunGraphOp(
+      {x, coords}, [&](builder::GraphBuilder& g, const std::vector<int>& in) { g.Output(g.GatherNd(in[0], in[1])); });
   const npy::Array got = GatherElements(x, idx0, 0);
   EXPECT_EQ(std::vector<float>(got.as<float>(), got.as<float>() + 3),
             std::vector<float>(oracle[0].as<float>(), oracle[0].as<float>() + 3));

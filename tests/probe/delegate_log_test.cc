@@ -8,7 +8,8 @@ namespace gpuclean::probe {
 namespace {
 
 // What the LiteRT.js WebGPU harness logged for the sparse face detector.
-constexpr const char* kSparseFaceDetectorLog = R"([compile] INFO: [compiled_model.cc:812] Flatbuffer model initialized directly from incoming litert model.
+constexpr const char* kSparseFaceDetectorLog =
+    R"([compile] INFO: [compiled_model.cc:812] Flatbuffer model initialized directly from incoming litert model.
 [compile] INFO: [environment.cc:47] Adding options to the existing LiteRT environment
 [compile] ERROR: Following operations are not supported by GPU delegate:
 [compile] DENSIFY: Operation is not supported.
@@ -40,7 +41,8 @@ TEST(DelegateLog, PartialDelegationWithUnsupportedOps) {
 TEST(DelegateLog, FullDelegationHasNoCountLine) {
   // ML Drift says nothing about counts when it takes the whole graph.
   const Residency r = ParseDelegateLog(
-      "[compile] I1129 12:28:19.312999  755312 delegate_webgpu.cc:243] Created a WebGPU environment with provided device.\n"
+      "[compile] I1129 12:28:19.312999  755312 delegate_webgpu.cc:243] Created a WebGPU environment with provided "
+      "device.\n"
       "[compile] I1129 12:28:19.502000  755312 delegate_kernel.cc:855] Initializing WebGPU-based API from graph.\n"
       "[compile] INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n");
   EXPECT_EQ(r.fully_delegated, true);
@@ -84,11 +86,16 @@ TEST(DelegateLog, LogcatThreadtimeWithSeveralPartitionLines) {
       "03-12 10:11:12.345  4242  4290 E tflite  : Following operations are not supported by GPU delegate:\n"
       "03-12 10:11:12.345  4242  4290 E tflite  : GATHER_ND: Operation is not supported.\n"
       "03-12 10:11:12.345  4242  4290 E tflite  : SELECT_V2: Operation is not supported.\n"
-      "03-12 10:11:12.346  4242  4290 E tflite  : 120 operations will run on the GPU, and the remaining 4 operations will run on the CPU.\n"
-      "03-12 10:11:12.350  4242  4290 I tflite  : Replacing 120 out of 124 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 3 partitions.\n"
-      "03-12 10:11:12.351  4242  4290 I tflite  : Replacing 4 out of 4 node(s) with delegate (TfLiteXNNPackDelegate) node, yielding 1 partitions.\n"
-      "03-12 10:11:12.400  4242  4290 E tflite  : 30 operations will run on the GPU, and the remaining 0 operations will run on the CPU.\n"
-      "03-12 10:11:12.401  4242  4290 I tflite  : Replacing 30 out of 30 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 1 partitions.\n");
+      "03-12 10:11:12.346  4242  4290 E tflite  : 120 operations will run on the GPU, and the remaining 4 operations "
+      "will run on the CPU.\n"
+      "03-12 10:11:12.350  4242  4290 I tflite  : Replacing 120 out of 124 node(s) with delegate (TfLiteGpuDelegateV2) "
+      "node, yielding 3 partitions.\n"
+      "03-12 10:11:12.351  4242  4290 I tflite  : Replacing 4 out of 4 node(s) with delegate (TfLiteXNNPackDelegate) "
+      "node, yielding 1 partitions.\n"
+      "03-12 10:11:12.400  4242  4290 E tflite  : 30 operations will run on the GPU, and the remaining 0 operations "
+      "will run on the CPU.\n"
+      "03-12 10:11:12.401  4242  4290 I tflite  : Replacing 30 out of 30 node(s) with delegate (TfLiteGpuDelegateV2) "
+      "node, yielding 1 partitions.\n");
   EXPECT_EQ(r.gpu_ops, 150);
   EXPECT_EQ(r.cpu_ops, 4);
   EXPECT_EQ(r.total_ops, 154);
@@ -105,7 +112,8 @@ TEST(DelegateLog, LogcatBriefAndTagFormatsOnlyReplacingLines) {
   // Without the "operations will run" wording the counts come from the
   // Replacing lines; one partition each and nothing left over is full.
   const Residency full = ParseDelegateLog(
-      "I/tflite  ( 4242): Replacing 88 out of 88 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 1 partitions.\n");
+      "I/tflite  ( 4242): Replacing 88 out of 88 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 1 "
+      "partitions.\n");
   EXPECT_EQ(full.gpu_ops, 88);
   EXPECT_EQ(full.cpu_ops, 0);
   EXPECT_EQ(full.partitions, 1);
@@ -166,7 +174,8 @@ TEST(DelegateLog, StripsPrefixes) {
 
 TEST(DelegateLog, HandlesCarriageReturnsAndEmptyText) {
   EXPECT_FALSE(ParseDelegateLog("").fully_delegated.has_value());
-  const Residency r = ParseDelegateLog("E tflite  : 3 operations will run on the GPU, and the remaining 1 operations will run on the CPU.\r\n");
+  const Residency r = ParseDelegateLog(
+      "E tflite  : 3 operations will run on the GPU, and the remaining 1 operations will run on the CPU.\r\n");
   EXPECT_EQ(r.gpu_ops, 3);
   EXPECT_EQ(r.cpu_ops, 1);
 }

@@ -6,8 +6,8 @@
 //
 // The ONNX models are written byte by byte here (a tiny protobuf encoder),
 // so no Python, no onnx package and no checked-in model files are needed.
-#include <gtest/gtest.h>
 #include <fp16.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
@@ -68,8 +68,10 @@ Pb ValueInfo(const std::string& name, OnnxType type, const std::vector<Dim>& dim
   Pb shape;  // TensorShapeProto
   for (const Dim& d : dims) {
     Pb dim;  // TensorShapeProto.Dimension: dim_value = 1, dim_param = 2
-    if (std::holds_alternative<int64_t>(d)) dim.Varint(1, static_cast<uint64_t>(std::get<int64_t>(d)));
-    else dim.Bytes(2, std::get<std::string>(d));
+    if (std::holds_alternative<int64_t>(d))
+      dim.Varint(1, static_cast<uint64_t>(std::get<int64_t>(d)));
+    else
+      dim.Bytes(2, std::get<std::string>(d));
     shape.Message(1, dim);
   }
   Pb tensor_type;  // TypeProto.Tensor: elem_type = 1, shape = 2
@@ -122,11 +124,11 @@ const std::vector<float> kWeights = {0.5f, -1.0f, 2.0f, 0.25f, -0.75f, 1.5f};  /
 
 // x[2,3], y[2,3] -> s = x + y, p = s * y, m = x @ W (W a [3,2] initializer).
 std::string ArithModel(const std::string& path) {
-  return Write(path, Model({Node("Add", {"x", "y"}, {"s"}), Node("Mul", {"s", "y"}, {"p"}),
-                            Node("MatMul", {"x", "W"}, {"m"})},
-                           {ValueInfo("x", kFloat, {2, 3}), ValueInfo("y", kFloat, {2, 3})},
-                           {ValueInfo("s", kFloat, {2, 3}), ValueInfo("p", kFloat, {2, 3}), ValueInfo("m", kFloat, {2, 2})},
-                           {Initializer("W", kFloat, {3, 2}, kWeights)}));
+  return Write(
+      path, Model({Node("Add", {"x", "y"}, {"s"}), Node("Mul", {"s", "y"}, {"p"}), Node("MatMul", {"x", "W"}, {"m"})},
+                  {ValueInfo("x", kFloat, {2, 3}), ValueInfo("y", kFloat, {2, 3})},
+                  {ValueInfo("s", kFloat, {2, 3}), ValueInfo("p", kFloat, {2, 3}), ValueInfo("m", kFloat, {2, 2})},
+                  {Initializer("W", kFloat, {3, 2}, kWeights)}));
 }
 
 const std::vector<int64_t> kOffsets = {1, -2, 3000000000000};
@@ -135,17 +137,16 @@ const std::vector<int64_t> kOffsets = {1, -2, 3000000000000};
 // nb = Not(b), and Identity for float16, uint8, int8 and int32 [N,2] (N
 // symbolic).
 std::string TypesModel(const std::string& path) {
-  return Write(path,
-               Model({Node("Add", {"i64", "c64"}, {"o64"}), Node("Not", {"b"}, {"nb"}), Node("Identity", {"h"}, {"oh"}),
-                      Node("Identity", {"u"}, {"ou"}), Node("Identity", {"i8"}, {"oi8"}),
-                      Node("Identity", {"i32"}, {"oi32"})},
-                     {ValueInfo("i64", kInt64, {3}), ValueInfo("b", kBool, {2, 2}), ValueInfo("h", kFloat16, {4}),
-                      ValueInfo("u", kUint8, {5}), ValueInfo("i8", kInt8, {2}),
-                      ValueInfo("i32", kInt32, {std::string("N"), 2})},
-                     {ValueInfo("o64", kInt64, {3}), ValueInfo("nb", kBool, {2, 2}), ValueInfo("oh", kFloat16, {4}),
-                      ValueInfo("ou", kUint8, {5}), ValueInfo("oi8", kInt8, {2}),
-                      ValueInfo("oi32", kInt32, {std::string("N"), 2})},
-                     {Initializer("c64", kInt64, {3}, kOffsets)}));
+  return Write(
+      path,
+      Model({Node("Add", {"i64", "c64"}, {"o64"}), Node("Not", {"b"}, {"nb"}), Node("Identity", {"h"}, {"oh"}),
+             Node("Identity", {"u"}, {"ou"}), Node("Identity", {"i8"}, {"oi8"}), Node("Identity", {"i32"}, {"oi32"})},
+            {ValueInfo("i64", kInt64, {3}), ValueInfo("b", kBool, {2, 2}), ValueInfo("h", kFloat16, {4}),
+             ValueInfo("u", kUint8, {5}), ValueInfo("i8", kInt8, {2}), ValueInfo("i32", kInt32, {std::string("N"), 2})},
+            {ValueInfo("o64", kInt64, {3}), ValueInfo("nb", kBool, {2, 2}), ValueInfo("oh", kFloat16, {4}),
+             ValueInfo("ou", kUint8, {5}), ValueInfo("oi8", kInt8, {2}),
+             ValueInfo("oi32", kInt32, {std::string("N"), 2})},
+            {Initializer("c64", kInt64, {3}, kOffsets)}));
 }
 
 std::string GarbageModel(const std::string& path) { return Write(path, "this is not an ONNX model\n"); }
@@ -215,7 +216,8 @@ TEST(OnnxRuntimeProbe, OutputsAreTheArithmeticOfTheGeneratedInputs) {
   EXPECT_NE(x.data, y.data);
 
   ASSERT_EQ(r.outputs.size(), 3u);
-  const auto xs = FloatsOnnxRun(x), ys = FloatsOnnxRun(y), s = FloatsOnnxRun(r.outputs[0]), p = FloatsOnnxRun(r.outputs[1]), m = FloatsOnnxRun(r.outputs[2]);
+  const auto xs = FloatsOnnxRun(x), ys = FloatsOnnxRun(y), s = FloatsOnnxRun(r.outputs[0]),
+             p = FloatsOnnxRun(r.outputs[1]), m = FloatsOnnxRun(r.outputs[2]);
   EXPECT_EQ(r.outputs[0].shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(r.outputs[2].shape, (std::vector<int64_t>{2, 2}));
   for (size_t i = 0; i < 6; ++i) {
@@ -250,7 +252,8 @@ TEST(OnnxRuntimeProbe, GivenInputsAndEveryTensorType) {
   // float16: the float32 draw rounded to nearest half, carried bit-exactly.
   EXPECT_EQ(r.outputs[2].dtype, tfl::TensorType_FLOAT16);
   const npy::Array f = Generated(tfl::TensorType_FLOAT32, {4}, 11, 2);
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(r.outputs[2].as<uint16_t>()[i], fp16_ieee_from_fp32_value(f.as<float>()[i])) << i;
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(r.outputs[2].as<uint16_t>()[i], fp16_ieee_from_fp32_value(f.as<float>()[i])) << i;
   EXPECT_EQ(npy::Read(dir.file("gen/in2.npy")).data, r.outputs[2].data);
   // uint8: r >>> 24, as gpuclean's generator.
   EXPECT_EQ(r.outputs[3].dtype, tfl::TensorType_UINT8);
@@ -334,9 +337,9 @@ TEST(OnnxRuntimeProbe, OutputNamesFetchASubsetInTheirOrder) {
 TEST(OnnxRuntimeProbe, BatchRunsEveryJobInOneProcessAndSurvivesAFailingOne) {
   testing::TempDir dir;
   const std::string arith = ArithModel(dir.file("arith.onnx"));
-  std::vector<ProbeRequest> requests = {Request(arith, dir.file("a"), 1),
-                                        Request(GarbageModel(dir.file("garbage.onnx")), dir.file("b")),
-                                        Request(arith, dir.file("c"), 2), Request(TypesModel(dir.file("t.onnx")), dir.file("d"))};
+  std::vector<ProbeRequest> requests = {
+      Request(arith, dir.file("a"), 1), Request(GarbageModel(dir.file("garbage.onnx")), dir.file("b")),
+      Request(arith, dir.file("c"), 2), Request(TypesModel(dir.file("t.onnx")), dir.file("d"))};
   requests[2].output_names = {"p"};
   requests[3].dims = {{"N", 1}};
   const std::vector<ProbeResult> r = RunProbes(requests);
@@ -437,9 +440,9 @@ TEST(OnnxRuntimeProbe, FailuresAreOneLineWithExitTwo) {
   EXPECT_NE(h.err.find("Protobuf parsing failed"), std::string::npos) << h.err;
   const auto meta = nlohmann::json::parse(std::ifstream(dir.file("o/meta.json")));
   EXPECT_EQ(meta["ok"], false);
-  for (const std::string& args : {std::string(" --bogus"), std::string(""), std::string(" --seed -1 ") + arith,
-                                 std::string(" --batch ") + ShellQuote(dir.file("missing.json")),
-                                 " " + arith + " --outputs nope"}) {
+  for (const std::string& args :
+       {std::string(" --bogus"), std::string(""), std::string(" --seed -1 ") + arith,
+        std::string(" --batch ") + ShellQuote(dir.file("missing.json")), " " + arith + " --outputs nope"}) {
     SCOPED_TRACE(args);
     auto e = testing::RunCommand("node " + Harness() + args);
     EXPECT_EQ(e.exit_code, 2);
@@ -502,10 +505,12 @@ TEST(OnnxRuntimeProbe, MissingOnnxRuntimeNodeIsOneClearLine) {
   testing::TempDir dir;
   fs::create_directories(dir.file("src/probe"));
   for (const auto& entry : fs::directory_iterator(testing::SourceDir() + "/probe"))
-    if (entry.path().extension() == ".mjs") fs::copy_file(entry.path(), dir.file("src/probe") + "/" + entry.path().filename().string());
+    if (entry.path().extension() == ".mjs")
+      fs::copy_file(entry.path(), dir.file("src/probe") + "/" + entry.path().filename().string());
   const std::string model = ShellQuote(ArithModel(dir.file("arith.onnx")));
-  auto r = testing::RunCommand("GPUCLEAN_SOURCE_DIR=" + ShellQuote(dir.file("src")) + " " + ShellQuote(GPUCLEAN_BINARY) +
-                               " probe " + model + " --runtime onnxruntime --out " + ShellQuote(dir.file("o")));
+  auto r =
+      testing::RunCommand("GPUCLEAN_SOURCE_DIR=" + ShellQuote(dir.file("src")) + " " + ShellQuote(GPUCLEAN_BINARY) +
+                          " probe " + model + " --runtime onnxruntime --out " + ShellQuote(dir.file("o")));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(Lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("onnxruntime-node is not installed"), std::string::npos) << r.err;

@@ -157,7 +157,8 @@ void FaceDetectionShortRangeFp32AndFp16() {
   ASSERT_EQ(half.outputs.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     SCOPED_TRACE(i);
-    const auto g = FloatsRuntimeProbe(gpu.outputs[i]), h = FloatsRuntimeProbe(half.outputs[i]), c = FloatsRuntimeProbe(cpu.outputs[i]);
+    const auto g = FloatsRuntimeProbe(gpu.outputs[i]), h = FloatsRuntimeProbe(half.outputs[i]),
+               c = FloatsRuntimeProbe(cpu.outputs[i]);
     EXPECT_GE(Correlation(g, c), 0.9999);
     EXPECT_LT(MaxAbsDiff(g, c), 1e-3);  // measured ~1e-4
     // fp16 storage: bigger but bounded rounding, still highly correlated.
@@ -203,7 +204,8 @@ void RankFiveGraphIsRejectedAlthoughTheFlagSaysAccelerated() {
   EXPECT_EQ(r.cpu_ops, 3);
   EXPECT_EQ(r.fully_delegated, false);
   bool rank_reason = false;
-  for (const UnsupportedOp& u : r.unsupported) rank_reason |= u.reason.find("Tensor dimensions must be less than 5") != std::string::npos;
+  for (const UnsupportedOp& u : r.unsupported)
+    rank_reason |= u.reason.find("Tensor dimensions must be less than 5") != std::string::npos;
   EXPECT_TRUE(rank_reason) << ToJson(r).dump();
   // The trap: LiteRT.js's flag reads true, the log says nothing ran on the GPU.
   EXPECT_EQ(gpu.is_fully_accelerated, true);
@@ -252,7 +254,8 @@ void MetaRecordsTimingsAndAdapter() {
   EXPECT_EQ(gpu.meta["adapter"]["architecture"], "swiftshader");
   EXPECT_EQ(gpu.meta["runtime_id"], "litert-webgpu");
   EXPECT_TRUE(gpu.meta["browser_launch_ms"].is_number());
-  const nlohmann::json written = nlohmann::json::parse(std::ifstream(batch->requests.at("face_webgpu").out_dir + "/meta.json"));
+  const nlohmann::json written =
+      nlohmann::json::parse(std::ifstream(batch->requests.at("face_webgpu").out_dir + "/meta.json"));
   EXPECT_EQ(written["residency"], ToJson(gpu.residency));
   // One line per result, for the record in the test log.
   for (const auto& [name, r] : batch->results)

@@ -88,8 +88,7 @@ TEST(AddOutputAlias, SharesOneInputBetweenSites) {
   b.Output(b.Relu(s2));
   const ir::Model model = b.Finish();
   const testing::PassProof proof = testing::ExpectPassProven(
-      "add-output-alias", model, {testing::F32({1, 4}, {1, -2, 3, -4}), testing::F32({1, 4}, {-0.5f, 2, 0.25f, 8})},
-      2);
+      "add-output-alias", model, {testing::F32({1, 4}, {1, -2, 3, -4}), testing::F32({1, 4}, {-0.5f, 2, 0.25f, 8})}, 2);
   EXPECT_EQ(proof.result.sites.size(), 2u);
   EXPECT_EQ(proof.result.host_inputs.size(), 1u);
   EXPECT_EQ(proof.rewritten.main().inputs.size(), 3u);
@@ -120,8 +119,7 @@ TEST(AddOutputAlias, LeavesAnAddOfAConstantAlone) {
 TEST(AddOutputAlias, FixesTheMicroProbe) {
   const ir::Model model = synth::Build("add-output-alias");
   const testing::PassProof proof = testing::ExpectPassProven(
-      "add-output-alias", model,
-      {synth::HashUniform({1, 8}, -4, 4, 21), synth::HashUniform({1, 8}, -4, 4, 22)});
+      "add-output-alias", model, {synth::HashUniform({1, 8}, -4, 4, 21), synth::HashUniform({1, 8}, -4, 4, 22)});
   EXPECT_EQ(OutputNamesAddOutputAlias(proof.rewritten), OutputNamesAddOutputAlias(model));
   testing::ExpectFindingGone(model, proof.rewritten, "add-output-alias");
 }

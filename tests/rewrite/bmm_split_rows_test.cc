@@ -12,8 +12,8 @@ namespace gpuclean::rewrite {
 namespace {
 
 using builder::GraphBuilder;
-using ::gpuclean::testing::tflite_names::F32;
 using ::gpuclean::testing::targets::kWebGpu;
+using ::gpuclean::testing::tflite_names::F32;
 
 ir::Model Attention(int batch, int m, int k, int n, bool adj_y = false) {
   GraphBuilder b;
@@ -40,8 +40,8 @@ TEST(BmmSplitRows, ChunksTheBatchAndFixesWebGpu) {
   const testing::PassProof proof = testing::ExpectPassProven("bmm-split-rows", wrong, inputs);
   EXPECT_EQ(testing::RunOurs(wrong, inputs)[0].data, testing::RunOurs(proof.rewritten, inputs)[0].data);
   testing::ExpectFindingGone(wrong, proof.rewritten, "bmm-rhs-rows", kWebGpu);
-  const std::vector<double> corr = testing::WebGpuCorrelations({wrong, right, proof.rewritten},
-                                                               {inputs, Inputs(right), inputs}, "fp32");
+  const std::vector<double> corr =
+      testing::WebGpuCorrelations({wrong, right, proof.rewritten}, {inputs, Inputs(right), inputs}, "fp32");
   EXPECT_LT(corr[0], 0.5) << "past 32768 rows was measured all zeros; if this now holds, re-measure the matrix entry";
   EXPECT_GE(corr[1], 0.9999);
   EXPECT_GE(corr[2], 0.9999);
@@ -54,7 +54,8 @@ TEST(BmmSplitRows, SplitsTheRowsOfOneMatrix) {
   testing::ExpectPassProven("bmm-split-rows", contraction, Inputs(contraction));
   const ir::Model columns = Attention(1, 3, 8, 40000, true);
   const testing::PassProof proof = testing::ExpectPassProven("bmm-split-rows", columns, Inputs(columns));
-  EXPECT_EQ(testing::RunOurs(columns, Inputs(columns))[0].data, testing::RunOurs(proof.rewritten, Inputs(columns))[0].data);
+  EXPECT_EQ(testing::RunOurs(columns, Inputs(columns))[0].data,
+            testing::RunOurs(proof.rewritten, Inputs(columns))[0].data);
 }
 
 }  // namespace

@@ -40,9 +40,11 @@ TEST(BroadcastToFold, RaisesTheRankAndRepeatsSeveralAxes) {
   b.Output(a);
   b.Output(b.BroadcastTo(mask, {2, 7, 5, 4}));
   const ir::Model model = b.Finish();
-  const testing::PassProof proof = testing::ExpectPassProven(
-      "broadcast-to-fold", model,
-      {RampBroadcastToFold({4}, -1.5f, 1.0f), RampBroadcastToFold({1, 1, 5, 1}, 3.0f, -2.0f), RampBroadcastToFold({2, 7, 5, 4}, -10.0f, 0.0625f)}, 2);
+  const testing::PassProof proof =
+      testing::ExpectPassProven("broadcast-to-fold", model,
+                                {RampBroadcastToFold({4}, -1.5f, 1.0f), RampBroadcastToFold({1, 1, 5, 1}, 3.0f, -2.0f),
+                                 RampBroadcastToFold({2, 7, 5, 4}, -10.0f, 0.0625f)},
+                                2);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_BROADCAST_TO), 0);
   for (const ir::Tensor& t : proof.rewritten.main().tensors) EXPECT_LE(t.rank(), 4) << t.name;
   testing::ExpectFindingGone(model, proof.rewritten, "broadcast-to-runtime");
@@ -58,7 +60,8 @@ TEST(BroadcastToFold, DropsABroadcastItsReadersMakeThemselves) {
   b.Output(b.Sub(b.Mul(q, expanded), expanded));
   const ir::Model model = b.Finish();
   const testing::PassProof proof = testing::ExpectPassProven(
-      "broadcast-to-fold", model, {RampBroadcastToFold({1, 1, 4}, -1.5f, 1.0f), RampBroadcastToFold({2, 7, 4}, -3.0f, 0.125f)});
+      "broadcast-to-fold", model,
+      {RampBroadcastToFold({1, 1, 4}, -1.5f, 1.0f), RampBroadcastToFold({2, 7, 4}, -3.0f, 0.125f)});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_BROADCAST_TO), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_CONCATENATION), 0);
   EXPECT_EQ(proof.rewritten.main().ops.size(), 2u);

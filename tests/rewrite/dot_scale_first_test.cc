@@ -83,7 +83,8 @@ TEST(DotScaleFirst, MovesTheScaleOfAMatMulOfAnyRank) {
   const ir::Model model = b.Finish();
   const std::vector<npy::Array> inputs = {synth::HashUniform({2, 8, 64}, 0, 1, 75)};
   const testing::PassProof proof = testing::ExpectPassProven("dot-scale-first", model, inputs);
-  EXPECT_EQ(proof.rewritten.main().tensors[proof.rewritten.main().outputs[0]].shape, (builder::Shape{1, 2, 8, 16}));  // the MUL's broadcast shape, kept
+  EXPECT_EQ(proof.rewritten.main().tensors[proof.rewritten.main().outputs[0]].shape,
+            (builder::Shape{1, 2, 8, 16}));  // the MUL's broadcast shape, kept
 }
 
 // A non-zero bias would have to be scaled too; a dot product read by
@@ -97,15 +98,18 @@ TEST(DotScaleFirst, LeavesABiasedSharedUnboundedOrSmallDotProductAlone) {
     GraphBuilder f;
     const int x = f.Input("x", F32, {1, 4, 4, 8});
     const int in = clipped ? f.Relu6(x) : x;
-    f.Output(f.Mul(f.Conv2D(in, f.ConstF32("w", {4, 1, 1, 8}, Codes(32, 77)), builder::kNoInput, tfl::Padding_SAME, 1, 1),
-                   f.ConstF32("scale", {}, {0.01f})));
+    f.Output(
+        f.Mul(f.Conv2D(in, f.ConstF32("w", {4, 1, 1, 8}, Codes(32, 77)), builder::kNoInput, tfl::Padding_SAME, 1, 1),
+              f.ConstF32("scale", {}, {0.01f})));
     ir::Model m = f.Finish();
-    EXPECT_TRUE(FindPass("dot-scale-first")->Apply(m, {}).sites.empty()) << (clipped ? "6 * 8 * 127 fits" : "unbounded");
+    EXPECT_TRUE(FindPass("dot-scale-first")->Apply(m, {}).sites.empty())
+        << (clipped ? "6 * 8 * 127 fits" : "unbounded");
   }
 
   GraphBuilder b;
   const int x = Codes(b, b.Input("x", F32, {1, 4, 4, 8}));
-  const int sums = b.Conv2D(x, b.ConstF32("w", {4, 1, 1, 8}, Codes(32, 76)), builder::kNoInput, tfl::Padding_SAME, 1, 1);
+  const int sums =
+      b.Conv2D(x, b.ConstF32("w", {4, 1, 1, 8}, Codes(32, 76)), builder::kNoInput, tfl::Padding_SAME, 1, 1);
   b.Output(b.Mul(sums, b.ConstF32("scale", {}, {0.01f})));
   b.Output(sums);
   ir::Model shared = b.Finish();

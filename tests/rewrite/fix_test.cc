@@ -13,8 +13,8 @@
 #include "gpuclean/error.h"
 #include "gpuclean/format.h"
 #include "gpuclean/lint.h"
-#include "gpuclean/synth.h"
 #include "gpuclean/rewrite.h"
+#include "gpuclean/synth.h"
 #include "rewrite/graph_edit.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
@@ -247,7 +247,8 @@ TEST(Fix, HostInputsAreWrittenBesideTheModel) {
   FixResult result;
   result.proven = result.ok = true;
   result.model = ReluModel();
-  result.host_inputs.push_back({"host-fed-constants/pos_embed", npy::Array{tfl::TensorType_FLOAT32, {2}, std::vector<uint8_t>(8)}});
+  result.host_inputs.push_back(
+      {"host-fed-constants/pos_embed", npy::Array{tfl::TensorType_FLOAT32, {2}, std::vector<uint8_t>(8)}});
   testing::TempDir dir;
   const auto files = WriteResult(result, dir.file("m.tflite"), false);
   ASSERT_EQ(files.size(), 2u);

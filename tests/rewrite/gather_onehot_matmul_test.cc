@@ -127,8 +127,7 @@ TEST(GatherOneHotMatMul, LeavesTablesAboveTheRowLimitAlone) {
   EXPECT_EQ(SitesGatherOnehotMatmul(TableLookup(1024)), 1u);
   const ir::Model big = TableLookup(1025);
   EXPECT_EQ(SitesGatherOnehotMatmul(big), 0u);
-  EXPECT_NE(SkipReason(big).find("1025 rows, more than --onehot-max-rows 1024"), std::string::npos)
-      << SkipReason(big);
+  EXPECT_NE(SkipReason(big).find("1025 rows, more than --onehot-max-rows 1024"), std::string::npos) << SkipReason(big);
   EXPECT_EQ(SitesGatherOnehotMatmul(big, PassOptions{.onehot_max_rows = 2048}), 1u);
 }
 

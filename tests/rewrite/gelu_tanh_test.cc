@@ -33,8 +33,8 @@ void ExpectCloseTo(const ir::Model& reference, const ir::Model& rewritten, doubl
   testing::TempDir dir;
   format::WriteModel(reference, dir.file("ref.tflite"));
   format::WriteModel(rewritten, dir.file("new.tflite"));
-  testing::ExpectWithinBound(testing::RunLiteRt(dir.file("ref.tflite"), in), testing::RunLiteRt(dir.file("new.tflite"), in),
-                             bound, "LiteRT.js");
+  testing::ExpectWithinBound(testing::RunLiteRt(dir.file("ref.tflite"), in),
+                             testing::RunLiteRt(dir.file("new.tflite"), in), bound, "LiteRT.js");
 }
 
 TEST(GeluTanh, ExactBuiltinGeluBecomesTanhForm) {
@@ -60,14 +60,12 @@ TEST(GeluTanh, SigmoidOptionGivesTheCheaperForm) {
 ir::Model ErfGelu(int order) {
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 4, 4, 4});
-  int u = order == 3 ? b.Div(x, b.ConstF32("sqrt2", {}, {1.4142135f}))
-                     : b.Mul(b.ConstF32("rsqrt2", {}, {0.70710677f}), x);
+  int u =
+      order == 3 ? b.Div(x, b.ConstF32("sqrt2", {}, {1.4142135f})) : b.Mul(b.ConstF32("rsqrt2", {}, {0.70710677f}), x);
   int e = b.Custom("FlexErf", {u}, {}, {{F32, {1, 4, 4, 4}}})[0];
   int p = b.Add(b.ConstF32("one", {}, {1.0f}), e);
   int half = b.ConstF32("half", {}, {0.5f});
-  int y = order == 0   ? b.Mul(b.Mul(x, half), p)
-          : order == 1 ? b.Mul(b.Mul(x, p), half)
-                       : b.Mul(x, b.Mul(p, half));
+  int y = order == 0 ? b.Mul(b.Mul(x, half), p) : order == 1 ? b.Mul(b.Mul(x, p), half) : b.Mul(x, b.Mul(p, half));
   b.Output(b.Relu(y));  // something downstream, as in an MLP
   return b.Finish();
 }

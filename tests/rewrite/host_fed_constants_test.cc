@@ -70,9 +70,8 @@ TEST(HostFedConstants, HonoursTheThreshold) {
 
   PassOptions low;
   low.host_fed_min_elements = 16384;
-  const testing::PassProof proof = testing::ExpectPassProven(
-      "host-fed-constants", synth::Build("baked-pos-embed.ok"), {synth::HashUniform({1, 64, 256}, -4, 4, 34)}, 1,
-      low);
+  const testing::PassProof proof = testing::ExpectPassProven("host-fed-constants", synth::Build("baked-pos-embed.ok"),
+                                                             {synth::HashUniform({1, 64, 256}, -4, 4, 34)}, 1, low);
   EXPECT_EQ(proof.result.host_inputs.size(), 1u);
 }
 

@@ -64,8 +64,7 @@ TEST(LayerScaleFold, KeepsTheRankA3DGammaProduces) {
 }
 
 TEST(LayerScaleFold, FoldsThroughAFusedReluWhenGammaIsPositive) {
-  const ir::Model model =
-      LayerScale({4}, {0.1f, 0.2f, 0.5f, 2.0f}, true, tfl::ActivationFunctionType_RELU);
+  const ir::Model model = LayerScale({4}, {0.1f, 0.2f, 0.5f, 2.0f}, true, tfl::ActivationFunctionType_RELU);
   const testing::PassProof proof = testing::ExpectPassProven("layerscale-fold", model, {SignedInput()});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_MUL), 0);
 }
@@ -95,7 +94,8 @@ TEST(LayerScaleFold, LeavesARuntimeGammaAlone) {
   GraphBuilder b;
   int x = b.Input("x", F32, {3, 6});
   int gamma = b.Input("gamma", F32, {4});
-  b.Output(b.Mul(b.FullyConnected(x, b.ConstF32("w", {4, 6}, RampLayerscaleFold(24, -0.5f, 0.1f)), builder::kNoInput), gamma));
+  b.Output(b.Mul(b.FullyConnected(x, b.ConstF32("w", {4, 6}, RampLayerscaleFold(24, -0.5f, 0.1f)), builder::kNoInput),
+                 gamma));
   ir::Model model = b.Finish();
   EXPECT_TRUE(FindPass("layerscale-fold")->Apply(model, {}).sites.empty());
 }

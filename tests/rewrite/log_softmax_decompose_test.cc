@@ -25,7 +25,8 @@ TEST(LogSoftmaxDecompose, MatchesOnBothRuntimesAndLintIsClean) {
   const testing::PassProof proof = testing::ExpectPassProven("log-softmax-decompose", model, {x}, 1);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_LOG_SOFTMAX), 0);
   for (const char* target : {"mldrift-webgpu@2.5.3", "mldrift-cl@2.2.0", "mldrift-ir@f674577"}) {
-    const std::string rule = std::string(target).starts_with("mldrift-ir") ? "log-softmax-not-dispatched" : "log-softmax";
+    const std::string rule =
+        std::string(target).starts_with("mldrift-ir") ? "log-softmax-not-dispatched" : "log-softmax";
     testing::ExpectFindingGone(model, proof.rewritten, rule, target);
   }
 }
@@ -33,8 +34,8 @@ TEST(LogSoftmaxDecompose, MatchesOnBothRuntimesAndLintIsClean) {
 // On the real WebGPU delegate in half precision the decomposition keeps its
 // range (d <= 0, EXP(d) <= 1, the sum at most the row length).
 TEST(LogSoftmaxDecompose, HoldsInHalfPrecisionOnWebGpu) {
-  const testing::PassProof proof = testing::ExpectPassProven(
-      "log-softmax-decompose", LogProbHead(), {synth::HashUniform({1, 6, 37}, -30, 30, 12)}, 1);
+  const testing::PassProof proof = testing::ExpectPassProven("log-softmax-decompose", LogProbHead(),
+                                                             {synth::HashUniform({1, 6, 37}, -30, 30, 12)}, 1);
   const std::vector<double> worst =
       testing::WebGpuCorrelations({proof.rewritten}, {{synth::HashUniform({1, 6, 37}, -30, 30, 12)}}, "fp16");
   ASSERT_EQ(worst.size(), 1u);

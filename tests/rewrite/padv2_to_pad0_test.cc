@@ -45,8 +45,7 @@ TEST(Padv2ToPad0, FixesThePadv2MaxpoolProbe) {
 TEST(Padv2ToPad0, MinusInfinityAfterAFusedReluStem) {
   for (Activation act : {tfl::ActivationFunctionType_RELU, tfl::ActivationFunctionType_RELU6}) {
     SCOPED_TRACE(act);
-    const ir::Model model =
-        Stem(act, -std::numeric_limits<float>::infinity(), kPadHW1, tfl::Padding_VALID, 3, 2);
+    const ir::Model model = Stem(act, -std::numeric_limits<float>::infinity(), kPadHW1, tfl::Padding_VALID, 3, 2);
     const testing::PassProof proof = testing::ExpectPassProven("padv2-to-pad0", model, {StemInput(2)});
     EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_PADV2), 0);
     testing::ExpectFindingGone(model, proof.rewritten, "padv2-nonzero");
@@ -72,7 +71,8 @@ TEST(Padv2ToPad0, ZeroValuedPadv2NeedsNoPrecondition) {
 TEST(Padv2ToPad0, LeavesInputsThatMayBeNegativeAlone) {
   // No activation, and RELU_N1_TO_1 (whose range reaches -1).
   EXPECT_EQ(SitesPadv2ToPad0(Stem(kNoActivation, -1e9f, kPadHW1, tfl::Padding_VALID, 3, 2)), 0u);
-  EXPECT_EQ(SitesPadv2ToPad0(Stem(tfl::ActivationFunctionType_RELU_N1_TO_1, -1e9f, kPadHW1, tfl::Padding_VALID, 3, 2)), 0u);
+  EXPECT_EQ(SitesPadv2ToPad0(Stem(tfl::ActivationFunctionType_RELU_N1_TO_1, -1e9f, kPadHW1, tfl::Padding_VALID, 3, 2)),
+            0u);
   GraphBuilder b;
   int x = b.Input("x", F32, {1, 4, 4, 3});
   b.Output(b.MaxPool2D(b.PadV2(b.ReluN1To1(x), kPadHW1, -1e9f), tfl::Padding_VALID, 2, 2, 3, 3));
@@ -114,9 +114,11 @@ TEST(Padv2ToPad0, MinusInfinityAsSamePaddingWithoutAReluBecomesASamePool) {
     EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_PAD), 0);
     ASSERT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_MAX_POOL_2D), 1);
     for (const ir::Op& op : proof.rewritten.main().ops)
-      if (op.code == tfl::BuiltinOperator_MAX_POOL_2D) EXPECT_EQ(op.options.AsPool2DOptions()->padding, tfl::Padding_SAME);
+      if (op.code == tfl::BuiltinOperator_MAX_POOL_2D)
+        EXPECT_EQ(op.options.AsPool2DOptions()->padding, tfl::Padding_SAME);
     // Negative inputs: a zero pad would have won windows the -inf pad does not.
-    EXPECT_EQ(testing::RunOurs(model, {StemInput(6)})[0].data, testing::RunOurs(proof.rewritten, {StemInput(6)})[0].data);
+    EXPECT_EQ(testing::RunOurs(model, {StemInput(6)})[0].data,
+              testing::RunOurs(proof.rewritten, {StemInput(6)})[0].data);
     testing::ExpectFindingGone(model, proof.rewritten, "padv2-nonzero");
   }
 }
@@ -143,10 +145,13 @@ TEST(Padv2ToPad0, LeavesFinitePadValuesAndNonSamePaddingWithoutAReluAlone) {
   ASSERT_EQ(r.skipped.size(), 1u);
   EXPECT_NE(r.skipped[0].why.find("-1e+09 is finite"), std::string::npos) << r.skipped[0].why;
   // SAME would put no padding before W (6 columns, 3x3 stride 2).
-  const ir::Model shifted = Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kPadHW1, tfl::Padding_VALID, 3, 2);
+  const ir::Model shifted =
+      Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kPadHW1, tfl::Padding_VALID, 3, 2);
   EXPECT_EQ(SitesPadv2ToPad0(shifted), 0u);
   // Already SAME on top of the padding: the pool would pad again.
-  EXPECT_EQ(SitesPadv2ToPad0(Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kSame7x6, tfl::Padding_SAME, 3, 2)), 0u);
+  EXPECT_EQ(
+      SitesPadv2ToPad0(Stem(kNoActivation, -std::numeric_limits<float>::infinity(), kSame7x6, tfl::Padding_SAME, 3, 2)),
+      0u);
 }
 
 }  // namespace

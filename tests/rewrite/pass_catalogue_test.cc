@@ -49,11 +49,13 @@ TEST(PassCatalogue, RegistryAndCatalogueAgree) {
     registered.insert(id);
     const lint::PassInfo* info = lint::FindPass(id);
     ASSERT_NE(info, nullptr) << id << " is registered but not in the catalogue";
-    EXPECT_TRUE(lint::IsRewrite(info->kind)) << id << " is a rewrite but catalogued as " << lint::PassKindName(info->kind);
+    EXPECT_TRUE(lint::IsRewrite(info->kind))
+        << id << " is a rewrite but catalogued as " << lint::PassKindName(info->kind);
     EXPECT_EQ(pass->opt_in(), info->kind == lint::PassKind::kOptIn) << id;
   }
   for (const lint::PassInfo& info : lint::PassCatalog())
-    if (lint::IsRewrite(info.kind)) EXPECT_TRUE(registered.count(info.id)) << info.id << " is catalogued as a rewrite but not registered";
+    if (lint::IsRewrite(info.kind))
+      EXPECT_TRUE(registered.count(info.id)) << info.id << " is catalogued as a rewrite but not registered";
 }
 
 // The registry is the catalogue's rewrite rows in order, and each row's
@@ -107,7 +109,8 @@ TEST(PassCatalogue, LintDocsTableIsTheCatalogue) {
   for (const lint::PassInfo& info : lint::PassCatalog())
     want_rows.push_back(std::string("| `") + info.id + "` | " + std::string(lint::PassKindName(info.kind)) + " | " +
                         info.summary + " |");
-  for (const std::string& row : want_rows) EXPECT_NE(section.find(row), std::string::npos) << "docs/lint.md lacks: " << row;
+  for (const std::string& row : want_rows)
+    EXPECT_NE(section.find(row), std::string::npos) << "docs/lint.md lacks: " << row;
   EXPECT_EQ(TableIds(section).size(), want_rows.size());
 }
 

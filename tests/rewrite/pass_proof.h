@@ -14,8 +14,8 @@
 #include "gpuclean/probe.h"
 #include "gpuclean/rewrite.h"
 #include "support/conformance.h"
-#include "support/tflite_names.h"
 #include "support/test_support.h"
+#include "support/tflite_names.h"
 
 namespace gpuclean::testing {
 

@@ -28,8 +28,8 @@ ir::Model FractionalPowers() {
   return b.Finish();
 }
 
-const npy::Array kXPowToExpLog = testing::F32(
-    {1, 12}, {0.0f, 1e-6f, -1e-3f, 0.05f, -0.5f, 0.999f, 1.0f, -2.0f, 3.7f, -10.0f, 55.0f, -300.0f});
+const npy::Array kXPowToExpLog =
+    testing::F32({1, 12}, {0.0f, 1e-6f, -1e-3f, 0.05f, -0.5f, 0.999f, 1.0f, -2.0f, 3.7f, -10.0f, 55.0f, -300.0f});
 
 TEST(PowToExpLog, FractionalExponentsBecomeExpLog) {
   const ir::Model model = FractionalPowers();
@@ -57,7 +57,8 @@ TEST(PowToExpLog, SmallIntegerAndHalfExponentsAreExactForAnySign) {
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_SQRT), 1);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_RSQRT), 1);
   // The integer powers are bit-exact, so they hold to the exact tolerance too.
-  const std::vector<npy::Array> ref = testing::RunOurs(model, {kXPowToExpLog}), got = testing::RunOurs(proof.rewritten, {kXPowToExpLog});
+  const std::vector<npy::Array> ref = testing::RunOurs(model, {kXPowToExpLog}),
+                                got = testing::RunOurs(proof.rewritten, {kXPowToExpLog});
   for (size_t k = 0; k < 4; ++k) testing::ExpectWithinBound({ref[k]}, {got[k]}, 1e-6, "integer power");
   testing::ExpectFindingGone(model, proof.rewritten, "pow");
 }

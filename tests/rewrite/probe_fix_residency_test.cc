@@ -36,8 +36,10 @@ TEST(FixResidency, EveryFixableMicroProbeRunsWhollyOnTheWebGpuDelegate) {
     for (bool fixed : {false, true}) {
       probe::ProbeRequest r;
       r.model_path = dir.file(g->name + (fixed ? ".fixed.tflite" : ".tflite"));
-      if (fixed) WriteResult(result, r.model_path, false);
-      else synth::Write(*g, dir.path().string());
+      if (fixed)
+        WriteResult(result, r.model_path, false);
+      else
+        synth::Write(*g, dir.path().string());
       r.runtime = probe::Runtime::kLiteRtWebGpu;
       r.residency_only = true;
       r.out_dir = dir.file(g->name + (fixed ? ".fixed" : ".orig"));
@@ -50,7 +52,8 @@ TEST(FixResidency, EveryFixableMicroProbeRunsWhollyOnTheWebGpuDelegate) {
   int improved = 0;
   for (size_t i = 0; i < fixable.size(); ++i) {
     const probe::ProbeResult &before = results[2 * i], &after = results[2 * i + 1];
-    const std::string b = before.residency.gpu_ops ? probe::Summarize(before.residency) : "not measured: " + before.error;
+    const std::string b =
+        before.residency.gpu_ops ? probe::Summarize(before.residency) : "not measured: " + before.error;
     const std::string a = after.residency.gpu_ops ? probe::Summarize(after.residency) : "not measured: " + after.error;
     std::cout << fixable[i]->name << ": " << b << "  ->  " << a << "\n";
     EXPECT_TRUE(Full(after)) << fixable[i]->name << " after fix: " << a;

@@ -161,7 +161,8 @@ TEST(Rank5ToRank4, RewritesAnElementwiseIslandWithBroadcastOperands) {
   EXPECT_EQ(testing::RunOurs(model, inputs)[0].data, testing::RunOurs(proof.rewritten, inputs)[0].data);
   testing::ExpectFindingGone(model, proof.rewritten, "rank-5");
   bool merged = false;  // H and W merge; the group and channel axes stay apart (beta is per group)
-  for (const Site& site : proof.result.sites) merged = merged || site.what.find("computed at [16,2,4]") != std::string::npos;
+  for (const Site& site : proof.result.sites)
+    merged = merged || site.what.find("computed at [16,2,4]") != std::string::npos;
   EXPECT_TRUE(merged);
 }
 
@@ -244,7 +245,8 @@ TEST(Rank5ToRank4, RewritesQkvSlicesOfAFiveDimensionalView) {
   for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i].data, after[i].data) << i;
   testing::ExpectFindingGone(model, proof.rewritten, "rank-5");
   bool contiguous = false;  // each pick is one range of [B*N, 3*H*D]
-  for (const Site& site : proof.result.sites) contiguous = contiguous || site.what.find("computed at [10,24]") != std::string::npos;
+  for (const Site& site : proof.result.sites)
+    contiguous = contiguous || site.what.find("computed at [10,24]") != std::string::npos;
   EXPECT_TRUE(contiguous);
 }
 
@@ -270,15 +272,14 @@ TEST(Rank5ToRank4, MergesASlicedAxisWithTheWholeAxesAfterIt) {
   ExpectRank4AndBitIdentical(model, {1, 2, 60});
 }
 
-
 // Window attention as SAM 2's Hiera writes it: a fused qkv projection viewed
 // as [B*nW, N, 3, H, D], `unbind(2)` (SPLIT then SQUEEZE, not a Gather),
 // scores q @ k^T over [B, nW, H, N, N] with a 5-D relative bias, softmax,
 // then @ v and the heads merged back.
 TEST(Rank5ToRank4, ComputesUnbindWindowAttentionAtRank4) {
   GraphBuilder b;
-  const int x = b.Input("x", F32, {2, 4, 3 * 2 * 3});  // [B*nW, N, 3*H*D] with B=1, nW=2, N=4, H=2, D=3
-  const int qkv = b.Reshape(x, {1, 2, 4, 3, 2, 3});     // [B, nW, N, 3, H, D]
+  const int x = b.Input("x", F32, {2, 4, 3 * 2 * 3});      // [B*nW, N, 3*H*D] with B=1, nW=2, N=4, H=2, D=3
+  const int qkv = b.Reshape(x, {1, 2, 4, 3, 2, 3});        // [B, nW, N, 3, H, D]
   const int heads = b.Transpose(qkv, {3, 0, 1, 4, 2, 5});  // [3, B, nW, H, N, D]
   std::vector<int> qkv_parts = b.Split(heads, 0, 3);
   std::vector<int> qs;
@@ -318,9 +319,9 @@ TEST(Rank5ToRank4, ConcatenatesPacksAndUnpacksAtRank4) {
   GraphBuilder b;
   const int x = b.Input("x", F32, {2, 3, 24});
   const int five = b.Reshape(x, {2, 3, 2, 3, 4});
-  const int cat = b.Concatenation({five, b.Neg(five)}, 3);           // [2,3,2,6,4]
+  const int cat = b.Concatenation({five, b.Neg(five)}, 3);                                          // [2,3,2,6,4]
   const int packed = b.Pack({b.Reshape(x, {2, 3, 2, 12}), b.Reshape(b.Abs(x), {2, 3, 2, 12})}, 2);  // [2,3,2,2,12]
-  std::vector<int> parts = b.Unpack(five, 2);  // two [2,3,3,4]
+  std::vector<int> parts = b.Unpack(five, 2);                                                       // two [2,3,3,4]
   b.Output(b.Reshape(cat, {2, 3, 48}));
   b.Output(b.Reshape(packed, {6, 48}));
   b.Output(b.Add(parts[0], parts[1]));
@@ -449,7 +450,7 @@ class RandomChain {
         if (axes.empty()) axes.push_back(axis);
         return Pick(0, 1) ? b_.Sum(t, axes, true) : b_.ReduceMax(t, axes, true);
       }
-      case 8: {  // with a constant right operand, or with itself transposed
+      case 8: {                           // with a constant right operand, or with itself transposed
         if (rank > 5) return b_.Tanh(t);  // BATCH_MATMUL takes at most 5-D operands
         if (Pick(0, 1)) return b_.BatchMatMul(t, Const({s.back(), Pick(1, 3)}));
         return small ? b_.BatchMatMul(t, t, false, true) : t;

@@ -52,7 +52,8 @@ TEST(SafeLayerNormV2, IsBitIdenticalInFp32) {
   const ir::Model model = g.build();
   npy::Array x = g.inputs()[0];
   float* v = x.as<float>();
-  for (int64_t i = 0; i < x.num_elements(); ++i) v[i] = (v[i] - 170.0f) * std::ldexp(1.0f, static_cast<int>(i / 512) % 12 - 2);
+  for (int64_t i = 0; i < x.num_elements(); ++i)
+    v[i] = (v[i] - 170.0f) * std::ldexp(1.0f, static_cast<int>(i / 512) % 12 - 2);
   ir::Model rewritten = model;
   ASSERT_EQ(FindPass("safe-layernorm-v2")->Apply(rewritten, {}).sites.size(), 1u);
   const npy::Array a = testing::RunOurs(model, {x})[0], b = testing::RunOurs(rewritten, {x})[0];

@@ -23,7 +23,9 @@ ir::Model Subsample(const builder::Shape& shape, const std::vector<int32_t>& beg
   return b.Finish();
 }
 
-size_t SitesStridedSliceToAvgpool(ir::Model model) { return FindPass("strided-slice-to-avgpool")->Apply(model, {}).sites.size(); }
+size_t SitesStridedSliceToAvgpool(ir::Model model) {
+  return FindPass("strided-slice-to-avgpool")->Apply(model, {}).sites.size();
+}
 
 TEST(StridedSliceToAvgPool, Stride2OfHeightAndWidthIsAOneByOnePool) {
   const ir::Model model = Subsample({1, 8, 6, 3}, {0, 0, 0, 0}, {1, 8, 6, 3}, {1, 2, 2, 1});
@@ -79,7 +81,8 @@ TEST(StridedSliceToAvgPool, RegularGatherNdOfHeightAndWidthIsAPool) {
 TEST(StridedSliceToAvgPool, FixesTheGatherNdRowsProbe) {
   // Rows 0 and 2 of a 2-D tensor: no pool applies, a STRIDED_SLICE does.
   const ir::Model model = synth::Build("gather-nd-rows");
-  const testing::PassProof proof = testing::ExpectPassProven("strided-slice-to-avgpool", model, {InputStridedSliceToAvgpool({4, 8}, 21)});
+  const testing::PassProof proof =
+      testing::ExpectPassProven("strided-slice-to-avgpool", model, {InputStridedSliceToAvgpool({4, 8}, 21)});
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_GATHER_ND), 0);
   EXPECT_EQ(testing::CountOps(proof.rewritten, tfl::BuiltinOperator_STRIDED_SLICE), 1);
   testing::ExpectFindingGone(model, proof.rewritten, "gather-nd");
@@ -88,7 +91,9 @@ TEST(StridedSliceToAvgPool, FixesTheGatherNdRowsProbe) {
 TEST(StridedSliceToAvgPool, LeavesOtherSlicesAndIrregularGathersAlone) {
   // Stride on channels, a shrunk axis, stride 1 everywhere.
   EXPECT_EQ(SitesStridedSliceToAvgpool(Subsample({1, 4, 4, 4}, {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 2})), 0u);
-  EXPECT_EQ(SitesStridedSliceToAvgpool(Subsample({1, 4, 4, 4}, {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 2, 2, 1}, {.shrink_axis = 1})), 0u);
+  EXPECT_EQ(
+      SitesStridedSliceToAvgpool(Subsample({1, 4, 4, 4}, {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 2, 2, 1}, {.shrink_axis = 1})),
+      0u);
   EXPECT_EQ(SitesStridedSliceToAvgpool(Subsample({1, 4, 4, 4}, {0, 1, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 1})), 0u);
   // A subsample of an int32 tensor: no pool takes it.
   {

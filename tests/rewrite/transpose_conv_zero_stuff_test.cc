@@ -32,10 +32,11 @@ ir::Model Upsampler(const Case& c, int32_t out_c = 3) {
   GraphBuilder b;
   int x = b.Input("x", F32, c.input);
   const int32_t in_c = c.input[3];
-  int w = b.ConstF32("w", {out_c, c.kh, c.kw, in_c}, RampTransposeConvZeroStuff(static_cast<size_t>(out_c) * c.kh * c.kw * in_c, 0.05f, -0.5f));
+  int w = b.ConstF32("w", {out_c, c.kh, c.kw, in_c},
+                     RampTransposeConvZeroStuff(static_cast<size_t>(out_c) * c.kh * c.kw * in_c, 0.05f, -0.5f));
   int bias = c.bias ? b.ConstF32("b", {out_c}, RampTransposeConvZeroStuff(out_c, 0.3f, -0.4f)) : builder::kNoInput;
-  b.Output(b.TransposeConv(x, w, bias, {c.input[0], c.out_h, c.out_w, out_c}, c.padding, c.stride_w, c.stride_h,
-                           c.act));
+  b.Output(
+      b.TransposeConv(x, w, bias, {c.input[0], c.out_h, c.out_w, out_c}, c.padding, c.stride_w, c.stride_h, c.act));
   return b.Finish();
 }
 

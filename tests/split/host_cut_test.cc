@@ -69,8 +69,8 @@ ir::Model GatherElementsOfTopKModel() {
   const int scores = b.ReduceMax(feats, {2}, false);
   auto [values, indices] = b.TopKV2(scores, 4);
   const int tiled = b.Tile(b.Reshape(indices, {1, 4, 1}), {1, 1, 3});
-  const int wrapped = b.SelectV2(b.Less(tiled, b.ConstI32("zero", {}, {0})),
-                                 b.Add(tiled, b.ConstI32("n", {}, {10})), tiled);
+  const int wrapped =
+      b.SelectV2(b.Less(tiled, b.ConstI32("zero", {}, {0})), b.Add(tiled, b.ConstI32("n", {}, {10})), tiled);
   std::vector<int32_t> batch(12, 0), column(12);
   for (int i = 0; i < 12; ++i) column[i] = i % 3;
   const int coords = b.Concatenation({b.ConstI32("batch", {1, 4, 3, 1}, batch), b.Reshape(wrapped, {1, 4, 3, 1}),
@@ -205,13 +205,13 @@ TEST(HostCut, CliHostAutoMovesWhatTheTargetRejectsAndProvesIt) {
   testing::TempDir dir;
   const std::string monolith = dir.file("two_stage.tflite");
   format::WriteModel(TwoStageModel(), monolith);
-  const auto r = testing::RunGpuclean("split " + monolith + " --host auto --target mldrift-webgpu@2.5.3 -o " +
-                                      dir.file("auto"));
+  const auto r =
+      testing::RunGpuclean("split " + monolith + " --host auto --target mldrift-webgpu@2.5.3 -o " + dir.file("auto"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("host  topk {\"k\":10}"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
-  const auto run = testing::RunGpuclean("pipeline run " + dir.file("auto.pipeline.json") + " -q --out " +
-                                        dir.file("run"));
+  const auto run =
+      testing::RunGpuclean("pipeline run " + dir.file("auto.pipeline.json") + " -q --out " + dir.file("run"));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("run/meta.json")));
   const auto both = testing::RunGpuclean("split " + monolith + " --host TOPK_V2 --at x -o " + dir.file("b"));

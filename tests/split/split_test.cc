@@ -106,7 +106,8 @@ TEST(Split, CliWritesTheChainAndDescribesIt) {
   EXPECT_NE(r.out.find("into 3 parts"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("<- part 1 output"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bit for bit"), std::string::npos) << r.out;
-  for (int k = 1; k <= 3; ++k) EXPECT_TRUE(std::filesystem::exists(dir.file("selfie.part" + std::to_string(k) + ".tflite")));
+  for (int k = 1; k <= 3; ++k)
+    EXPECT_TRUE(std::filesystem::exists(dir.file("selfie.part" + std::to_string(k) + ".tflite")));
   const testing::CommandResult bad = testing::RunGpuclean("split " + testing::ShellQuote(model) + " --at nope -o x");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("no tensor named 'nope'"), std::string::npos) << bad.err;

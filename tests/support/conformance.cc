@@ -49,8 +49,10 @@ Agreement Compare(const npy::Array& ref, const npy::Array& got) {
   }
   if (m > 1) {
     const double cov = sxy - sx * sy / m, vx = sxx - sx * sx / m, vy = syy - sy * sy / m;
-    if (vx > 0 && vy > 0) r.correlation = cov / std::sqrt(vx * vy);
-    else r.correlation = (vx == 0 && vy == 0) ? 1.0 : 0.0;
+    if (vx > 0 && vy > 0)
+      r.correlation = cov / std::sqrt(vx * vy);
+    else
+      r.correlation = (vx == 0 && vy == 0) ? 1.0 : 0.0;
   }
   return r;
 }

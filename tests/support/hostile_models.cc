@@ -80,8 +80,9 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
                         [](ir::Subgraph& g) { ConvOptions(g).dilation_h_factor = 0; }));
   corpus.push_back(Make("conv_dilation_2pow30", invalid, "spans more than 2^31", Conv,
                         [](ir::Subgraph& g) { ConvOptions(g).dilation_w_factor = 1 << 30; }));
-  corpus.push_back(Make("conv_channels_disagree", invalid, "not a multiple", Conv,
-                        [](ir::Subgraph& g) { g.tensors[g.inputs[0]].shape = {1, 8, 8, 5}; }));
+  corpus.push_back(Make("conv_channels_disagree", invalid, "not a multiple", Conv, [](ir::Subgraph& g) {
+    g.tensors[g.inputs[0]].shape = {1, 8, 8, 5};
+  }));
   corpus.push_back(Make("conv_unknown_padding", invalid, "unknown padding", Conv,
                         [](ir::Subgraph& g) { ConvOptions(g).padding = static_cast<tfl::Padding>(7); }));
   corpus.push_back(Make(
@@ -94,14 +95,18 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
       [](ir::Subgraph& g) { g.ops[0].options.AsPool2DOptions()->stride_h = 0; }));
   corpus.push_back(Make(
       "reshape_product_mismatch", invalid, "holds 255 elements",
-      [](GraphBuilder& b) { b.Output(b.Reshape(ConvInput(b), {1, 256})); },
+      [](GraphBuilder& b) {
+        b.Output(b.Reshape(ConvInput(b), {1, 256}));
+      },
       [](ir::Subgraph& g) {
         SetInts(g, InputOf(g, 0, 1), {1, 255});
         g.ops[0].options.AsReshapeOptions()->new_shape = {1, 255};
       }));
   corpus.push_back(Make(
       "reshape_overflow", invalid, "overflows",
-      [](GraphBuilder& b) { b.Output(b.Reshape(ConvInput(b), {1, 256})); },
+      [](GraphBuilder& b) {
+        b.Output(b.Reshape(ConvInput(b), {1, 256}));
+      },
       [](ir::Subgraph& g) {
         SetInts(g, InputOf(g, 0, 1), {kInt32Max, kInt32Max, kInt32Max});
         g.ops[0].options.AsReshapeOptions()->new_shape = {kInt32Max, kInt32Max, kInt32Max};
@@ -115,23 +120,37 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
       [](ir::Subgraph& g) { g.ops[0].options.AsConcatenationOptions()->axis = 7; }));
   corpus.push_back(Make(
       "mean_axis_out_of_range", invalid, "axis 9 is out of range",
-      [](GraphBuilder& b) { b.Output(b.Mean(ConvInput(b), {1, 2}, true)); },
-      [](ir::Subgraph& g) { SetInts(g, InputOf(g, 0, 1), {1, 9}); }));
+      [](GraphBuilder& b) {
+        b.Output(b.Mean(ConvInput(b), {1, 2}, true));
+      },
+      [](ir::Subgraph& g) {
+        SetInts(g, InputOf(g, 0, 1), {1, 9});
+      }));
   corpus.push_back(Make(
       "pad_negative", invalid, "negative",
-      [](GraphBuilder& b) { b.Output(b.Pad(ConvInput(b), {{0, 0}, {1, 1}, {1, 1}, {0, 0}})); },
+      [](GraphBuilder& b) {
+        b.Output(b.Pad(ConvInput(b), {{0, 0}, {1, 1}, {1, 1}, {0, 0}}));
+      },
       [](ir::Subgraph& g) {
         SetInts(g, InputOf(g, 0, 1), {0, 0, -3, 1, 1, 1, 0, 0});
         g.tensors[InputOf(g, 0, 1)].shape = {4, 2};
       }));
   corpus.push_back(Make(
       "transpose_perm_repeats", invalid, "is not a permutation",
-      [](GraphBuilder& b) { b.Output(b.Transpose(ConvInput(b), {0, 3, 1, 2})); },
-      [](ir::Subgraph& g) { SetInts(g, InputOf(g, 0, 1), {0, 0, 1, 2}); }));
+      [](GraphBuilder& b) {
+        b.Output(b.Transpose(ConvInput(b), {0, 3, 1, 2}));
+      },
+      [](ir::Subgraph& g) {
+        SetInts(g, InputOf(g, 0, 1), {0, 0, 1, 2});
+      }));
   corpus.push_back(Make(
       "strided_slice_stride_zero", invalid, "stride",
-      [](GraphBuilder& b) { b.Output(b.StridedSlice(ConvInput(b), {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 1})); },
-      [](ir::Subgraph& g) { SetInts(g, InputOf(g, 0, 3), {1, 0, 1, 1}); }));
+      [](GraphBuilder& b) {
+        b.Output(b.StridedSlice(ConvInput(b), {0, 0, 0, 0}, {1, 4, 4, 4}, {1, 1, 1, 1}));
+      },
+      [](ir::Subgraph& g) {
+        SetInts(g, InputOf(g, 0, 3), {1, 0, 1, 1});
+      }));
   corpus.push_back(Make(
       "split_into_zero", invalid, "num_splits must be >= 1",
       [](GraphBuilder& b) {
@@ -140,7 +159,9 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
       [](ir::Subgraph& g) { g.ops[0].options.AsSplitOptions()->num_splits = 0; }));
   corpus.push_back(Make(
       "gather_axis_out_of_range", invalid, "out of range",
-      [](GraphBuilder& b) { b.Output(b.Gather(ConvInput(b), b.ConstI32("idx", {2}, {0, 1}), 1)); },
+      [](GraphBuilder& b) {
+        b.Output(b.Gather(ConvInput(b), b.ConstI32("idx", {2}, {0, 1}), 1));
+      },
       [](ir::Subgraph& g) { g.ops[0].options.AsGatherOptions()->axis = 9; }));
   corpus.push_back(Make(
       "space_to_depth_block_zero", invalid, "block_size must be >= 1",
@@ -153,11 +174,17 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
   corpus.push_back(Make(
       "resize_negative", invalid, "size must be positive",
       [](GraphBuilder& b) { b.Output(b.ResizeBilinear(ConvInput(b), 16, 16)); },
-      [](ir::Subgraph& g) { SetInts(g, InputOf(g, 0, 1), {-4, 16}); }));
+      [](ir::Subgraph& g) {
+        SetInts(g, InputOf(g, 0, 1), {-4, 16});
+      }));
   corpus.push_back(Make(
       "tile_overflow", invalid, "not a valid dimension",
-      [](GraphBuilder& b) { b.Output(b.Tile(ConvInput(b), {1, 1, 1, 1})); },
-      [](ir::Subgraph& g) { SetInts(g, InputOf(g, 0, 1), {1, kInt32Max, 1, 1}); }));
+      [](GraphBuilder& b) {
+        b.Output(b.Tile(ConvInput(b), {1, 1, 1, 1}));
+      },
+      [](ir::Subgraph& g) {
+        SetInts(g, InputOf(g, 0, 1), {1, kInt32Max, 1, 1});
+      }));
   corpus.push_back(Make(
       "batch_matmul_depth_mismatch", invalid, "contracted dimensions differ",
       [](GraphBuilder& b) {
@@ -165,7 +192,9 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
         const int c = b.Input("c", kF32, {2, 4, 5});
         b.Output(b.BatchMatMul(a, c));
       },
-      [](ir::Subgraph& g) { g.tensors[g.inputs[1]].shape = {2, 6, 5}; }));
+      [](ir::Subgraph& g) {
+        g.tensors[g.inputs[1]].shape = {2, 6, 5};
+      }));
   // MediaPipe's transposed convolution: output = stride * (in - 1) + filter.
   corpus.push_back(Make(
       "mediapipe_transpose_conv_huge_stride", invalid, "not a valid dimension",
@@ -176,8 +205,8 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
         b.Output(b.Convolution2DTransposeBias(x, w, bias, tfl::Padding_SAME, 2, 2));
       },
       [](ir::Subgraph& g) {
-        g.ops[0].custom_options = ir::EncodeMediaPipeOptions(
-            ir::MediaPipeTransposeConvOptions{tfl::Padding_SAME, kInt32Max, kInt32Max});
+        g.ops[0].custom_options =
+            ir::EncodeMediaPipeOptions(ir::MediaPipeTransposeConvOptions{tfl::Padding_SAME, kInt32Max, kInt32Max});
       }));
   corpus.push_back(Make(
       "mediapipe_unpooling_huge_filter", invalid, "not a valid dimension",
@@ -189,13 +218,12 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
         ir::MediaPipePoolOptions o{tfl::Padding_SAME, 2, 2, 1 << 30, 1 << 30};
         g.ops[1].custom_options = ir::EncodeMediaPipeOptions(o);
       }));
-  corpus.push_back(Make(
-      "output_written_by_no_op", invalid, "written by no op", Conv, [](ir::Subgraph& g) {
-        ir::Tensor ghost;
-        ghost.name = "ghost";
-        ghost.shape = {2, 2};
-        g.outputs.push_back(g.AddTensor(ghost));
-      }));
+  corpus.push_back(Make("output_written_by_no_op", invalid, "written by no op", Conv, [](ir::Subgraph& g) {
+    ir::Tensor ghost;
+    ghost.name = "ghost";
+    ghost.shape = {2, 2};
+    g.outputs.push_back(g.AddTensor(ghost));
+  }));
   corpus.push_back(Make("input_written_by_no_op", invalid, "which no op writes", Conv, [](ir::Subgraph& g) {
     ir::Tensor ghost;
     ghost.name = "ghost";
@@ -211,8 +239,7 @@ void AddInvalid(std::vector<HostileModel>& corpus) {
     g.outputs.push_back(g.AddTensor(ghost));
   }));
   corpus.push_back(Make(
-      "cycle", invalid, "cycle",
-      [](GraphBuilder& b) { b.Output(b.Relu(b.Relu(ConvInput(b)))); },
+      "cycle", invalid, "cycle", [](GraphBuilder& b) { b.Output(b.Relu(b.Relu(ConvInput(b)))); },
       [](ir::Subgraph& g) { g.ops[0].inputs[0] = g.ops[1].outputs[0]; }));
   corpus.push_back(Make("constant_shape_over_small_buffer", invalid, "holds 16 bytes", Conv, [](ir::Subgraph& g) {
     const int t = InputOf(g, 0, 2);
@@ -225,14 +252,18 @@ void AddTooBig(std::vector<HostileModel>& corpus) {
   const auto big = Hostility::kTooBig;
   corpus.push_back(Make(
       "broadcast_to_1e12", big, "memory limit",
-      [](GraphBuilder& b) { b.Output(b.BroadcastTo(b.Input("x", kF32, {1, 1}), {1000, 1000})); },
+      [](GraphBuilder& b) {
+        b.Output(b.BroadcastTo(b.Input("x", kF32, {1, 1}), {1000, 1000}));
+      },
       [](ir::Subgraph& g) {
         SetInts(g, InputOf(g, 0, 1), {1000000, 1000000});
         g.tensors[g.outputs[0]].shape = {1000000, 1000000};
       }));
   corpus.push_back(Make(
       "tile_1e12", big, "memory limit",
-      [](GraphBuilder& b) { b.Output(b.Tile(b.Input("x", kF32, {1, 1}), {2, 2})); },
+      [](GraphBuilder& b) {
+        b.Output(b.Tile(b.Input("x", kF32, {1, 1}), {2, 2}));
+      },
       [](ir::Subgraph& g) {
         SetInts(g, InputOf(g, 0, 1), {1000000, 1000000});
         g.tensors[g.outputs[0]].shape = {1000000, 1000000};
@@ -248,8 +279,7 @@ void AddTooBig(std::vector<HostileModel>& corpus) {
         g.tensors[g.outputs[0]].shape = {1, kInt32Max};
       }));
   corpus.push_back(Make(
-      "resize_100000", big, "memory limit",
-      [](GraphBuilder& b) { b.Output(b.ResizeBilinear(ConvInput(b), 16, 16)); },
+      "resize_100000", big, "memory limit", [](GraphBuilder& b) { b.Output(b.ResizeBilinear(ConvInput(b), 16, 16)); },
       [](ir::Subgraph& g) {
         SetInts(g, InputOf(g, 0, 1), {100000, 100000});
         g.tensors[g.outputs[0]].shape = {1, 100000, 100000, 4};
@@ -258,42 +288,41 @@ void AddTooBig(std::vector<HostileModel>& corpus) {
 
 void AddRuntimeValues(std::vector<HostileModel>& corpus) {
   const auto runtime = Hostility::kRuntimeValues;
-  HostileModel gather = Make("gather_runtime_index_out_of_range", runtime, "index 1000 is outside",
-                             [](GraphBuilder& b) {
-                               const int params = b.ConstF32("table", {10, 4}, std::vector<float>(40, 1.0f));
-                               b.Output(b.Gather(params, b.Input("ids", kI32, {3}), 0));
-                             });
+  HostileModel gather =
+      Make("gather_runtime_index_out_of_range", runtime, "index 1000 is outside", [](GraphBuilder& b) {
+        const int params = b.ConstF32("table", {10, 4}, std::vector<float>(40, 1.0f));
+        b.Output(b.Gather(params, b.Input("ids", kI32, {3}), 0));
+      });
   gather.inputs = {Ints({3}, {0, 5, 1000})};
   corpus.push_back(std::move(gather));
-  HostileModel negative = Make("gather_runtime_index_negative", runtime, "index -7 is outside",
-                               [](GraphBuilder& b) {
-                                 const int params = b.ConstF32("table", {10, 4}, std::vector<float>(40, 1.0f));
-                                 b.Output(b.Gather(params, b.Input("ids", kI32, {2}), 0));
-                               });
+  HostileModel negative = Make("gather_runtime_index_negative", runtime, "index -7 is outside", [](GraphBuilder& b) {
+    const int params = b.ConstF32("table", {10, 4}, std::vector<float>(40, 1.0f));
+    b.Output(b.Gather(params, b.Input("ids", kI32, {2}), 0));
+  });
   negative.inputs = {Ints({2}, {-7, 1})};
   corpus.push_back(std::move(negative));
-  HostileModel gather_nd = Make("gather_nd_runtime_index_out_of_range", runtime, "outside",
-                                [](GraphBuilder& b) {
-                                  const int params = b.ConstF32("table", {4, 4}, std::vector<float>(16, 1.0f));
-                                  b.Output(b.GatherNd(params, b.Input("ids", kI32, {2, 2})));
-                                });
+  HostileModel gather_nd = Make("gather_nd_runtime_index_out_of_range", runtime, "outside", [](GraphBuilder& b) {
+    const int params = b.ConstF32("table", {4, 4}, std::vector<float>(16, 1.0f));
+    b.Output(b.GatherNd(params, b.Input("ids", kI32, {2, 2})));
+  });
   gather_nd.inputs = {Ints({2, 2}, {0, 0, 9, 9})};
   corpus.push_back(std::move(gather_nd));
   // TOPK_V2 with k fed at run time: k past the last dimension.
-  HostileModel topk = Make("topk_runtime_k_too_large", runtime, "k",
-                           [](GraphBuilder& b) {
-                             const int x = b.Input("x", kF32, {1, 8});
-                             const auto [values, indices] = b.TopKV2(x, 3);
-                             b.Output(values);
-                             b.Output(indices);
-                           },
-                           [](ir::Subgraph& g) {
-                             ir::Tensor k;
-                             k.name = "k";
-                             k.dtype = kI32;
-                             g.ops[0].inputs[1] = g.AddTensor(k);
-                             g.inputs.push_back(g.ops[0].inputs[1]);
-                           });
+  HostileModel topk = Make(
+      "topk_runtime_k_too_large", runtime, "k",
+      [](GraphBuilder& b) {
+        const int x = b.Input("x", kF32, {1, 8});
+        const auto [values, indices] = b.TopKV2(x, 3);
+        b.Output(values);
+        b.Output(indices);
+      },
+      [](ir::Subgraph& g) {
+        ir::Tensor k;
+        k.name = "k";
+        k.dtype = kI32;
+        g.ops[0].inputs[1] = g.AddTensor(k);
+        g.inputs.push_back(g.ops[0].inputs[1]);
+      });
   topk.inputs = {Floats({1, 8}, {1, 2, 3, 4, 5, 6, 7, 8}), Ints({}, {50})};
   corpus.push_back(std::move(topk));
 }
@@ -301,12 +330,11 @@ void AddRuntimeValues(std::vector<HostileModel>& corpus) {
 void AddOdd(std::vector<HostileModel>& corpus) {
   // MediaPipe's unpooling places an index wherever it points and skips what
   // falls outside the output; one no int holds must not wrap.
-  HostileModel unpool = Make("unpooling_indices_not_ints", Hostility::kOdd, "",
-                             [](GraphBuilder& b) {
-                               const int x = b.Input("x", kF32, {1, 2, 2, 1});
-                               const int indices = b.Input("argmax", kF32, {1, 2, 2, 1});
-                               b.Output(b.MaxUnpooling2D(x, indices, tfl::Padding_SAME, 2, 2, 2, 2));
-                             });
+  HostileModel unpool = Make("unpooling_indices_not_ints", Hostility::kOdd, "", [](GraphBuilder& b) {
+    const int x = b.Input("x", kF32, {1, 2, 2, 1});
+    const int indices = b.Input("argmax", kF32, {1, 2, 2, 1});
+    b.Output(b.MaxUnpooling2D(x, indices, tfl::Padding_SAME, 2, 2, 2, 2));
+  });
   unpool.inputs = {Floats({1, 2, 2, 1}, {1, 2, 3, 4}),
                    Floats({1, 2, 2, 1}, {0, 1e30f, std::numeric_limits<float>::quiet_NaN(), -3e9f})};
   corpus.push_back(std::move(unpool));

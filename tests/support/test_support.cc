@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <array>
-#include <stdexcept>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include "gpuclean/format.h"
 #include "gpuclean/probe.h"
@@ -59,7 +59,8 @@ TempDir::TempDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "gpuclean";
   std::replace(name.begin(), name.end(), '/', '_');
-  path_ = fs::temp_directory_path() / ("gpuclean-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + name);
+  path_ = fs::temp_directory_path() /
+          ("gpuclean-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + name);
   fs::remove_all(path_);
   fs::create_directories(path_);
 }
@@ -72,8 +73,10 @@ TempDir::~TempDir() {
 std::string ShellQuote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }

@@ -58,8 +58,7 @@ TEST(ProbeResidency, EveryMicroProbeMatchesTheMeasuredWebGpuResidency) {
     EXPECT_EQ(predicted.gpu_nodes, *measured.residency.gpu_ops)
         << file << ": " << lint::PredictedLine(predicted) << " vs measured " << probe::Summarize(measured.residency);
     EXPECT_EQ(predicted.nodes, *measured.residency.total_ops) << file;
-    if (measured.residency.partitions)
-      EXPECT_EQ(predicted.partitions, *measured.residency.partitions) << file;
+    if (measured.residency.partitions) EXPECT_EQ(predicted.partitions, *measured.residency.partitions) << file;
     ++compared;
   }
   EXPECT_EQ(compared, static_cast<int>(graphs.size() - matrix.known_mismatches.size()));

@@ -121,8 +121,8 @@ TEST(SynthCli, WritesModelsAndInputs) {
   EXPECT_EQ(x.shape, (std::vector<int64_t>{1, 8, 256}));
 
   // The written pair feeds straight into bisect: the break is a finding (exit 1).
-  auto b = testing::RunGpuclean("bisect " + testing::ShellQuote(dir.file("out/layernorm-256.tflite")) + " --input 0=" +
-                                testing::ShellQuote(dir.file("out/layernorm-256.in0.npy")) + " --json");
+  auto b = testing::RunGpuclean("bisect " + testing::ShellQuote(dir.file("out/layernorm-256.tflite")) +
+                                " --input 0=" + testing::ShellQuote(dir.file("out/layernorm-256.in0.npy")) + " --json");
   EXPECT_EQ(b.exit_code, 1) << b.err;
   EXPECT_NE(b.out.find("safe-layernorm-v2"), std::string::npos);
 }

@@ -17,14 +17,12 @@ inline void Check(const ir::Subgraph& graph, const ir::Op& op) {
     case tfl::TensorType_FLOAT32:
     case tfl::TensorType_INT32:
     case tfl::TensorType_INT64:
-    case tfl::TensorType_BOOL:
-      break;
+    case tfl::TensorType_BOOL: break;
     case tfl::TensorType_UINT8:
     case tfl::TensorType_INT8:
       // Quantized inputs are fine: the order of the codes is the order of the values.
       break;
-    default:
-      ThrowUnsupportedDtype(graph, op, in->dtype);
+    default: ThrowUnsupportedDtype(graph, op, in->dtype);
   }
   RequireIndexInput(graph, op, 1, "axis");
   RequireOutputDtype(graph, op, 0, {tfl::TensorType_INT32, tfl::TensorType_INT64});

@@ -14,9 +14,8 @@ namespace gpuclean::exec::kernels::block_shuffle {
 
 template <typename Options>
 const Options* OptionsOf(const ir::Op& op) {
-  return static_cast<const Options*>(op.options.type == tfl::BuiltinOptionsUnionTraits<Options>::enum_value
-                                         ? op.options.value
-                                         : nullptr);
+  return static_cast<const Options*>(
+      op.options.type == tfl::BuiltinOptionsUnionTraits<Options>::enum_value ? op.options.value : nullptr);
 }
 
 template <typename Options>
@@ -44,26 +43,25 @@ void Eval(KernelContext& ctx, bool to_space) {
   const uint8_t* src = in.data;
   uint8_t* dst = out.data;
   const int64_t rows = static_cast<int64_t>(batch) * h;
-  ctx.pool.ParallelFor(rows, conv::GrainFor(rows, static_cast<int64_t>(w) * s * s * run / 4 + 1),
-                       [&](int64_t r0, int64_t r1) {
-                         for (int64_t r = r0; r < r1; ++r) {
-                           const int64_t b = r / h;
-                           const int y = static_cast<int>(r % h);
-                           for (int x = 0; x < w; ++x) {
-                             const size_t depth_at = static_cast<size_t>((r * w + x) * s * s) * run;
-                             for (int dy = 0; dy < s; ++dy)
-                               for (int dx = 0; dx < s; ++dx) {
-                                 const size_t space_at =
-                                     static_cast<size_t>((b * space_h + y * s + dy) * space_w + x * s + dx) * run;
-                                 const size_t block_at = depth_at + static_cast<size_t>(dy * s + dx) * run;
-                                 if (to_space)
-                                   std::memcpy(dst + space_at, src + block_at, run);
-                                 else
-                                   std::memcpy(dst + block_at, src + space_at, run);
-                               }
-                           }
-                         }
-                       });
+  ctx.pool.ParallelFor(
+      rows, conv::GrainFor(rows, static_cast<int64_t>(w) * s * s * run / 4 + 1), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t b = r / h;
+          const int y = static_cast<int>(r % h);
+          for (int x = 0; x < w; ++x) {
+            const size_t depth_at = static_cast<size_t>((r * w + x) * s * s) * run;
+            for (int dy = 0; dy < s; ++dy)
+              for (int dx = 0; dx < s; ++dx) {
+                const size_t space_at = static_cast<size_t>((b * space_h + y * s + dy) * space_w + x * s + dx) * run;
+                const size_t block_at = depth_at + static_cast<size_t>(dy * s + dx) * run;
+                if (to_space)
+                  std::memcpy(dst + space_at, src + block_at, run);
+                else
+                  std::memcpy(dst + block_at, src + space_at, run);
+              }
+          }
+        }
+      });
 }
 
 }  // namespace gpuclean::exec::kernels::block_shuffle

@@ -72,32 +72,19 @@ inline To Convert(From in) {
 template <typename Fn>
 void DispatchCastType(const KernelContext& ctx, ir::DType dtype, Fn&& fn) {
   switch (dtype) {
-    case tfl::TensorType_BOOL:
-      return fn(bool{});
-    case tfl::TensorType_UINT8:
-      return fn(uint8_t{});
-    case tfl::TensorType_INT8:
-      return fn(int8_t{});
-    case tfl::TensorType_INT16:
-      return fn(int16_t{});
-    case tfl::TensorType_UINT16:
-      return fn(uint16_t{});
-    case tfl::TensorType_INT32:
-      return fn(int32_t{});
-    case tfl::TensorType_UINT32:
-      return fn(uint32_t{});
-    case tfl::TensorType_INT64:
-      return fn(int64_t{});
-    case tfl::TensorType_FLOAT16:
-      return fn(Half{});
-    case tfl::TensorType_BFLOAT16:
-      return fn(BFloat16{});
-    case tfl::TensorType_FLOAT32:
-      return fn(float{});
-    case tfl::TensorType_FLOAT64:
-      return fn(double{});
-    default:
-      ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
+    case tfl::TensorType_BOOL: return fn(bool{});
+    case tfl::TensorType_UINT8: return fn(uint8_t{});
+    case tfl::TensorType_INT8: return fn(int8_t{});
+    case tfl::TensorType_INT16: return fn(int16_t{});
+    case tfl::TensorType_UINT16: return fn(uint16_t{});
+    case tfl::TensorType_INT32: return fn(int32_t{});
+    case tfl::TensorType_UINT32: return fn(uint32_t{});
+    case tfl::TensorType_INT64: return fn(int64_t{});
+    case tfl::TensorType_FLOAT16: return fn(Half{});
+    case tfl::TensorType_BFLOAT16: return fn(BFloat16{});
+    case tfl::TensorType_FLOAT32: return fn(float{});
+    case tfl::TensorType_FLOAT64: return fn(double{});
+    default: ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
   }
 }
 
@@ -114,10 +101,8 @@ bool IsCastType(ir::DType d) {
     case tfl::TensorType_FLOAT16:
     case tfl::TensorType_BFLOAT16:
     case tfl::TensorType_FLOAT32:
-    case tfl::TensorType_FLOAT64:
-      return true;
-    default:
-      return false;
+    case tfl::TensorType_FLOAT64: return true;
+    default: return false;
   }
 }
 

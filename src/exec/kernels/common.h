@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include "exec/kernel.h"
 #include "gpuclean/half.h"
@@ -77,26 +77,18 @@ Range<T> ActivationRange(tfl::ActivationFunctionType act) {
   if constexpr (std::is_floating_point_v<T>) {
     constexpr T inf = std::numeric_limits<T>::infinity();
     switch (act) {
-      case tfl::ActivationFunctionType_RELU:
-        return {T(0), inf};
-      case tfl::ActivationFunctionType_RELU6:
-        return {T(0), T(6)};
-      case tfl::ActivationFunctionType_RELU_N1_TO_1:
-        return {T(-1), T(1)};
-      default:
-        return {-inf, inf};
+      case tfl::ActivationFunctionType_RELU: return {T(0), inf};
+      case tfl::ActivationFunctionType_RELU6: return {T(0), T(6)};
+      case tfl::ActivationFunctionType_RELU_N1_TO_1: return {T(-1), T(1)};
+      default: return {-inf, inf};
     }
   } else {
     constexpr T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
     switch (act) {
-      case tfl::ActivationFunctionType_RELU:
-        return {T(0), hi};
-      case tfl::ActivationFunctionType_RELU6:
-        return {T(0), T(6)};
-      case tfl::ActivationFunctionType_RELU_N1_TO_1:
-        return {T(-1), T(1)};
-      default:
-        return {lo, hi};
+      case tfl::ActivationFunctionType_RELU: return {T(0), hi};
+      case tfl::ActivationFunctionType_RELU6: return {T(0), T(6)};
+      case tfl::ActivationFunctionType_RELU_N1_TO_1: return {T(-1), T(1)};
+      default: return {lo, hi};
     }
   }
 }
@@ -106,7 +98,6 @@ template <typename T>
 inline T Clamp(T x, Range<T> r) {
   return std::min(std::max(x, r.lo), r.hi);
 }
-
 
 inline float ApplyActivation(float x, tfl::ActivationFunctionType act) {
   switch (act) {

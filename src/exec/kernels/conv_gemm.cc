@@ -34,7 +34,6 @@
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
 #endif
 
-
 #include "exec/kernels/conv_util.h"
 
 #include <fmt/format.h>
@@ -78,8 +77,7 @@ TileConfig ConfigFor(Isa isa, int n) {
     case Isa::kAvx2:
       if (n <= 8 || one_vector_pads_less(8)) return {8, 1, 12};
       return {8, 2, 6};
-    case Isa::kGeneric:
-      break;
+    case Isa::kGeneric: break;
   }
   if (n <= 4 || one_vector_pads_less(4)) return {4, 1, 12};
   return {4, 2, 6};
@@ -462,7 +460,8 @@ GPUCLEAN_CONV_INLINE void TransposeOutBody(const float* __restrict src, int64_t 
           StoreU<8>(dst + (j + u) * dst_ld + i, Min<8>(Max<8>(LoadU<8>(block + u * 8) + vb, vlo), vhi));
       }
       for (int j = cols8; j < cols; ++j)
-        for (int u = 0; u < 8; ++u) dst[j * dst_ld + i + u] = clamp(src[(i + u) * src_ld + j] + (bias ? bias[i + u] : 0));
+        for (int u = 0; u < 8; ++u)
+          dst[j * dst_ld + i + u] = clamp(src[(i + u) * src_ld + j] + (bias ? bias[i + u] : 0));
     } else {
       for (int u = i; u < rows; ++u)
         for (int j = 0; j < cols; ++j) dst[j * dst_ld + u] = clamp(src[u * src_ld + j] + (bias ? bias[u] : 0.0f));
@@ -480,9 +479,8 @@ GPUCLEAN_TARGET_AVX2 void TransposeOutAvx2(const float* src, int64_t src_ld, int
                                            Clamp clamp, float* dst, int64_t dst_ld, int r0, int r1) {
   TransposeOutBody(src, src_ld, rows, cols, bias, clamp, dst, dst_ld, r0, r1);
 }
-GPUCLEAN_TARGET_AVX512 void TransposeOutAvx512(const float* src, int64_t src_ld, int rows, int cols,
-                                               const float* bias, Clamp clamp, float* dst, int64_t dst_ld, int r0,
-                                               int r1) {
+GPUCLEAN_TARGET_AVX512 void TransposeOutAvx512(const float* src, int64_t src_ld, int rows, int cols, const float* bias,
+                                               Clamp clamp, float* dst, int64_t dst_ld, int r0, int r1) {
   TransposeOutBody(src, src_ld, rows, cols, bias, clamp, dst, dst_ld, r0, r1);
 }
 #endif
@@ -591,8 +589,8 @@ void Gemm(ThreadPool& pool, int64_t m, Strided a, const PackedB& b, Clamp clamp,
 
 const PackedB& PackedWeights(KernelContext& ctx, int weights, int bias_input, int slot, Strided b, int n, int k,
                              const float* bias, PackedB* scratch) {
-  const bool fixed = ctx.input_is_fixed(weights) && (bias_input < 0 || !ctx.has_input(bias_input) ||
-                                                     ctx.input_is_fixed(bias_input));
+  const bool fixed =
+      ctx.input_is_fixed(weights) && (bias_input < 0 || !ctx.has_input(bias_input) || ctx.input_is_fixed(bias_input));
   if (!fixed || !ctx.state) {
     PackB(ctx.pool, b, n, k, bias, scratch);
     return *scratch;

@@ -66,12 +66,9 @@ Isa SetIsaForTesting(Isa isa) {
 
 const char* IsaName(Isa isa) {
   switch (isa) {
-    case Isa::kAvx512:
-      return "avx512";
-    case Isa::kAvx2:
-      return "avx2";
-    case Isa::kGeneric:
-      return "generic";
+    case Isa::kAvx512: return "avx512";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kGeneric: return "generic";
   }
   return "?";
 }

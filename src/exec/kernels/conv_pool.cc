@@ -5,7 +5,6 @@
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
 #endif
 
-
 #include "exec/kernels/conv_util.h"
 
 #include <fmt/format.h>
@@ -128,6 +127,5 @@ void EvalPool2D(KernelContext& ctx, bool max) {
   g.pad_left = PaddingBefore(g.in_w, g.fw, g.stride_w, 1, g.out_w);
   Pool2D(ctx.pool, in.as<float>(), g, max, ActivationClamp(o.fused_activation_function), out.as<float>());
 }
-
 
 }  // namespace gpuclean::exec::kernels::conv

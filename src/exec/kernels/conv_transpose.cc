@@ -5,7 +5,6 @@
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
 #endif
 
-
 #include "exec/kernels/conv_util.h"
 
 #include <fmt/format.h>

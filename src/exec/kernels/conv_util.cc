@@ -28,14 +28,10 @@ Clamp ActivationClamp(tfl::ActivationFunctionType act) {
 
 Clamp ActivationClampFromTfLite(int32_t act) {
   switch (act) {
-    case 1:
-      return ActivationClamp(tfl::ActivationFunctionType_RELU);
-    case 2:
-      return ActivationClamp(tfl::ActivationFunctionType_RELU_N1_TO_1);
-    case 3:
-      return ActivationClamp(tfl::ActivationFunctionType_RELU6);
-    default:
-      return Clamp{};
+    case 1: return ActivationClamp(tfl::ActivationFunctionType_RELU);
+    case 2: return ActivationClamp(tfl::ActivationFunctionType_RELU_N1_TO_1);
+    case 3: return ActivationClamp(tfl::ActivationFunctionType_RELU6);
+    default: return Clamp{};
   }
 }
 

@@ -49,7 +49,8 @@ void EvalConvolution2dTransposeBias(KernelContext& ctx) {
   };
   g.pad_top = before(g.in_h, g.kh, g.stride_h, g.out_h);
   g.pad_left = before(g.in_w, g.kw, g.stride_w, g.out_w);
-  (fp16::DotProductsInHalf(ctx) ? fp16::TransposeConv : conv::TransposeConv)(ctx.pool, in.as<float>(), w.as<float>(), bias, g, conv::Clamp{}, out.as<float>());
+  (fp16::DotProductsInHalf(ctx) ? fp16::TransposeConv : conv::TransposeConv)(ctx.pool, in.as<float>(), w.as<float>(),
+                                                                             bias, g, conv::Clamp{}, out.as<float>());
 }
 
 }  // namespace

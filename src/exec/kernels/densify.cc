@@ -35,8 +35,7 @@ std::vector<int64_t> IndexVector(const tfl::SparseIndexVectorUnion& u) {
     case tfl::SparseIndexVector_Uint8Vector:
       if (const auto* p = u.AsUint8Vector()) v.assign(p->values.begin(), p->values.end());
       break;
-    default:
-      break;
+    default: break;
   }
   return v;
 }
@@ -47,7 +46,7 @@ struct Densifier {
   std::vector<int32_t> dense_shape;
   std::vector<int32_t> traversal;
   std::vector<int32_t> block_map;
-  std::vector<bool> sparse;  // per level
+  std::vector<bool> sparse;         // per level
   std::vector<int64_t> level_size;  // dense_size per level
   std::vector<std::vector<int64_t>> segments, indices;
   std::vector<int64_t> block_size;

@@ -199,19 +199,23 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
     // time (every tap inside) share the weights and run as one block.
     const bool rows_inside = oy * a.sh - a.pt >= 0 && oy * a.sh - a.pt + (a.kh - 1) * a.dh < a.h;
     for (int ox = 0; ox < a.ow;) {
-      const bool block = rows_inside && ox + 4 <= a.ow && ox * a.sw - a.pl >= 0 &&
-                         (ox + 3) * a.sw - a.pl + (a.kw - 1) * a.dw < a.w_;
+      const bool block =
+          rows_inside && ox + 4 <= a.ow && ox * a.sw - a.pl >= 0 && (ox + 3) * a.sw - a.pl + (a.kw - 1) * a.dw < a.w_;
       if (block) {
         for (int p = 0; p < 4; ++p)
           for (int ky = 0, t = 0; ky < a.kh; ++ky)
             for (int kx = 0; kx < a.kw; ++kx, ++t) {
               const int iy = oy * a.sh - a.pt + ky * a.dh, ix = (ox + p) * a.sw - a.pl + kx * a.dw;
               const int64_t at = ((b * a.h + iy) * a.w_ + ix) * a.c;
-              if (a.in_half) xh4[p * window + t] = a.in_half + at;
-              else xs4[p * window + t] = a.in + at;
+              if (a.in_half)
+                xh4[p * window + t] = a.in_half + at;
+              else
+                xs4[p * window + t] = a.in + at;
             }
-        if (a.in_half) fp16::DepthwiseTapsHalf4(xh4.data(), wh4.data(), static_cast<int>(window), a.c, acc4.data());
-        else taps4(xs4.data(), ws4.data(), static_cast<int>(window), a.c, acc4.data());
+        if (a.in_half)
+          fp16::DepthwiseTapsHalf4(xh4.data(), wh4.data(), static_cast<int>(window), a.c, acc4.data());
+        else
+          taps4(xs4.data(), ws4.data(), static_cast<int>(window), a.c, acc4.data());
         std::copy(acc4.begin(), acc4.end(), a.out + (r * a.ow + ox) * a.c);
         ox += 4;
         continue;
@@ -225,13 +229,17 @@ void DwRowsFp16(const DwArgs& a, int64_t r0, int64_t r1) {
           const int ix = ox * a.sw - a.pl + kx * a.dw;
           if (ix < 0 || ix >= a.w_) continue;
           const int64_t at = ((b * a.h + iy) * a.w_ + ix) * a.c, wat = (ky * a.kw + kx) * a.c;
-          if (a.in_half) xh[n] = a.in_half + at, wh[n] = a.w_half + wat;
-          else xs[n] = a.in + at, ws[n] = a.w + wat;
+          if (a.in_half)
+            xh[n] = a.in_half + at, wh[n] = a.w_half + wat;
+          else
+            xs[n] = a.in + at, ws[n] = a.w + wat;
           ++n;
         }
       }
-      if (a.in_half) fp16::DepthwiseTapsHalf(xh.data(), wh.data(), n, a.c, acc.data());
-      else taps(xs.data(), ws.data(), n, a.c, acc.data());
+      if (a.in_half)
+        fp16::DepthwiseTapsHalf(xh.data(), wh.data(), n, a.c, acc.data());
+      else
+        taps(xs.data(), ws.data(), n, a.c, acc.data());
       std::copy(acc.begin(), acc.end(), a.out + (r * a.ow + ox) * a.c);
       ++ox;
     }

@@ -14,17 +14,15 @@ void CheckDequantize(const ir::Subgraph& graph, const ir::Op& op) {
   RequireOutputDtype(graph, op, 0, {tfl::TensorType_FLOAT32});
   switch (in->dtype) {
     case tfl::TensorType_FLOAT16:
-    case tfl::TensorType_FLOAT32:
-      return;
+    case tfl::TensorType_FLOAT32: return;
     case tfl::TensorType_INT8:
     case tfl::TensorType_UINT8:
-    case tfl::TensorType_INT16:
-      break;
-    default:
-      ThrowUnsupportedDtype(graph, op, in->dtype);
+    case tfl::TensorType_INT16: break;
+    default: ThrowUnsupportedDtype(graph, op, in->dtype);
   }
   const ir::Quantization& q = in->quant;
-  if (q.scale.empty()) ThrowOpUnsupported(graph, op, "{} input '{}' has no quantization scale", ir::DTypeName(in->dtype), in->name);
+  if (q.scale.empty())
+    ThrowOpUnsupported(graph, op, "{} input '{}' has no quantization scale", ir::DTypeName(in->dtype), in->name);
   if (!q.zero_point.empty() && q.zero_point.size() != q.scale.size() && q.zero_point.size() != 1)
     ThrowOpUnsupported(graph, op, "input '{}' has {} scales but {} zero points", in->name, q.scale.size(),
                        q.zero_point.size());

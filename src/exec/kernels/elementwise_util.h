@@ -321,16 +321,11 @@ void Ternary(KernelContext& ctx, F f) {
 template <typename Fn>
 void DispatchBySize(const KernelContext& ctx, ir::DType dtype, Fn&& fn) {
   switch (ir::DTypeSize(dtype)) {
-    case 1:
-      return fn(uint8_t{});
-    case 2:
-      return fn(uint16_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    default:
-      ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    case 8: return fn(uint64_t{});
+    default: ThrowUnsupportedDtype(ctx.graph, ctx.op, dtype);
   }
 }
 

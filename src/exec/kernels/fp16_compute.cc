@@ -73,8 +73,8 @@ __attribute__((target("avx2,f16c"), always_inline)) inline __m256 round8(__m256 
 // The depthwise taps of one pixel, 8 channels per register, accumulators
 // kept in registers across the taps; a masked tail for the last channels
 // (depthwise layers with 8 or 12 channels are common).
-__attribute__((target("avx2,f16c,fma"))) void TapsF16c(const float* const* x, const float* const* w, int taps,
-                                                      int n, float* acc) {
+__attribute__((target("avx2,f16c,fma"))) void TapsF16c(const float* const* x, const float* const* w, int taps, int n,
+                                                       float* acc) {
   // Up to four groups of 8 channels in flight: independent chains.
   for (int o = 0; o < n; o += 32) {
     const int groups = std::min(4, (n - o + 7) / 8);
@@ -96,8 +96,8 @@ __attribute__((target("avx2,f16c,fma"))) void TapsF16c(const float* const* x, co
 __attribute__((target("avx2,f16c"))) void RoundInPlaceF16c(float* v, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(v + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(v + i),
-                                                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+    _mm256_storeu_ps(
+        v + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(v + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
   for (; i < n; ++i) v[i] = Round(v[i]);
 }
 
@@ -133,8 +133,8 @@ __attribute__((target("avx2,f16c,fma"))) void RowsTimesMatrixF16c(const float* a
 }
 // Few outputs per item: 32 items across four 8-lane vectors, one chain per
 // output and vector, the same steps in the same order (a [rows][k] block).
-__attribute__((target("avx2,f16c,fma"))) void ColumnsF16c(const float* a, int rows, int64_t k, const float* wt,
-                                                         int n, float* acc, float* columns) {
+__attribute__((target("avx2,f16c,fma"))) void ColumnsF16c(const float* a, int rows, int64_t k, const float* wt, int n,
+                                                          float* acc, float* columns) {
   for (int64_t kk = 0; kk < k; ++kk)
     for (int r = 0; r < 32; ++r) columns[kk * 32 + r] = r < rows ? a[r * k + kk] : 0.0f;
   alignas(32) float lanes[32];
@@ -156,15 +156,14 @@ void RowTimesMatrixScalar(const float* a, int64_t k, const float* wt, int n, flo
   for (int64_t kk = 0; kk < k; ++kk) AxpyRoundScalar(acc, a[kk], wt + kk * n, n);
 }
 
-
 }  // namespace
 
 #if GPUCLEAN_CONV_X86
 // The depthwise taps with the binary16 FMA instruction, 16 channels per
 // register, the accumulators staying half across the taps.
 __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNative(const float* const* x,
-                                                                              const float* const* w, int taps,
-                                                                              int n, float* acc) {
+                                                                                const float* const* w, int taps, int n,
+                                                                                float* acc) {
   for (int o = 0; o < n; o += 16) {
     const __mmask16 m = n - o >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - o)) - 1);
     __m256h r = _mm256_setzero_ph();
@@ -180,8 +179,8 @@ bool HasAvx512Fp16() { return conv::ActiveIsa() == conv::Isa::kAvx512 && __built
 #if GPUCLEAN_CONV_X86
 // Four pixels with the same taps (x[p * taps + t]): four independent chains
 // per 8 channels hide the add + convert latency of one pixel's chain.
-__attribute__((target("avx2,f16c,fma"))) void Taps4F16c(const float* const* x, const float* const* w, int taps,
-                                                       int n, float* acc) {
+__attribute__((target("avx2,f16c,fma"))) void Taps4F16c(const float* const* x, const float* const* w, int taps, int n,
+                                                        float* acc) {
   for (int o = 0; o < n; o += 8) {
     alignas(32) int32_t lanes[8];
     for (int i = 0; i < 8; ++i) lanes[i] = o + i < n ? -1 : 0;
@@ -197,7 +196,8 @@ __attribute__((target("avx2,f16c,fma"))) void Taps4F16c(const float* const* x, c
 #endif
 
 void Taps4Scalar(const float* const* x, const float* const* w, int taps, int n, float* acc) {
-  for (int p = 0; p < 4; ++p) TapsScalar(x + static_cast<int64_t>(p) * taps, w, taps, n, acc + static_cast<int64_t>(p) * n);
+  for (int p = 0; p < 4; ++p)
+    TapsScalar(x + static_cast<int64_t>(p) * taps, w, taps, n, acc + static_cast<int64_t>(p) * n);
 }
 
 DepthwiseTapsFn DepthwiseTaps4() {
@@ -229,8 +229,8 @@ __attribute__((target("avx2,f16c"), always_inline)) inline __m256 Clamp8(__m256 
   return _mm256_min_ps(hi, _mm256_max_ps(lo, v));
 }
 
-__attribute__((target("avx2,f16c"))) void FinishRowsF16c(float* c, int64_t rows, int n, int64_t ldc,
-                                                        const float* bias, conv::Clamp clamp) {
+__attribute__((target("avx2,f16c"))) void FinishRowsF16c(float* c, int64_t rows, int n, int64_t ldc, const float* bias,
+                                                         conv::Clamp clamp) {
   const __m256 lo = _mm256_set1_ps(clamp.lo), hi = _mm256_set1_ps(clamp.hi);
   alignas(32) int32_t lanes[8];
   for (int i = 0; i < 8; ++i) lanes[i] = i < n % 8 ? -1 : 0;
@@ -259,7 +259,8 @@ void FinishRows(float* c, int64_t rows, int n, int64_t ldc, const float* bias, c
   if (bias)
     for (int64_t r = 0; r < rows; ++r)
       for (int o = 0; o < n; ++o) c[r * ldc + o] += bias[o];
-  if (ldc == n) RoundInPlace(c, rows * n);
+  if (ldc == n)
+    RoundInPlace(c, rows * n);
   else
     for (int64_t r = 0; r < rows; ++r) RoundInPlace(c + r * ldc, n);
   if (clamp.lo > -INFINITY || clamp.hi < INFINITY)
@@ -278,7 +279,7 @@ namespace {
 constexpr int kNativeRows = 8;
 
 __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void ToHalf(const float* src, _Float16* dst,
-                                                                          int64_t n) {
+                                                                            int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) _mm256_storeu_ph(dst + i, _mm512_cvtxps_ph(_mm512_loadu_ps(src + i)));
   if (i < n) {
@@ -293,8 +294,7 @@ __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void ToHalf(cons
 // independent accumulator chains, enough to hide the FMA latency.
 template <int R>
 __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void NativeRows(const _Float16* a, int64_t k,
-                                                                              const _Float16* wt, int n,
-                                                                              float* acc) {
+                                                                                const _Float16* wt, int n, float* acc) {
   for (int o = 0; o < n; o += 32) {
     const int lanes = std::min(32, n - o);
     const __mmask32 m = lanes == 32 ? ~0u : ((1u << lanes) - 1);
@@ -323,9 +323,8 @@ __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void NativeRows(
 // chain per output, the same steps in the same order.
 constexpr int kColumnItems = 32;
 __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void NativeColumns(const _Float16* a, int rows,
-                                                                                 int64_t k, const _Float16* wt,
-                                                                                 int n, float* acc,
-                                                                                 _Float16* columns) {
+                                                                                   int64_t k, const _Float16* wt, int n,
+                                                                                   float* acc, _Float16* columns) {
   for (int64_t kk = 0; kk < k; ++kk)
     for (int r = 0; r < kColumnItems; ++r) columns[kk * kColumnItems + r] = r < rows ? a[r * k + kk] : _Float16(0);
   alignas(64) _Float16 lanes[kColumnItems];
@@ -379,7 +378,9 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
       std::vector<_Float16> columns;
       if (narrow) columns.resize(static_cast<size_t>(kColumnItems) * k + 32);
       // _mm512_load_ph needs 64-byte alignment.
-      _Float16* aligned = narrow ? reinterpret_cast<_Float16*>((reinterpret_cast<uintptr_t>(columns.data()) + 63) & ~uintptr_t{63}) : nullptr;
+      _Float16* aligned =
+          narrow ? reinterpret_cast<_Float16*>((reinterpret_cast<uintptr_t>(columns.data()) + 63) & ~uintptr_t{63})
+                 : nullptr;
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t first = b * block;
         const int count = static_cast<int>(std::min<int64_t>(block, items - first));
@@ -393,8 +394,10 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
           fill(first + r, row.data(), source);
           ToHalf(row.data(), rows.data() + r * k, k);
         }
-        if (narrow) NativeColumns(rows.data(), count, k, wh.data(), n, acc.data(), aligned);
-        else NativeBlock(rows.data(), count, k, wh.data(), n, acc.data());
+        if (narrow)
+          NativeColumns(rows.data(), count, k, wh.data(), n, acc.data(), aligned);
+        else
+          NativeBlock(rows.data(), count, k, wh.data(), n, acc.data());
         for (int r = 0; r < count; ++r) done(first + r, acc.data() + static_cast<int64_t>(r) * n);
       }
     });
@@ -554,8 +557,10 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
             for (const auto& [ky, kx] : hit) {
               const int iy = (oy + g.pad_top - ky) / g.stride_h, ix = (ox + g.pad_left - kx) / g.stride_w;
               const bool inside = oy + g.pad_top - ky >= 0 && ox + g.pad_left - kx >= 0 && iy < g.in_h && ix < g.in_w;
-              if (inside) std::copy_n(source + ((b * g.in_h + iy) * g.in_w + ix) * g.in_c, g.in_c, dst);
-              else std::fill(dst, dst + g.in_c, T{});
+              if (inside)
+                std::copy_n(source + ((b * g.in_h + iy) * g.in_w + ix) * g.in_c, g.in_c, dst);
+              else
+                std::fill(dst, dst + g.in_c, T{});
               dst += g.in_c;
             }
           },
@@ -566,8 +571,8 @@ void TransposeConv(ThreadPool& pool, const float* in, const float* weights, cons
 
 #if GPUCLEAN_CONV_X86
 __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNativeHalf(const uint16_t* const* x,
-                                                                                  const uint16_t* const* w,
-                                                                                  int taps, int n, float* acc) {
+                                                                                    const uint16_t* const* w, int taps,
+                                                                                    int n, float* acc) {
   for (int o = 0; o < n; o += 32) {
     const int lanes = std::min(32, n - o);
     const __mmask32 m = lanes == 32 ? ~0u : ((1u << lanes) - 1);
@@ -587,8 +592,8 @@ __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNativeH
 // Four pixels with the same taps at once: four independent accumulator
 // chains hide the FMA latency that one pixel's chain of taps exposes.
 __attribute__((target("avx512fp16,avx512bw,avx512vl,avx512f"))) void TapsNativeHalf4(const uint16_t* const* x,
-                                                                                   const uint16_t* const* w,
-                                                                                   int taps, int n, float* acc) {
+                                                                                     const uint16_t* const* w, int taps,
+                                                                                     int n, float* acc) {
   for (int o = 0; o < n; o += 32) {
     const int lanes = std::min(32, n - o);
     const __mmask32 m = lanes == 32 ? ~0u : ((1u << lanes) - 1);

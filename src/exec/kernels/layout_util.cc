@@ -1,5 +1,5 @@
-#include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/layout_util.h"
+#include "exec/kernels/fp16_compute.h"
 
 #include <type_traits>
 

@@ -38,14 +38,11 @@ inline bool IsMovableTensor(const ir::Tensor& t) {
     case tfl::TensorType_BOOL:
     case tfl::TensorType_UINT32:
     case tfl::TensorType_UINT64:
-    case tfl::TensorType_UINT16:
-      return true;
+    case tfl::TensorType_UINT16: return true;
     case tfl::TensorType_INT8:
     case tfl::TensorType_UINT8:
-    case tfl::TensorType_INT16:
-      return t.quant.scale.empty();
-    default:
-      return false;
+    case tfl::TensorType_INT16: return t.quant.scale.empty();
+    default: return false;
   }
 }
 
@@ -122,8 +119,7 @@ inline std::vector<int64_t> ReadInts(const KernelContext& ctx, int i) {
     case tfl::TensorType_INT8:
       for (int64_t k = 0; k < n; ++k) v[k] = t.as<int8_t>()[k];
       break;
-    default:
-      ThrowOpBadInput(ctx, "input {} must be an integer tensor, got {}", i, ir::DTypeName(t.dtype));
+    default: ThrowOpBadInput(ctx, "input {} must be an integer tensor, got {}", i, ir::DTypeName(t.dtype));
   }
   return v;
 }

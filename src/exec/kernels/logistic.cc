@@ -53,7 +53,8 @@ void EvalLogistic(KernelContext& ctx) {
   const int64_t n = ctx.output(0).num_elements();
   if (ctx.input(0).num_elements() != n)
     ThrowInternal(fmt::format("{}: input has {} elements, output {}", OpLabel(ctx), ctx.input(0).num_elements(), n));
-  ctx.pool.ParallelFor(n, ew::kGrain, [&](int64_t begin, int64_t end) { SigmoidRun(in + begin, out + begin, end - begin); });
+  ctx.pool.ParallelFor(n, ew::kGrain,
+                       [&](int64_t begin, int64_t end) { SigmoidRun(in + begin, out + begin, end - begin); });
 }
 
 }  // namespace

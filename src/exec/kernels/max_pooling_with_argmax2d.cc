@@ -23,9 +23,10 @@ void CheckMaxPoolingWithArgmax2d(const ir::Subgraph& graph, const ir::Op& op) {
     conv::ThrowBadInput(graph, op, "strides and filter sizes must be positive");
 }
 
-GPUCLEAN_CONV_HOT void RowsMaxPoolingWithArgmax2d(const float* in, float* values, float* indices, int in_h, int in_w, int c, int out_h,
-                            int out_w, const ir::MediaPipePoolOptions& o, int pad_top, int pad_left, conv::Clamp clamp,
-                            int64_t r0, int64_t r1) {
+GPUCLEAN_CONV_HOT void RowsMaxPoolingWithArgmax2d(const float* in, float* values, float* indices, int in_h, int in_w,
+                                                  int c, int out_h, int out_w, const ir::MediaPipePoolOptions& o,
+                                                  int pad_top, int pad_left, conv::Clamp clamp, int64_t r0,
+                                                  int64_t r1) {
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / out_h;
     const int oy = static_cast<int>(r % out_h);
@@ -68,8 +69,8 @@ void EvalMaxPoolingWithArgmax2d(KernelContext& ctx) {
   const int64_t rows = static_cast<int64_t>(in.dim(0)) * out_h;
   ctx.pool.ParallelFor(rows, conv::GrainFor(rows, static_cast<int64_t>(out_w) * c * o.filter_h * o.filter_w),
                        [&](int64_t r0, int64_t r1) {
-                         RowsMaxPoolingWithArgmax2d(in.as<float>(), values.as<float>(), indices.as<float>(), in_h, in_w, c, out_h, out_w, o,
-                              pad_top, pad_left, clamp, r0, r1);
+                         RowsMaxPoolingWithArgmax2d(in.as<float>(), values.as<float>(), indices.as<float>(), in_h, in_w,
+                                                    c, out_h, out_w, o, pad_top, pad_left, clamp, r0, r1);
                        });
 }
 

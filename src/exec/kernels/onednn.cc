@@ -34,8 +34,8 @@ dnnl::engine& CpuEngine() {
 struct OneDnnState {
   dnnl::primitive primitive;
   dnnl::memory weights, bias;
-  const float* source = nullptr;  // the op's weights when built
-  int64_t rows = 0;               // FULLY_CONNECTED: the M it was built for
+  const float* source = nullptr;          // the op's weights when built
+  int64_t rows = 0;                       // FULLY_CONNECTED: the M it was built for
   dnnl::memory::desc src, wei, dst;       // BATCH_MATMUL: its operands' layouts
   std::vector<int32_t> x_shape, y_shape;  // BATCH_MATMUL: the shapes it was built for
 };
@@ -84,8 +84,8 @@ void Execute(const KernelContext& ctx, OneDnnState& state, std::unordered_map<in
     state.primitive.execute(stream, args);
     stream.wait();
   } catch (const dnnl::error& e) {
-    ThrowInternal(fmt::format("op {} ({}): oneDNN failed to run a primitive it built: {}", ctx.op_index,
-                              ctx.op.name(), e.what()));
+    ThrowInternal(fmt::format("op {} ({}): oneDNN failed to run a primitive it built: {}", ctx.op_index, ctx.op.name(),
+                              e.what()));
   }
 }
 
@@ -113,13 +113,13 @@ std::shared_ptr<OneDnnState> BuildConv(const KernelContext& ctx, const ConvGeome
   const memory::desc dst({g.batch, out_c, g.out_h, g.out_w}, f32, tag::nhwc);
   const int og = out_c / groups;
   // The filter as stored, OHWI per group: [G, O/G, I/G, KH, KW] with I fastest.
-  const memory::dims wdims = groups == 1 ? memory::dims{out_c, g.in_c, g.kh, g.kw}
-                                         : memory::dims{groups, og, g.in_c, g.kh, g.kw};
+  const memory::dims wdims =
+      groups == 1 ? memory::dims{out_c, g.in_c, g.kh, g.kw} : memory::dims{groups, og, g.in_c, g.kh, g.kw};
   try {
     const dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, memory::desc(wdims, f32, tag::any),
-        bias ? memory::desc({out_c}, f32, tag::x) : memory::desc(), dst, {g.stride_h, g.stride_w},
-        {g.dil_h - 1, g.dil_w - 1}, {g.pad_top, g.pad_left}, {pad_bottom, pad_right});
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+        memory::desc(wdims, f32, tag::any), bias ? memory::desc({out_c}, f32, tag::x) : memory::desc(), dst,
+        {g.stride_h, g.stride_w}, {g.dil_h - 1, g.dil_w - 1}, {g.pad_top, g.pad_left}, {pad_bottom, pad_right});
     const dnnl::convolution_forward::primitive_desc pd(desc, ClampAttr(clamp), CpuEngine());
     auto state = std::make_shared<OneDnnState>();
     state->primitive = dnnl::convolution_forward(pd);
@@ -188,10 +188,11 @@ std::shared_ptr<OneDnnState> BuildBatchMatMul(const Tensor& x, const Tensor& y, 
     state->src = operand(x.shape, adj_x);
     state->wei = operand(y.shape, adj_y);
     memory::dims out_dims(out.shape.begin(), out.shape.end());
-    state->dst = memory::desc(out_dims, memory::data_type::f32, memory::format_tag(rank == 2 ? memory::format_tag::ab
-                                                                                  : rank == 3 ? memory::format_tag::abc
-                                                                                  : rank == 4 ? memory::format_tag::abcd
-                                                                                              : memory::format_tag::abcde));
+    state->dst = memory::desc(out_dims, memory::data_type::f32,
+                              memory::format_tag(rank == 2   ? memory::format_tag::ab
+                                                 : rank == 3 ? memory::format_tag::abc
+                                                 : rank == 4 ? memory::format_tag::abcd
+                                                             : memory::format_tag::abcde));
     const dnnl::matmul::desc desc(state->src, state->wei, state->dst);
     const dnnl::matmul::primitive_desc pd(desc, CpuEngine());
     state->primitive = dnnl::matmul(pd);
@@ -218,10 +219,9 @@ bool RunConv(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, c
   }
   using dnnl::memory;
   const memory::data_type f32 = memory::data_type::f32;
-  const memory src(memory::desc({g.batch, g.in_c * groups, g.in_h, g.in_w}, f32, memory::format_tag::nhwc),
-                   CpuEngine(), const_cast<float*>(ctx.input(0).as<float>()));
-  const memory dst(memory::desc({g.batch, out_c, g.out_h, g.out_w}, f32, memory::format_tag::nhwc), CpuEngine(),
-                   out);
+  const memory src(memory::desc({g.batch, g.in_c * groups, g.in_h, g.in_w}, f32, memory::format_tag::nhwc), CpuEngine(),
+                   const_cast<float*>(ctx.input(0).as<float>()));
+  const memory dst(memory::desc({g.batch, out_c, g.out_h, g.out_w}, f32, memory::format_tag::nhwc), CpuEngine(), out);
   Execute(ctx, *state, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
   return true;
 }

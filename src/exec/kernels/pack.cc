@@ -15,7 +15,8 @@ void EvalPack(KernelContext& ctx) {
   const int rank = output.rank();
   const int axis = NormalizeAxisOrThrow(ctx, OptionsOr<tfl::PackOptionsT>(ctx.op).axis, rank);
   const int n = static_cast<int>(ctx.in.size());
-  if (output.shape[axis] != n) ThrowOpBadInput(ctx, "output has {} along axis {} for {} inputs", output.shape[axis], axis, n);
+  if (output.shape[axis] != n)
+    ThrowOpBadInput(ctx, "output has {} along axis {} for {} inputs", output.shape[axis], axis, n);
   const size_t esize = ElementSize(output);
   const std::vector<int64_t> out_strides = StridesOf(output.shape);
   std::vector<int64_t> dst_strides = out_strides;

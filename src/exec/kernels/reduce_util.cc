@@ -177,18 +177,10 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
   std::fill(acc, acc + out_n, init);
   switch (kind) {
     case ReduceKind::kSum:
-    case ReduceKind::kMean:
-      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapAdd(a, x); });
-      break;
-    case ReduceKind::kProd:
-      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapMul(a, x); });
-      break;
-    case ReduceKind::kMax:
-      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x > a ? x : a; });
-      break;
-    case ReduceKind::kMin:
-      ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x < a ? x : a; });
-      break;
+    case ReduceKind::kMean: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapAdd(a, x); }); break;
+    case ReduceKind::kProd: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapMul(a, x); }); break;
+    case ReduceKind::kMax: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x > a ? x : a; }); break;
+    case ReduceKind::kMin: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x < a ? x : a; }); break;
   }
   if (kind == ReduceKind::kMean) {
     // Float: sum / count in float. Integers: integer sum / count, truncating.
@@ -225,7 +217,7 @@ bool ReduceFp16KeptInner(KernelContext& ctx, ReduceKind kind, const ReducePlan& 
   float* out = ctx.output(0).as<float>();
   const int64_t inner = p.n.back(), outputs = p.out_size;
   std::vector<float> lanes(static_cast<size_t>(4 * outputs), 0.0f);  // lane l of output i: [l * outputs + i]
-  std::vector<int64_t> seen(static_cast<size_t>(outputs), 0);         // per block, at its first output
+  std::vector<int64_t> seen(static_cast<size_t>(outputs), 0);        // per block, at its first output
   std::vector<int64_t> idx(rank - 1, 0);
   int64_t sweeps = 1;
   for (size_t j = 0; j + 1 < rank; ++j) sweeps *= p.n[j];
@@ -278,10 +270,8 @@ void CheckReduce(const ir::Subgraph& graph, const ir::Op& op, ReduceKind kind) {
   switch (in->dtype) {
     case tfl::TensorType_FLOAT32:
     case tfl::TensorType_INT32:
-    case tfl::TensorType_INT64:
-      break;
-    default:
-      ThrowUnsupportedDtype(graph, op, in->dtype);
+    case tfl::TensorType_INT64: break;
+    default: ThrowUnsupportedDtype(graph, op, in->dtype);
   }
   RequireOutputDtype(graph, op, 0, {in->dtype});
   RequireIndexInput(graph, op, 1, "axes");

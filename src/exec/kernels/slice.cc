@@ -23,8 +23,8 @@ void EvalSlice(KernelContext& ctx) {
   int64_t offset = 0;
   for (int i = 0; i < rank; ++i) {
     if (begin[i] < 0 || begin[i] + output.shape[i] > input.shape[i])
-      ThrowOpBadInput(ctx, "slice [{}, {}) of dimension {} is outside [0, {})", begin[i], begin[i] + output.shape[i],
-                      i, input.shape[i]);
+      ThrowOpBadInput(ctx, "slice [{}, {}) of dimension {} is outside [0, {})", begin[i], begin[i] + output.shape[i], i,
+                      input.shape[i]);
     offset += begin[i] * strides[i];
   }
   const size_t esize = ElementSize(input);

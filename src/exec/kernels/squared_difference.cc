@@ -5,7 +5,9 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-void CheckSquaredDifference(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32}); }
+void CheckSquaredDifference(const ir::Subgraph& graph, const ir::Op& op) {
+  ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32});
+}
 
 void EvalSquaredDifference(KernelContext& ctx) {
   ew::Dispatch<float, int32_t>(ctx, ctx.input(0).dtype, [&](auto tag) {

@@ -5,8 +5,7 @@
 namespace gpuclean::exec::kernels {
 
 Kernel SqueezeKernel() {
-  return {[](const ir::Subgraph& graph, const ir::Op& op) { CheckReshapeLike(graph, op, 1, 1, ""); },
-          EvalReshapeLike};
+  return {[](const ir::Subgraph& graph, const ir::Op& op) { CheckReshapeLike(graph, op, 1, 1, ""); }, EvalReshapeLike};
 }
 
 }  // namespace gpuclean::exec::kernels

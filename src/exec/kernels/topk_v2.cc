@@ -55,7 +55,8 @@ void EvalTopkV2(KernelContext& ctx) {
   if (input.rank() < 1) ThrowOpBadInput(ctx, "input must have rank >= 1");
   const int64_t k = ReadScalarInt(ctx, 1);
   if (k < 0 || k > input.dim(-1)) ThrowOpBadInput(ctx, "k = {} is outside [0, {}]", k, input.dim(-1));
-  if (ctx.output(0).dim(-1) != k) ThrowOpBadInput(ctx, "output last dimension is {}, k is {}", ctx.output(0).dim(-1), k);
+  if (ctx.output(0).dim(-1) != k)
+    ThrowOpBadInput(ctx, "output last dimension is {}, k is {}", ctx.output(0).dim(-1), k);
   switch (input.dtype) {
     case tfl::TensorType_FLOAT32: TopKIndexType<float>(ctx, k); break;
     case tfl::TensorType_INT32: TopKIndexType<int32_t>(ctx, k); break;

@@ -46,10 +46,13 @@ void EvalTransposeConv(KernelContext& ctx) {
   g.kw = w.dim(2);
   g.stride_h = o.stride_h;
   g.stride_w = o.stride_w;
-  g.pad_top = conv::PaddingBefore(g.out_h, g.kh, g.stride_h, 1, ir::WindowOutputSize(o.padding, g.out_h, g.kh, g.stride_h));
-  g.pad_left = conv::PaddingBefore(g.out_w, g.kw, g.stride_w, 1, ir::WindowOutputSize(o.padding, g.out_w, g.kw, g.stride_w));
-  (fp16::DotProductsInHalf(ctx) ? fp16::TransposeConv : conv::TransposeConv)(ctx.pool, in.as<float>(), w.as<float>(), bias, g,
-                      conv::ActivationClamp(o.fused_activation_function), out.as<float>());
+  g.pad_top =
+      conv::PaddingBefore(g.out_h, g.kh, g.stride_h, 1, ir::WindowOutputSize(o.padding, g.out_h, g.kh, g.stride_h));
+  g.pad_left =
+      conv::PaddingBefore(g.out_w, g.kw, g.stride_w, 1, ir::WindowOutputSize(o.padding, g.out_w, g.kw, g.stride_w));
+  (fp16::DotProductsInHalf(ctx) ? fp16::TransposeConv : conv::TransposeConv)(
+      ctx.pool, in.as<float>(), w.as<float>(), bias, g, conv::ActivationClamp(o.fused_activation_function),
+      out.as<float>());
 }
 
 }  // namespace

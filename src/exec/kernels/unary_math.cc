@@ -78,15 +78,18 @@ Kernel FloorKernel() { return FloatMap<Floor>(); }
 Kernel CeilKernel() { return FloatMap<Ceil>(); }
 Kernel RoundKernel() { return FloatMap<Round>(); }
 Kernel AbsKernel() {
-  return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32}); },
-          EvalAbs};
+  return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32}); }, EvalAbs};
 }
 Kernel NegKernel() {
-  return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32, ew::kI64}); },
+  return {[](const ir::Subgraph& g, const ir::Op& op) {
+            ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32, ew::kI64});
+          },
           EvalNeg};
 }
 Kernel SignKernel() {
-  return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32}); },
+  return {[](const ir::Subgraph& g, const ir::Op& op) {
+            ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32});
+          },
           EvalSign};
 }
 

@@ -14,7 +14,8 @@ void EvalUnpack(KernelContext& ctx) {
   const int rank = input.rank();
   const int axis = NormalizeAxisOrThrow(ctx, OptionsOr<tfl::UnpackOptionsT>(ctx.op).axis, rank);
   const int n = static_cast<int>(ctx.out.size());
-  if (input.shape[axis] != n) ThrowOpBadInput(ctx, "input has {} along axis {} for {} outputs", input.shape[axis], axis, n);
+  if (input.shape[axis] != n)
+    ThrowOpBadInput(ctx, "input has {} along axis {} for {} outputs", input.shape[axis], axis, n);
   const size_t esize = ElementSize(input);
   const std::vector<int64_t> in_strides = StridesOf(input.shape);
   std::vector<int64_t> src_strides = in_strides;

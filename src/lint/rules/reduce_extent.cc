@@ -32,8 +32,9 @@ void RunReduceExtent(const RuleContext& ctx) {
       }
     if (count < 2 || extent <= limit) continue;
     ctx.Report(node, {op.inputs[0]},
-               op.name() + " reduces " + std::to_string(count) + " axes of " + ir::FormatShape(x.shape) + " in one op (" +
-                   std::to_string(extent) + " elements > " + std::to_string(static_cast<int64_t>(limit)) + ")");
+               op.name() + " reduces " + std::to_string(count) + " axes of " + ir::FormatShape(x.shape) +
+                   " in one op (" + std::to_string(extent) + " elements > " +
+                   std::to_string(static_cast<int64_t>(limit)) + ")");
   }
 }
 

@@ -8,7 +8,8 @@ const std::vector<RuleDef>& StructuralRules() {
   static const std::vector<RuleDef> rules = {
       {"add-output-alias", "ADD of two runtime tensors that is a graph output and also consumed", RunAddOutputAlias},
       {"token-output-fanout", "rank-3 token tensor that is a graph output and also consumed", RunTokenOutputFanout},
-      {"layerscale-after-fc", "FULLY_CONNECTED 2-D output followed by a broadcast MUL (LayerScale)", RunLayerScaleAfterFc},
+      {"layerscale-after-fc", "FULLY_CONNECTED 2-D output followed by a broadcast MUL (LayerScale)",
+       RunLayerScaleAfterFc},
       {"reduce-extent", "multi-axis MEAN/SUM whose reduced extent exceeds a threshold", RunReduceExtent},
       {"large-constant", "large baked constant feeding a compute chain (not a weight slot)", RunLargeConstant},
       {"compile-ceiling", "graph larger than the whole-graph compile ceiling", RunCompileCeiling},
@@ -62,7 +63,7 @@ Finding MakeFinding(const GraphView& view, int subgraph, int node, const std::ve
   for (int t : tensors) f.tensors.push_back(view.TensorName(t));
   f.why = why;
   f.consequence = entry.consequence.empty() ? (entry.status == Status::kIncorrect ? "wrong-numbers"
-                                               : RunsOnAccelerator(entry.status) ? "none"
+                                               : RunsOnAccelerator(entry.status)  ? "none"
                                                                                   : "rejected")
                                             : entry.consequence;
   f.hints = entry.hints;
@@ -81,7 +82,8 @@ double RuleContext::Param(const char* name, double fallback) const {
 }
 
 void RuleContext::Report(int node, const std::vector<int>& tensors, const std::string& why) const {
-  findings.push_back(MakeFinding(view, subgraph, node, tensors, config, why.empty() ? config.why : why + ". " + config.why));
+  findings.push_back(
+      MakeFinding(view, subgraph, node, tensors, config, why.empty() ? config.why : why + ". " + config.why));
   if (node >= 0 && StatusRank(config.status) > StatusRank(node_status[node])) node_status[node] = config.status;
 }
 

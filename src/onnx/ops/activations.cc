@@ -143,8 +143,10 @@ void Dropout(NodeContext& ctx) {
   const float ratio = ctx.Has(1) ? ctx.ConstFloats(1).at(0) : ctx.Float("ratio", 0.5f);
   if (training && ratio != 0.0f) ctx.Fail("training-mode Dropout (random dropping) is not supported");
   const Value& v = ctx.In(0);
-  if (v.constant) ctx.OutConst(0, *v.constant);
-  else ctx.Out(0, v.tensor, v.perm);
+  if (v.constant)
+    ctx.OutConst(0, *v.constant);
+  else
+    ctx.Out(0, v.tensor, v.perm);
   if (ctx.HasOutput(1)) {
     npy::Array mask;
     mask.dtype = tfl::TensorType_BOOL;

@@ -33,7 +33,8 @@ bool Truthy(const npy::Array& a) {
   }
 }
 
-Node MadeUp(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs, const Node& from) {
+Node MadeUp(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+            const Node& from) {
   Node n;
   n.index = from.index;
   n.name = from.name;
@@ -74,9 +75,10 @@ void If(NodeContext& ctx) {
     const Dims& a = ctx.ValueOf(then_out[k]).shape;
     const Dims& b = ctx.ValueOf(else_out[k]).shape;
     if (a != b)
-      ctx.Fail(fmt::format("the condition is computed at run time and output {} has shape [{}] in one branch and [{}] "
-                           "in the other; pin the inputs it depends on with --input-value",
-                           k, fmt::join(a, ","), fmt::join(b, ",")));
+      ctx.Fail(
+          fmt::format("the condition is computed at run time and output {} has shape [{}] in one branch and [{}] "
+                      "in the other; pin the inputs it depends on with --input-value",
+                      k, fmt::join(a, ","), fmt::join(b, ",")));
     ctx.LowerNode(MadeUp("Where", {node.inputs[0], then_out[k], else_out[k]}, {node.outputs[k]}, node));
   }
 }

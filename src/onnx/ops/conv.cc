@@ -34,7 +34,7 @@ npy::Array ToF32(NodeContext& ctx, int index) {
 std::vector<float> Floats(const npy::Array& a) { return {a.as<float>(), a.as<float>() + a.num_elements()}; }
 
 void Conv(NodeContext& ctx) {
-  ctx.Const(1);  // weights must be known at convert time
+  ctx.Const(1);                        // weights must be known at convert time
   npy::Array weights = ToF32(ctx, 1);  // [O, I/g, kH, kW] or [O, I/g, kW]
   SpatialInput in = NhwcInput(ctx, 0);
   if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
@@ -43,7 +43,8 @@ void Conv(NodeContext& ctx) {
   const int64_t channels = ctx.Shape(0)[1];
   const int64_t groups = ctx.Int("group", 1);
   if (groups < 1 || channels != group_channels * groups || out_channels % groups != 0)
-    ctx.BadModel(fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
+    ctx.BadModel(
+        fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
   std::vector<float> bias(out_channels, 0.0f);
   if (ctx.Has(2)) {
     bias = ctx.ConstFloats(2);
@@ -64,8 +65,8 @@ void Conv(NodeContext& ctx) {
   if (groups == 1) {
     const npy::Array f = TransposeHost(weights, {0, 2, 3, 1});
     y = b.Conv2D(x, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
-                 b.ConstF32(ctx.node().outputs[0] + "/bias", {static_cast<int32_t>(out_channels)}, bias), padding, sw, sh,
-                 builder::kNoActivation, dw, dh);
+                 b.ConstF32(ctx.node().outputs[0] + "/bias", {static_cast<int32_t>(out_channels)}, bias), padding, sw,
+                 sh, builder::kNoActivation, dw, dh);
   } else if (group_channels == 1) {
     // Depthwise: [O, 1, kH, kW] -> [1, kH, kW, O].
     const npy::Array f = TransposeHost(weights, {1, 2, 3, 0});
@@ -91,7 +92,7 @@ void Conv(NodeContext& ctx) {
 }
 
 void ConvTranspose(NodeContext& ctx) {
-  ctx.Const(1);  // weights must be known at convert time
+  ctx.Const(1);                        // weights must be known at convert time
   npy::Array weights = ToF32(ctx, 1);  // [C_in, C_out/g, kH, kW]
   SpatialInput in = NhwcInput(ctx, 0);
   if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
@@ -127,7 +128,8 @@ void ConvTranspose(NodeContext& ctx) {
     for (int64_t p = 0; p < planes; ++p)
       for (int64_t i = 0; i < kh; ++i)
         for (int64_t j = 0; j < kw; ++j)
-          d.as<float>()[(p * eh + i * dilations[0]) * ew + j * dilations[1]] = weights.as<float>()[(p * kh + i) * kw + j];
+          d.as<float>()[(p * eh + i * dilations[0]) * ew + j * dilations[1]] =
+              weights.as<float>()[(p * kh + i) * kw + j];
     weights = std::move(d);
   }
   const Dims kernel = {weights.shape[2], weights.shape[3]};
@@ -139,7 +141,8 @@ void ConvTranspose(NodeContext& ctx) {
     if (strides[i] < 1) ctx.BadModel("strides must be >= 1");
     full[i] = strides[i] * (in.spatial[i] - 1) + kernel[i];
     if (has_output_shape || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t target = has_output_shape ? output_shape.at(output_shape.size() - n + i) : in.spatial[i] * strides[i];
+      const int64_t target =
+          has_output_shape ? output_shape.at(output_shape.size() - n + i) : in.spatial[i] * strides[i];
       const int64_t total = full[i] + out_pad[i] - target;
       // The spec's total/2 is Python's floor division: a negative total
       // (an output larger than the full one) leaves the extra at the end.
@@ -157,11 +160,10 @@ void ConvTranspose(NodeContext& ctx) {
   const npy::Array f = TransposeHost(weights, {1, 2, 3, 0});
   const std::vector<float> bias = ctx.Has(2) ? ctx.ConstFloats(2) : std::vector<float>(out_channels, 0.0f);
   const auto xs = b.shape(in.tensor);  // a copy: adding tensors moves the builder's storage
-  int y = b.TransposeConv(in.tensor, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
-                          builder::kNoInput,
-                          {xs[0], static_cast<int32_t>(full[0]), static_cast<int32_t>(full[1]),
-                           static_cast<int32_t>(out_channels)},
-                          tfl::Padding_VALID, static_cast<int>(strides[1]), static_cast<int>(strides[0]));
+  int y = b.TransposeConv(
+      in.tensor, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)), builder::kNoInput,
+      {xs[0], static_cast<int32_t>(full[0]), static_cast<int32_t>(full[1]), static_cast<int32_t>(out_channels)},
+      tfl::Padding_VALID, static_cast<int>(strides[1]), static_cast<int>(strides[0]));
   // Crop what the pads remove; output_padding past the full output is zeros.
   builder::Paddings extra = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
   std::vector<int32_t> sb = {0, 0, 0, 0}, ss = {xs[0], 0, 0, static_cast<int32_t>(out_channels)};

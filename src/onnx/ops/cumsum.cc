@@ -11,9 +11,7 @@ void CumSum(NodeContext& ctx) {
   const int axis = NormalizeAxis(ctx.ConstInts(1).at(0), rank, ctx.node().Label());
   const Perm perm = ctx.PermOf(0);
   const int x = ctx.TensorIn(0, perm);
-  ctx.Out(0,
-          ctx.b().Cumsum(x, StoredAxis(perm, axis), ctx.Int("exclusive", 0) != 0, ctx.Int("reverse", 0) != 0),
-          perm);
+  ctx.Out(0, ctx.b().Cumsum(x, StoredAxis(perm, axis), ctx.Int("exclusive", 0) != 0, ctx.Int("reverse", 0) != 0), perm);
 }
 
 }  // namespace

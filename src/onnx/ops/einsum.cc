@@ -8,10 +8,10 @@
 // Ellipses broadcast numpy-style (equal sizes only). Refused: three or more
 // operands, a letter repeated within one operand (diagonals), and batch
 // dimensions that only broadcast (size 1 against n).
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <fmt/format.h>
 
 #include "onnx/ops/ops.h"
 
@@ -110,8 +110,10 @@ Operand SumOut(NodeContext& ctx, Operand op, const std::string& keep) {
   std::vector<int32_t> axes;
   Labels rest;
   for (size_t i = 0; i < op.labels.size(); ++i) {
-    if (keep.find(op.labels[i]) == std::string::npos) axes.push_back(static_cast<int32_t>(i));
-    else rest.push_back(op.labels[i]);
+    if (keep.find(op.labels[i]) == std::string::npos)
+      axes.push_back(static_cast<int32_t>(i));
+    else
+      rest.push_back(op.labels[i]);
   }
   if (axes.empty()) return op;
   op.tensor = ctx.b().Sum(op.tensor, axes, false);
@@ -165,9 +167,12 @@ void Einsum(NodeContext& ctx) {
   Labels batch, contracted, free_a, free_c;
   for (char l : a.labels) {
     const bool in_c = c.labels.find(l) != std::string::npos, in_out = p.output.find(l) != std::string::npos;
-    if (in_c && in_out) batch.push_back(l);
-    else if (in_c) contracted.push_back(l);
-    else free_a.push_back(l);
+    if (in_c && in_out)
+      batch.push_back(l);
+    else if (in_c)
+      contracted.push_back(l);
+    else
+      free_a.push_back(l);
   }
   for (char l : c.labels)
     if (a.labels.find(l) == std::string::npos) free_c.push_back(l);

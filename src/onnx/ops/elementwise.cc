@@ -20,8 +20,8 @@ void Binary(NodeContext& ctx, tfl::BuiltinOperator code) {
   const auto t = ctx.Aligned({0, 1}, &perm);
   auto& b = ctx.b();
   const ir::DType dtype = b.tensor(t[0]).dtype;
-  if (Arithmetic(code) && (dtype == tfl::TensorType_UINT8 || dtype == tfl::TensorType_INT8 ||
-                           dtype == tfl::TensorType_INT16)) {
+  if (Arithmetic(code) &&
+      (dtype == tfl::TensorType_UINT8 || dtype == tfl::TensorType_INT8 || dtype == tfl::TensorType_INT16)) {
     // TFLite's arithmetic on 8/16-bit integers is quantized arithmetic; ONNX's
     // is plain integer arithmetic that wraps. Computed in int32 (exact for
     // these ranges; integer division truncates as ONNX's does) and cast
@@ -108,10 +108,14 @@ void IsInf(NodeContext& ctx) {
   const bool pos = ctx.Int("detect_positive", 1) != 0, neg = ctx.Int("detect_negative", 1) != 0;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   int y;
-  if (pos && neg) y = b.Equal(b.Abs(x), ctx.ScalarF32(kInf));
-  else if (pos) y = b.Equal(x, ctx.ScalarF32(kInf));
-  else if (neg) y = b.Equal(x, ctx.ScalarF32(-kInf));
-  else y = b.LogicalAnd(b.Equal(x, x), b.NotEqual(x, x));  // all false
+  if (pos && neg)
+    y = b.Equal(b.Abs(x), ctx.ScalarF32(kInf));
+  else if (pos)
+    y = b.Equal(x, ctx.ScalarF32(kInf));
+  else if (neg)
+    y = b.Equal(x, ctx.ScalarF32(-kInf));
+  else
+    y = b.LogicalAnd(b.Equal(x, x), b.NotEqual(x, x));  // all false
   ctx.Out(0, y, perm);
 }
 

@@ -110,8 +110,8 @@ void GridSample(NodeContext& ctx) {
     }
     const int cxc = b.Minimum(b.Maximum(cx, zero), max_x);
     const int cyc = b.Minimum(b.Maximum(cy, zero), max_y);
-    const int coords = b.Concatenation(
-        {batch_index, b.Cast(cyc, tfl::TensorType_INT32), b.Cast(cxc, tfl::TensorType_INT32)}, 3);
+    const int coords =
+        b.Concatenation({batch_index, b.Cast(cyc, tfl::TensorType_INT32), b.Cast(cxc, tfl::TensorType_INT32)}, 3);
     *inside = -1;
     if (padding == "zeros") {
       const int ok = b.LogicalAnd(b.LogicalAnd(b.GreaterEqual(cx, zero), b.LessEqual(cx, max_x)),

@@ -42,7 +42,9 @@ void BatchNormTraining(NodeContext& ctx) {
   const int centered = b.Sub(x, mean);
   const int var = b.Mean(b.Mul(centered, centered), axes, true);
   const int norm = b.Div(centered, b.Sqrt(b.Add(var, ctx.ScalarF32(eps))));
-  ctx.Out(0, b.Add(b.Mul(norm, PerAxisConst(ctx, scale, 1, rank, perm, "scale")), PerAxisConst(ctx, bias, 1, rank, perm, "bias")),
+  ctx.Out(0,
+          b.Add(b.Mul(norm, PerAxisConst(ctx, scale, 1, rank, perm, "scale")),
+                PerAxisConst(ctx, bias, 1, rank, perm, "bias")),
           perm);
   const Shape32 vec = {static_cast<int32_t>(c)};
   for (int k = 1; k <= 2; ++k) {
@@ -74,7 +76,8 @@ void BatchNorm(NodeContext& ctx) {
   const Perm perm = ctx.PermOf(0);
   auto& b = ctx.b();
   const int x = ctx.TensorIn(0, perm);
-  const int y = b.Add(b.Mul(x, PerAxisConst(ctx, mul, 1, rank, perm, "scale")), PerAxisConst(ctx, add, 1, rank, perm, "shift"));
+  const int y =
+      b.Add(b.Mul(x, PerAxisConst(ctx, mul, 1, rank, perm, "scale")), PerAxisConst(ctx, add, 1, rank, perm, "shift"));
   ctx.Out(0, y, perm);
 }
 
@@ -102,7 +105,8 @@ void LayerNorm(NodeContext& ctx) {
   // (reduced axes kept as size 1).
   const int mean = b.Mean(t[0], axes, true);
   const int centered = b.Sub(t[0], mean);
-  const int inv_std = b.Rsqrt(b.Add(b.Mean(b.Mul(centered, centered), axes, true), ctx.ScalarF32(ctx.Float("epsilon", 1e-5f))));
+  const int inv_std =
+      b.Rsqrt(b.Add(b.Mean(b.Mul(centered, centered), axes, true), ctx.ScalarF32(ctx.Float("epsilon", 1e-5f))));
   int y = b.Mul(b.Mul(centered, inv_std), t[1]);
   if (ctx.Has(2)) y = b.Add(y, t[2]);
   ctx.Out(0, y, perm);
@@ -134,7 +138,8 @@ void MeanVarianceNorm(NodeContext& ctx) {
   auto& b = ctx.b();
   const int x = ctx.TensorIn(0, perm);
   std::vector<int32_t> axes;
-  for (int64_t a : ctx.Ints("axes", {0, 2, 3})) axes.push_back(StoredAxis(perm, NormalizeAxis(a, rank, ctx.node().Label())));
+  for (int64_t a : ctx.Ints("axes", {0, 2, 3}))
+    axes.push_back(StoredAxis(perm, NormalizeAxis(a, rank, ctx.node().Label())));
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   const int mean = b.Mean(x, axes, true);

@@ -24,13 +24,15 @@ void OneHot(NodeContext& ctx) {
   ctx.Const(1);  // depth and values: Fail() naming them when computed at run time
   ctx.Const(2);
   const npy::Array& dc = ctx.Const(1);
-  const int64_t depth = dc.dtype == tfl::TensorType_FLOAT32 ? static_cast<int64_t>(ctx.ConstFloats(1).at(0))
-                                                            : ctx.ConstInts(1).at(0);
+  const int64_t depth =
+      dc.dtype == tfl::TensorType_FLOAT32 ? static_cast<int64_t>(ctx.ConstFloats(1).at(0)) : ctx.ConstInts(1).at(0);
   if (depth < 1) ctx.BadModel("depth must be >= 1");
   auto& b = ctx.b();
   int idx = ctx.Tensor(0);
-  if (b.tensor(idx).dtype == tfl::TensorType_FLOAT32) idx = b.Cast(b.Floor(idx), tfl::TensorType_INT32);
-  else if (b.tensor(idx).dtype != tfl::TensorType_INT32) idx = b.Cast(idx, tfl::TensorType_INT32);
+  if (b.tensor(idx).dtype == tfl::TensorType_FLOAT32)
+    idx = b.Cast(b.Floor(idx), tfl::TensorType_INT32);
+  else if (b.tensor(idx).dtype != tfl::TensorType_INT32)
+    idx = b.Cast(idx, tfl::TensorType_INT32);
   // Negative indices count from the end.
   const int d = ctx.ConstI32({}, {static_cast<int32_t>(depth)});
   idx = b.SelectV2(b.Less(idx, ctx.ConstI32({}, {0})), b.Add(idx, d), idx);
@@ -53,8 +55,6 @@ void OneHot(NodeContext& ctx) {
 
 }  // namespace
 
-void RegisterOneHot(Registry& r) {
-  r.Add("OneHot", OneHot);
-}
+void RegisterOneHot(Registry& r) { r.Add("OneHot", OneHot); }
 
 }  // namespace gpuclean::onnx::ops

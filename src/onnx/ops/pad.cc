@@ -53,7 +53,8 @@ void Pad(NodeContext& ctx) {
   bool any = false, small = true;
   for (int i = 0; i < rank; ++i) {
     const int a = p[i];
-    paddings[i] = {static_cast<int32_t>(std::max<int64_t>(begin[a], 0)), static_cast<int32_t>(std::max<int64_t>(end[a], 0))};
+    paddings[i] = {static_cast<int32_t>(std::max<int64_t>(begin[a], 0)),
+                   static_cast<int32_t>(std::max<int64_t>(end[a], 0))};
     any = any || paddings[i][0] > 0 || paddings[i][1] > 0;
     small = small && paddings[i][0] <= 1 && paddings[i][1] <= 1;
   }
@@ -79,7 +80,8 @@ void Pad(NodeContext& ctx) {
           value = ctx.ConstFloats(2).at(0);
         } else {
           const int64_t v = ctx.ConstInts(2).at(0);
-          if (v < -(int64_t{1} << 24) || v > (int64_t{1} << 24)) ctx.Fail("integer pad values beyond 2^24 are not supported");
+          if (v < -(int64_t{1} << 24) || v > (int64_t{1} << 24))
+            ctx.Fail("integer pad values beyond 2^24 are not supported");
           value = static_cast<float>(v);
         }
       }

@@ -54,8 +54,10 @@ void Pool3D(NodeContext& ctx, bool max) {
     x = b.PadV2(x, p, -FLT_MAX);
   }
   const int32_t n = static_cast<int32_t>(s[0]), c = static_cast<int32_t>(s[1]);
-  const int32_t d = static_cast<int32_t>(w[0].in), h = static_cast<int32_t>(w[1].in), wd = static_cast<int32_t>(w[2].in);
-  const int32_t od = static_cast<int32_t>(w[0].Out()), oh = static_cast<int32_t>(w[1].Out()), ow = static_cast<int32_t>(w[2].Out());
+  const int32_t d = static_cast<int32_t>(w[0].in), h = static_cast<int32_t>(w[1].in),
+                wd = static_cast<int32_t>(w[2].in);
+  const int32_t od = static_cast<int32_t>(w[0].Out()), oh = static_cast<int32_t>(w[1].Out()),
+                ow = static_cast<int32_t>(w[2].Out());
   auto pool = [&](int t, int64_t sh, int64_t sw, int64_t kh, int64_t kw) {
     return max ? b.MaxPool2D(t, tfl::Padding_VALID, static_cast<int>(sw), static_cast<int>(sh), static_cast<int>(kw),
                              static_cast<int>(kh))
@@ -105,7 +107,8 @@ void MaxPool(NodeContext& ctx) {
       std::vector<int32_t> pos(static_cast<size_t>(xs[1]) * xs[2], 0);
       for (int32_t h = 0; h < xs[1]; ++h)
         for (int32_t v = 0; v < xs[2]; ++v)
-          if (h >= pt && h - pt < in_h && v >= pl && v - pl < in_w) pos[h * xs[2] + v] = column_major ? (v - pl) * in_h + (h - pt) : (h - pt) * in_w + (v - pl);
+          if (h >= pt && h - pt < in_h && v >= pl && v - pl < in_w)
+            pos[h * xs[2] + v] = column_major ? (v - pl) * in_h + (h - pt) : (h - pt) * in_w + (v - pl);
       grid = ctx.ConstI32({1, xs[1], xs[2], 1}, pos);
     }
     int y = -1, idx = -1;
@@ -114,7 +117,8 @@ void MaxPool(NodeContext& ctx) {
         const int32_t h0 = static_cast<int32_t>(i * w[0].dilation), w0 = static_cast<int32_t>(j * w[1].dilation);
         const int32_t h1 = h0 + static_cast<int32_t>((out[0] - 1) * w[0].stride + 1);
         const int32_t w1 = w0 + static_cast<int32_t>((out[1] - 1) * w[1].stride + 1);
-        const std::vector<int32_t> strides = {1, static_cast<int32_t>(w[0].stride), static_cast<int32_t>(w[1].stride), 1};
+        const std::vector<int32_t> strides = {1, static_cast<int32_t>(w[0].stride), static_cast<int32_t>(w[1].stride),
+                                              1};
         const int tap = b.StridedSlice(x, {0, h0, w0, 0}, {xs[0], h1, w1, xs[3]}, strides);
         const int tap_idx = indices ? b.StridedSlice(grid, {0, h0, w0, 0}, {1, h1, w1, 1}, strides) : -1;
         if (y < 0) {
@@ -187,7 +191,8 @@ void AveragePool(NodeContext& ctx) {
         const int64_t hi = include_pad ? w[d].in + declared[d].pad_end : w[d].in;
         count[d] = std::max<int64_t>(std::min(start + w[d].kernel, hi) - std::max(start, lo), 1);
       }
-      scale[static_cast<size_t>(oh) * ys[2] + ow] = static_cast<float>(kh * kw) / static_cast<float>(count[0] * count[1]);
+      scale[static_cast<size_t>(oh) * ys[2] + ow] =
+          static_cast<float>(kh * kw) / static_cast<float>(count[0] * count[1]);
     }
   y = b.Mul(y, b.ConstF32(ctx.node().outputs[0] + "/divisor", {1, ys[1], ys[2], 1}, scale));
   NhwcOutput(ctx, 0, y, in.one_d);

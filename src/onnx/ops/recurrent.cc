@@ -25,13 +25,13 @@ int Activate(NodeContext& ctx, const std::string& name, int x) {
 
 // Rows [row0, row0 + rows) of a constant [dirs, R, C] for direction `dir`,
 // as a [rows, C] constant (FULLY_CONNECTED's [out, in] weights).
-int WeightRows(NodeContext& ctx, const std::vector<float>& w, const Dims& shape, int64_t dir, int64_t row0, int64_t rows,
-               const std::string& role) {
+int WeightRows(NodeContext& ctx, const std::vector<float>& w, const Dims& shape, int64_t dir, int64_t row0,
+               int64_t rows, const std::string& role) {
   const int64_t r = shape[1], c = shape[2];
   std::vector<float> out(w.begin() + (dir * r + row0) * c, w.begin() + (dir * r + row0 + rows) * c);
-  return ctx.b().ConstF32(fmt::format("{}/{}{}_{}", ctx.node().outputs.empty() ? ctx.node().op_type : ctx.node().name, role,
-                                      dir, row0),
-                          {static_cast<int32_t>(rows), static_cast<int32_t>(c)}, out);
+  return ctx.b().ConstF32(
+      fmt::format("{}/{}{}_{}", ctx.node().outputs.empty() ? ctx.node().op_type : ctx.node().name, role, dir, row0),
+      {static_cast<int32_t>(rows), static_cast<int32_t>(c)}, out);
 }
 
 void Recurrent(NodeContext& ctx, Cell cell) {
@@ -49,7 +49,8 @@ void Recurrent(NodeContext& ctx, Cell cell) {
   const int64_t seq = batch_first ? xs[1] : xs[0], batch = batch_first ? xs[0] : xs[1], in_size = xs[2];
   const Dims ws = ctx.Shape(1), rs = ctx.Shape(2);
   const int64_t hs = rs.at(2);
-  if (ws.size() != 3 || ws[0] != dirs || ws[1] != gates * hs || ws[2] != in_size || rs[0] != dirs || rs[1] != gates * hs)
+  if (ws.size() != 3 || ws[0] != dirs || ws[1] != gates * hs || ws[2] != in_size || rs[0] != dirs ||
+      rs[1] != gates * hs)
     ctx.BadModel("W/R shapes do not match the input, the hidden size and the direction");
   const std::vector<float> w = ctx.ConstFloats(1), r = ctx.ConstFloats(2);
   std::vector<float> bias(static_cast<size_t>(dirs * 2 * gates * hs), 0.0f);
@@ -64,13 +65,16 @@ void Recurrent(NodeContext& ctx, Cell cell) {
   const size_t per_dir = cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 2 : 3;
   if (acts.empty()) {
     for (int64_t d = 0; d < dirs; ++d) {
-      if (cell == Cell::kRnn) acts.push_back("Tanh");
-      else acts.insert(acts.end(), {"Sigmoid", "Tanh"});
+      if (cell == Cell::kRnn)
+        acts.push_back("Tanh");
+      else
+        acts.insert(acts.end(), {"Sigmoid", "Tanh"});
       if (cell == Cell::kLstm) acts.push_back("Tanh");
     }
   }
   if (acts.size() != per_dir * dirs) ctx.BadModel("activations do not match the cell and direction");
-  if (ctx.HasAttr("activation_alpha") || ctx.HasAttr("activation_beta")) ctx.Fail("activation_alpha/beta are not supported");
+  if (ctx.HasAttr("activation_alpha") || ctx.HasAttr("activation_beta"))
+    ctx.Fail("activation_alpha/beta are not supported");
   const int initial_h_input = 5, initial_c_input = 6, peephole_input = 7;
   std::vector<float> peep;
   if (cell == Cell::kLstm && ctx.Has(peephole_input)) {
@@ -82,14 +86,17 @@ void Recurrent(NodeContext& ctx, Cell cell) {
   auto initial = [&](int input, int64_t d) {
     if (!ctx.Has(input)) return ctx.ConstF32({batch, hs}, std::vector<float>(static_cast<size_t>(batch * hs), 0.0f));
     const int t = ctx.Tensor(input);
-    const int s = batch_first ? b.Slice(t, {0, static_cast<int32_t>(d), 0}, {static_cast<int32_t>(batch), 1, static_cast<int32_t>(hs)})
-                              : b.Slice(t, {static_cast<int32_t>(d), 0, 0}, {1, static_cast<int32_t>(batch), static_cast<int32_t>(hs)});
+    const int s =
+        batch_first
+            ? b.Slice(t, {0, static_cast<int32_t>(d), 0}, {static_cast<int32_t>(batch), 1, static_cast<int32_t>(hs)})
+            : b.Slice(t, {static_cast<int32_t>(d), 0, 0}, {1, static_cast<int32_t>(batch), static_cast<int32_t>(hs)});
     return b.Reshape(s, {static_cast<int32_t>(batch), static_cast<int32_t>(hs)});
   };
   auto step_input = [&](int64_t t) {
-    const int s = batch_first
-                      ? b.Slice(x, {0, static_cast<int32_t>(t), 0}, {static_cast<int32_t>(batch), 1, static_cast<int32_t>(in_size)})
-                      : b.Slice(x, {static_cast<int32_t>(t), 0, 0}, {1, static_cast<int32_t>(batch), static_cast<int32_t>(in_size)});
+    const int s = batch_first ? b.Slice(x, {0, static_cast<int32_t>(t), 0},
+                                        {static_cast<int32_t>(batch), 1, static_cast<int32_t>(in_size)})
+                              : b.Slice(x, {static_cast<int32_t>(t), 0, 0},
+                                        {1, static_cast<int32_t>(batch), static_cast<int32_t>(in_size)});
     return b.Reshape(s, {static_cast<int32_t>(batch), static_cast<int32_t>(in_size)});
   };
   auto gate_bias = [&](int64_t d, int which, int64_t row0, int64_t rows) {  // which 0: Wb, 1: Rb
@@ -118,7 +125,8 @@ void Recurrent(NodeContext& ctx, Cell cell) {
       const int64_t t = reverse ? seq - 1 - k : k;
       const int xw = b.FullyConnected(step_input(t), wx, xbias);  // [batch, gates*hs]
       if (cell == Cell::kRnn) {
-        h = Activate(ctx, act[0], b.Add(xw, b.FullyConnected(h, WeightRows(ctx, r, rs, d, 0, hs, "R"), builder::kNoInput)));
+        h = Activate(ctx, act[0],
+                     b.Add(xw, b.FullyConnected(h, WeightRows(ctx, r, rs, d, 0, hs, "R"), builder::kNoInput)));
       } else if (cell == Cell::kGru) {
         const int hr = b.FullyConnected(h, WeightRows(ctx, r, rs, d, 0, 2 * hs, "R"), builder::kNoInput);
         const int zr = Activate(ctx, act[0], b.Add(slice_cols(xw, 0, 2 * hs), hr));
@@ -134,7 +142,8 @@ void Recurrent(NodeContext& ctx, Cell cell) {
         int gi = slice_cols(pre, 0, hs), go = slice_cols(pre, hs, hs), gf = slice_cols(pre, 2 * hs, hs);
         const int gc = slice_cols(pre, 3 * hs, hs);
         auto peephole = [&](int k_gate) {
-          return ctx.ConstF32({hs}, std::vector<float>(peep.begin() + (d * 3 + k_gate) * hs, peep.begin() + (d * 3 + k_gate + 1) * hs));
+          return ctx.ConstF32(
+              {hs}, std::vector<float>(peep.begin() + (d * 3 + k_gate) * hs, peep.begin() + (d * 3 + k_gate + 1) * hs));
         };
         if (!peep.empty()) {
           gi = b.Add(gi, b.Mul(c, peephole(0)));

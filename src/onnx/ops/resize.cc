@@ -14,9 +14,9 @@
 //     matrix, in whatever layout the input is stored;
 //   - tf_crop_and_resize adds the extrapolation value where the sampling
 //     point falls outside the input (the matrix row is then zero).
+#include <fmt/format.h>
 #include <array>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "onnx/ops/ops.h"
 
@@ -76,8 +76,7 @@ struct AxisMap {
 
 std::array<float, 4> CubicCoeffs(float s, float a) {
   const float t = std::abs(s);
-  return {((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
-          ((a + 2) * t - (a + 3)) * t * t + 1,
+  return {((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a, ((a + 2) * t - (a + 3)) * t * t + 1,
           ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
           ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a};
 }
@@ -190,30 +189,47 @@ bool Close(const std::vector<float>& a, const std::vector<float>& b) {
 Params ParseParams(NodeContext& ctx) {
   Params p;
   const std::string mode = ctx.Str("mode", "nearest");
-  if (mode == "nearest") p.mode = Mode::kNearest;
-  else if (mode == "linear" || mode == "bilinear") p.mode = Mode::kLinear;
-  else if (mode == "cubic" || mode == "bicubic") p.mode = Mode::kCubic;
-  else ctx.BadModel(fmt::format("unknown mode '{}'", mode));
+  if (mode == "nearest")
+    p.mode = Mode::kNearest;
+  else if (mode == "linear" || mode == "bilinear")
+    p.mode = Mode::kLinear;
+  else if (mode == "cubic" || mode == "bicubic")
+    p.mode = Mode::kCubic;
+  else
+    ctx.BadModel(fmt::format("unknown mode '{}'", mode));
   const std::string coord = ctx.Str("coordinate_transformation_mode", "half_pixel");
-  if (coord == "half_pixel") p.coord = Coord::kHalfPixel;
-  else if (coord == "pytorch_half_pixel") p.coord = Coord::kPytorchHalfPixel;
-  else if (coord == "align_corners") p.coord = Coord::kAlignCorners;
-  else if (coord == "asymmetric") p.coord = Coord::kAsymmetric;
-  else if (coord == "tf_half_pixel_for_nn") p.coord = Coord::kTfHalfPixelForNn;
-  else if (coord == "tf_crop_and_resize") p.coord = Coord::kTfCropAndResize;
-  else ctx.Fail(fmt::format("coordinate_transformation_mode '{}' is not supported", coord));
+  if (coord == "half_pixel")
+    p.coord = Coord::kHalfPixel;
+  else if (coord == "pytorch_half_pixel")
+    p.coord = Coord::kPytorchHalfPixel;
+  else if (coord == "align_corners")
+    p.coord = Coord::kAlignCorners;
+  else if (coord == "asymmetric")
+    p.coord = Coord::kAsymmetric;
+  else if (coord == "tf_half_pixel_for_nn")
+    p.coord = Coord::kTfHalfPixelForNn;
+  else if (coord == "tf_crop_and_resize")
+    p.coord = Coord::kTfCropAndResize;
+  else
+    ctx.Fail(fmt::format("coordinate_transformation_mode '{}' is not supported", coord));
   const std::string nm = ctx.Str("nearest_mode", "round_prefer_floor");
-  if (nm == "round_prefer_floor") p.rounding = Rounding::kRoundPreferFloor;
-  else if (nm == "round_prefer_ceil") p.rounding = Rounding::kRoundPreferCeil;
-  else if (nm == "floor") p.rounding = Rounding::kFloor;
-  else if (nm == "ceil") p.rounding = Rounding::kCeil;
-  else ctx.BadModel(fmt::format("unknown nearest_mode '{}'", nm));
+  if (nm == "round_prefer_floor")
+    p.rounding = Rounding::kRoundPreferFloor;
+  else if (nm == "round_prefer_ceil")
+    p.rounding = Rounding::kRoundPreferCeil;
+  else if (nm == "floor")
+    p.rounding = Rounding::kFloor;
+  else if (nm == "ceil")
+    p.rounding = Rounding::kCeil;
+  else
+    ctx.BadModel(fmt::format("unknown nearest_mode '{}'", nm));
   p.cubic_a = ctx.Float("cubic_coeff_a", -0.75f);
   p.exclude_outside = ctx.Int("exclude_outside", 0) != 0;
   p.extrapolation = ctx.Float("extrapolation_value", 0.0f);
   if (ctx.Int("antialias", 0) != 0) ctx.Fail("antialias is not supported");
   if (ctx.HasAttr("axes")) ctx.Fail("the axes attribute (opset 18) is not supported");
-  if (ctx.Str("keep_aspect_ratio_policy", "stretch") != "stretch") ctx.Fail("keep_aspect_ratio_policy is not supported");
+  if (ctx.Str("keep_aspect_ratio_policy", "stretch") != "stretch")
+    ctx.Fail("keep_aspect_ratio_policy is not supported");
   return p;
 }
 
@@ -282,11 +298,13 @@ void Resize(NodeContext& ctx) {
   std::vector<float> roi(2 * rank, 0.0f);
   for (int i = 0; i < rank; ++i) roi[rank + i] = 1.0f;
   if (p.coord == Coord::kTfCropAndResize) {
-    if (!ctx.Has(1) || NumElements(ctx.Shape(1)) != 2 * rank) ctx.BadModel("tf_crop_and_resize needs a roi of 2 * rank values");
+    if (!ctx.Has(1) || NumElements(ctx.Shape(1)) != 2 * rank)
+      ctx.BadModel("tf_crop_and_resize needs a roi of 2 * rank values");
     roi = ctx.ConstFloats(1);
   }
   const bool is_float = ctx.DType(0) == tfl::TensorType_FLOAT32;
-  if (p.mode != Mode::kNearest && !is_float) ctx.Fail("linear and cubic resizes of non-float tensors are not supported");
+  if (p.mode != Mode::kNearest && !is_float)
+    ctx.Fail("linear and cubic resizes of non-float tensors are not supported");
   std::vector<AxisMap> maps(rank);
   bool any_outside = false;
   for (int i = 0; i < rank; ++i) {
@@ -303,7 +321,8 @@ void Resize(NodeContext& ctx) {
     for (const auto& [align, half] : {std::pair{false, true}, std::pair{false, false}, std::pair{true, false}}) {
       bool same;
       if (p.mode == Mode::kNearest) {
-        same = TfliteNearest(ih, oh, align, half) == maps[2].nearest && TfliteNearest(iw, ow, align, half) == maps[3].nearest;
+        same = TfliteNearest(ih, oh, align, half) == maps[2].nearest &&
+               TfliteNearest(iw, ow, align, half) == maps[3].nearest;
       } else {
         same = Close(TfliteBilinear(ih, oh, align, half), maps[2].matrix) &&
                Close(TfliteBilinear(iw, ow, align, half), maps[3].matrix);

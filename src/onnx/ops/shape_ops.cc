@@ -73,7 +73,8 @@ void CastTo(NodeContext& ctx, ir::DType to) {
 
 void ReshapeTo(NodeContext& ctx, const Dims& shape) {
   if (NumElements(shape) != NumElements(ctx.Shape(0)))
-    ctx.BadModel(fmt::format("cannot reshape {} elements to {} elements", NumElements(ctx.Shape(0)), NumElements(shape)));
+    ctx.BadModel(
+        fmt::format("cannot reshape {} elements to {} elements", NumElements(ctx.Shape(0)), NumElements(shape)));
   Perm perm;
   const int y = ctx.Reshaped(0, shape, &perm);
   ctx.Out(0, y, perm);
@@ -384,7 +385,8 @@ void Gather(NodeContext& ctx) {
   if (ctx.IsConst(1)) {
     std::vector<int64_t> idx = ctx.ConstInts(1);
     for (int64_t& i : idx) {
-      if (i < -in[axis] || i >= in[axis]) ctx.BadModel(fmt::format("index {} is out of range for size {}", i, in[axis]));
+      if (i < -in[axis] || i >= in[axis])
+        ctx.BadModel(fmt::format("index {} is out of range for size {}", i, in[axis]));
       if (i < 0) i += in[axis];
     }
     bool contiguous = !idx.empty();
@@ -427,8 +429,10 @@ void Gather(NodeContext& ctx) {
     constexpr size_t kMaxRuns = 64;
     std::vector<std::pair<int64_t, int64_t>> runs;  // (first index, length)
     for (int64_t i : idx) {
-      if (!runs.empty() && runs.back().first + runs.back().second == i) ++runs.back().second;
-      else runs.push_back({i, 1});
+      if (!runs.empty() && runs.back().first + runs.back().second == i)
+        ++runs.back().second;
+      else
+        runs.push_back({i, 1});
     }
     const Perm perm = ctx.PermOf(0);
     if (!idx.empty() && runs.size() <= kMaxRuns && (index_shape.size() == 1 || perm.empty())) {
@@ -485,11 +489,31 @@ void EyeLike(NodeContext& ctx) {
     if (j < 0 || j >= shape[1]) continue;
     uint8_t* p = a.data.data() + (i * shape[1] + j) * esize;
     switch (dtype) {
-      case tfl::TensorType_FLOAT32: { const float one = 1; std::memcpy(p, &one, 4); break; }
-      case tfl::TensorType_FLOAT64: { const double one = 1; std::memcpy(p, &one, 8); break; }
-      case tfl::TensorType_INT32: { const int32_t one = 1; std::memcpy(p, &one, 4); break; }
-      case tfl::TensorType_INT64: { const int64_t one = 1; std::memcpy(p, &one, 8); break; }
-      case tfl::TensorType_INT16: { const int16_t one = 1; std::memcpy(p, &one, 2); break; }
+      case tfl::TensorType_FLOAT32: {
+        const float one = 1;
+        std::memcpy(p, &one, 4);
+        break;
+      }
+      case tfl::TensorType_FLOAT64: {
+        const double one = 1;
+        std::memcpy(p, &one, 8);
+        break;
+      }
+      case tfl::TensorType_INT32: {
+        const int32_t one = 1;
+        std::memcpy(p, &one, 4);
+        break;
+      }
+      case tfl::TensorType_INT64: {
+        const int64_t one = 1;
+        std::memcpy(p, &one, 8);
+        break;
+      }
+      case tfl::TensorType_INT16: {
+        const int16_t one = 1;
+        std::memcpy(p, &one, 2);
+        break;
+      }
       case tfl::TensorType_UINT8:
       case tfl::TensorType_INT8:
       case tfl::TensorType_BOOL: *p = 1; break;

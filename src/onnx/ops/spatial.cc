@@ -18,7 +18,8 @@ std::vector<Window> Windows(NodeContext& ctx, const Dims& spatial_in, const Dims
     w[i].kernel = kernel[i];
     w[i].stride = strides[i];
     w[i].dilation = dilations[i];
-    if (w[i].stride < 1 || w[i].dilation < 1 || w[i].kernel < 1) ctx.BadModel("stride, dilation and kernel must be >= 1");
+    if (w[i].stride < 1 || w[i].dilation < 1 || w[i].kernel < 1)
+      ctx.BadModel("stride, dilation and kernel must be >= 1");
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       const int64_t out = (w[i].in + w[i].stride - 1) / w[i].stride;
       const int64_t total = std::max<int64_t>((out - 1) * w[i].stride + w[i].Extent() - w[i].in, 0);
@@ -44,8 +45,10 @@ tfl::Padding PadFor(NodeContext& ctx, int& x, std::vector<Window>& w, float pad_
   }
   if (valid) return tfl::Padding_VALID;
   if (same) return tfl::Padding_SAME;
-  builder::Paddings p = {{0, 0}, {static_cast<int32_t>(w[0].pad_begin), static_cast<int32_t>(w[0].pad_end)},
-                         {static_cast<int32_t>(w[1].pad_begin), static_cast<int32_t>(w[1].pad_end)}, {0, 0}};
+  builder::Paddings p = {{0, 0},
+                         {static_cast<int32_t>(w[0].pad_begin), static_cast<int32_t>(w[0].pad_end)},
+                         {static_cast<int32_t>(w[1].pad_begin), static_cast<int32_t>(w[1].pad_end)},
+                         {0, 0}};
   x = pad_value == 0.0f ? ctx.b().Pad(x, p) : ctx.b().PadV2(x, p, pad_value);
   for (Window& win : w) {
     win.in += win.pad_begin + win.pad_end;

@@ -49,8 +49,6 @@ void Trilu(NodeContext& ctx) {
 
 }  // namespace
 
-void RegisterTrilu(Registry& r) {
-  r.Add("Trilu", Trilu);
-}
+void RegisterTrilu(Registry& r) { r.Add("Trilu", Trilu); }
 
 }  // namespace gpuclean::onnx::ops

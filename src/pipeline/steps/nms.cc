@@ -18,9 +18,9 @@ struct Box {
 };
 
 Box ToCorners(const float* b, BoxLayout layout) {
-  Box box = layout == BoxLayout::kXyxy ? Box{b[0], b[1], b[2], b[3]}
-                                       : Box{b[0] - 0.5f * b[2], b[1] - 0.5f * b[3], b[0] + 0.5f * b[2],
-                                             b[1] + 0.5f * b[3]};
+  Box box = layout == BoxLayout::kXyxy
+                ? Box{b[0], b[1], b[2], b[3]}
+                : Box{b[0] - 0.5f * b[2], b[1] - 0.5f * b[3], b[0] + 0.5f * b[2], b[1] + 0.5f * b[3]};
   // Corners in either order, as NON_MAX_SUPPRESSION reads them.
   if (box.x0 > box.x1) std::swap(box.x0, box.x1);
   if (box.y0 > box.y1) std::swap(box.y0, box.y1);

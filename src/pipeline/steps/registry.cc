@@ -81,7 +81,8 @@ struct Params {
     const Json* v = Find(name);
     if (!v) return fallback;
     const std::string text = String(name);
-    if (text != "xyxy" && text != "cxcywh") Fail(step, "parameter '{}' must be \"xyxy\" or \"cxcywh\", got {}", name, v->dump());
+    if (text != "xyxy" && text != "cxcywh")
+      Fail(step, "parameter '{}' must be \"xyxy\" or \"cxcywh\", got {}", name, v->dump());
     return ParseBoxLayout(text);
   }
 };
@@ -94,12 +95,14 @@ struct Step {
 };
 
 Step BinaryStep(const char* name, BinaryFn fn, const char* replaces) {
-  return {{name, "a, b", "out", "", replaces}, 2, 2, nullptr,
-          [fn](const Params&, const Arrays& in) { return Arrays{Binary(fn, in[0], in[1])}; }};
+  return {{name, "a, b", "out", "", replaces}, 2, 2, nullptr, [fn](const Params&, const Arrays& in) {
+            return Arrays{Binary(fn, in[0], in[1])};
+          }};
 }
 Step UnaryStep(const char* name, UnaryFn fn, const char* replaces) {
-  return {{name, "x", "out", "", replaces}, 1, 1, nullptr,
-          [fn](const Params&, const Arrays& in) { return Arrays{Unary(fn, in[0])}; }};
+  return {{name, "x", "out", "", replaces}, 1, 1, nullptr, [fn](const Params&, const Arrays& in) {
+            return Arrays{Unary(fn, in[0])};
+          }};
 }
 
 const std::vector<Step>& Registry() {
@@ -121,12 +124,18 @@ const std::vector<Step>& Registry() {
         UnaryStep("abs", UnaryFn::kAbs, "ABS"),
         UnaryStep("sqrt", UnaryFn::kSqrt, "SQRT"),
     };
-    s.push_back({{"affine", "x", "out", "scale (number, 1), offset (number, 0)", "MUL then ADD of scalars"}, 1, 1,
-                 nullptr, [](const Params& p, const Arrays& in) {
+    s.push_back({{"affine", "x", "out", "scale (number, 1), offset (number, 0)", "MUL then ADD of scalars"},
+                 1,
+                 1,
+                 nullptr,
+                 [](const Params& p, const Arrays& in) {
                    return Arrays{Affine(in[0], static_cast<float>(p.Number("scale", 1.0)),
                                         static_cast<float>(p.Number("offset", 0.0)))};
                  }});
-    s.push_back({{"threshold", "x", "mask (bool)", "threshold (number)", "GREATER against a scalar"}, 1, 1, nullptr,
+    s.push_back({{"threshold", "x", "mask (bool)", "threshold (number)", "GREATER against a scalar"},
+                 1,
+                 1,
+                 nullptr,
                  [](const Params& p, const Arrays& in) {
                    return Arrays{Threshold(in[0], static_cast<float>(p.Number("threshold")))};
                  }});
@@ -137,75 +146,113 @@ const std::vector<Step>& Registry() {
     for (const auto& [name, fn] : comparisons) {
       std::string replaces = name;
       for (char& c : replaces) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      s.push_back({{name, "a, b", "mask (bool)", "", replaces}, 2, 2, nullptr,
-                   [fn = fn](const Params&, const Arrays& in) { return Arrays{Compare(fn, in[0], in[1])}; }});
+      s.push_back(
+          {{name, "a, b", "mask (bool)", "", replaces}, 2, 2, nullptr, [fn = fn](const Params&, const Arrays& in) {
+             return Arrays{Compare(fn, in[0], in[1])};
+           }});
     }
-    s.push_back({{"select", "condition (bool), a, b", "out", "", "SELECT_V2, SELECT"}, 3, 3, nullptr,
+    s.push_back({{"select", "condition (bool), a, b", "out", "", "SELECT_V2, SELECT"},
+                 3,
+                 3,
+                 nullptr,
                  [](const Params&, const Arrays& in) { return Arrays{Select(in[0], in[1], in[2])}; }});
-    s.push_back({{"cast", "x", "out", "to (\"float32\" | \"int32\" | \"int64\" | \"uint8\" | \"bool\")", "CAST"}, 1,
-                 1, nullptr, [](const Params& p, const Arrays& in) {
-                   static const std::map<std::string, ir::DType> types = {
-                       {"float32", tfl::TensorType_FLOAT32}, {"int32", tfl::TensorType_INT32},
-                       {"int64", tfl::TensorType_INT64},     {"uint8", tfl::TensorType_UINT8},
-                       {"bool", tfl::TensorType_BOOL}};
+    s.push_back({{"cast", "x", "out", "to (\"float32\" | \"int32\" | \"int64\" | \"uint8\" | \"bool\")", "CAST"},
+                 1,
+                 1,
+                 nullptr,
+                 [](const Params& p, const Arrays& in) {
+                   static const std::map<std::string, ir::DType> types = {{"float32", tfl::TensorType_FLOAT32},
+                                                                          {"int32", tfl::TensorType_INT32},
+                                                                          {"int64", tfl::TensorType_INT64},
+                                                                          {"uint8", tfl::TensorType_UINT8},
+                                                                          {"bool", tfl::TensorType_BOOL}};
                    const std::string to = p.String("to");
                    auto it = types.find(to);
                    if (it == types.end())
                      Fail(p.step, "parameter 'to' must be float32, int32, int64, uint8 or bool, got \"{}\"", to);
                    return Arrays{Cast(in[0], it->second)};
                  }});
-    s.push_back({{"topk", "x", "values, indices (int32)", "k (int)", "TOPK_V2"}, 1, 1,
+    s.push_back({{"topk", "x", "values, indices (int32)", "k (int)", "TOPK_V2"},
+                 1,
+                 1,
                  [](const Params&) { return 2; },
                  [](const Params& p, const Arrays& in) {
                    TopKResult r = TopK(in[0], p.Int("k"));
                    return Arrays{std::move(r.values), std::move(r.indices)};
                  }});
-    s.push_back({{"gather", "params, indices", "out", "axis (int, 0), batch_dims (int, 0)", "GATHER"}, 2, 2, nullptr,
+    s.push_back({{"gather", "params, indices", "out", "axis (int, 0), batch_dims (int, 0)", "GATHER"},
+                 2,
+                 2,
+                 nullptr,
                  [](const Params& p, const Arrays& in) {
                    return Arrays{Gather(in[0], in[1], p.Axis("axis", 0), p.Axis("batch_dims", 0))};
                  }});
-    s.push_back({{"gather_nd", "params, indices", "out", "", "GATHER_ND"}, 2, 2, nullptr,
-                 [](const Params&, const Arrays& in) { return Arrays{GatherNd(in[0], in[1])}; }});
-    s.push_back({{"gather_elements", "x, indices", "out", "axis (int, 0)", "ONNX GatherElements"}, 2, 2, nullptr,
-                 [](const Params& p, const Arrays& in) {
-                   return Arrays{GatherElements(in[0], in[1], p.Axis("axis", 0))};
-                 }});
-    s.push_back({{"concat", "x1, x2, ...", "out", "axis (int)", "CONCATENATION"}, 1, 1 << 16, nullptr,
+    s.push_back(
+        {{"gather_nd", "params, indices", "out", "", "GATHER_ND"}, 2, 2, nullptr, [](const Params&, const Arrays& in) {
+           return Arrays{GatherNd(in[0], in[1])};
+         }});
+    s.push_back(
+        {{"gather_elements", "x, indices", "out", "axis (int, 0)", "ONNX GatherElements"},
+         2,
+         2,
+         nullptr,
+         [](const Params& p, const Arrays& in) { return Arrays{GatherElements(in[0], in[1], p.Axis("axis", 0))}; }});
+    s.push_back({{"concat", "x1, x2, ...", "out", "axis (int)", "CONCATENATION"},
+                 1,
+                 1 << 16,
+                 nullptr,
                  [](const Params& p, const Arrays& in) { return Arrays{Concat(in, p.Axis("axis", 0))}; }});
-    s.push_back({{"reshape", "x", "out", "shape (list of int, one -1 allowed)", "RESHAPE"}, 1, 1, nullptr,
+    s.push_back({{"reshape", "x", "out", "shape (list of int, one -1 allowed)", "RESHAPE"},
+                 1,
+                 1,
+                 nullptr,
                  [](const Params& p, const Arrays& in) { return Arrays{Reshape(in[0], p.Ints("shape"))}; }});
-    s.push_back({{"tile", "x", "out", "multiples (list of int, one per axis)", "TILE"}, 1, 1, nullptr,
+    s.push_back({{"tile", "x", "out", "multiples (list of int, one per axis)", "TILE"},
+                 1,
+                 1,
+                 nullptr,
                  [](const Params& p, const Arrays& in) { return Arrays{Tile(in[0], p.Ints("multiples"))}; }});
     s.push_back({{"box_convert", "boxes", "boxes", "from, to (\"xyxy\" | \"cxcywh\")",
                   "SLICE/MUL/ADD/CONCATENATION on box coordinates"},
-                 1, 1, nullptr, [](const Params& p, const Arrays& in) {
-                   return Arrays{ConvertBoxes(in[0], p.Layout("from", BoxLayout::kCxcywh),
-                                              p.Layout("to", BoxLayout::kXyxy))};
+                 1,
+                 1,
+                 nullptr,
+                 [](const Params& p, const Arrays& in) {
+                   return Arrays{
+                       ConvertBoxes(in[0], p.Layout("from", BoxLayout::kCxcywh), p.Layout("to", BoxLayout::kXyxy))};
                  }});
-    s.push_back({{"box_decode", "deltas, anchors (cxcywh)", "boxes (cxcywh)",
-                  "weights (4 numbers, [1,1,1,1]), max_log_scale (number, log(1000/16))",
-                  "torchvision BoxCoder.decode"},
-                 2, 2, nullptr, [](const Params& p, const Arrays& in) {
-                   std::array<float, 4> w = {1, 1, 1, 1};
-                   if (const Json* v = p.Find("weights")) {
-                     if (!v->is_array() || v->size() != 4)
-                       Fail(p.step, "parameter 'weights' must be 4 numbers, got {}", v->dump());
-                     for (size_t i = 0; i < 4; ++i) {
-                       if (!(*v)[i].is_number()) Fail(p.step, "parameter 'weights' must be 4 numbers, got {}", v->dump());
-                       w[i] = (*v)[i].get<float>();
-                     }
-                   }
-                   return Arrays{DecodeBoxDeltas(in[0], in[1], w,
-                                                 static_cast<float>(p.Number("max_log_scale", 4.135166556742356)))};
-                 }});
+    s.push_back(
+        {{"box_decode", "deltas, anchors (cxcywh)", "boxes (cxcywh)",
+          "weights (4 numbers, [1,1,1,1]), max_log_scale (number, log(1000/16))", "torchvision BoxCoder.decode"},
+         2,
+         2,
+         nullptr,
+         [](const Params& p, const Arrays& in) {
+           std::array<float, 4> w = {1, 1, 1, 1};
+           if (const Json* v = p.Find("weights")) {
+             if (!v->is_array() || v->size() != 4)
+               Fail(p.step, "parameter 'weights' must be 4 numbers, got {}", v->dump());
+             for (size_t i = 0; i < 4; ++i) {
+               if (!(*v)[i].is_number()) Fail(p.step, "parameter 'weights' must be 4 numbers, got {}", v->dump());
+               w[i] = (*v)[i].get<float>();
+             }
+           }
+           return Arrays{
+               DecodeBoxDeltas(in[0], in[1], w, static_cast<float>(p.Number("max_log_scale", 4.135166556742356)))};
+         }});
     s.push_back({{"box_reparam", "deltas, reference (cxcywh)", "boxes (cxcywh)", "",
                   "DETR refinement: xy*ref.wh + ref.xy, exp(wh)*ref.wh"},
-                 2, 2, nullptr,
+                 2,
+                 2,
+                 nullptr,
                  [](const Params&, const Arrays& in) { return Arrays{ReparamBoxes(in[0], in[1])}; }});
     s.push_back({{"nms", "boxes [N,4], scores [N], classes [N] (optional)", "indices (int32)",
                   "iou_threshold (0.5), score_threshold (-inf), max_detections (100), layout (\"xyxy\")",
                   "NON_MAX_SUPPRESSION_V5 (hard), per class as torchvision batched_nms"},
-                 2, 3, nullptr, [](const Params& p, const Arrays& in) {
+                 2,
+                 3,
+                 nullptr,
+                 [](const Params& p, const Arrays& in) {
                    NmsOptions o;
                    o.iou_threshold = static_cast<float>(p.Number("iou_threshold", 0.5));
                    o.score_threshold =
@@ -216,7 +263,10 @@ const std::vector<Step>& Registry() {
                  }});
     s.push_back({{"resize_bilinear", "masks [..., H, W]", "masks [..., h, w]",
                   "size ([h, w]), align_corners (false), half_pixel_centers (false)", "RESIZE_BILINEAR"},
-                 1, 1, nullptr, [](const Params& p, const Arrays& in) {
+                 1,
+                 1,
+                 nullptr,
+                 [](const Params& p, const Arrays& in) {
                    const std::vector<int64_t> size = p.Ints("size", 2);
                    return Arrays{ResizeBilinear(in[0], size[0], size[1], p.Bool("align_corners", false),
                                                 p.Bool("half_pixel_centers", false))};

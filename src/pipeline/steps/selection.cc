@@ -38,8 +38,8 @@ TopKResult TopK(const npy::Array& x, int64_t k) {
   steps::RequireDtype("topk", x, "input", {tfl::TensorType_FLOAT32, tfl::TensorType_INT32});
   if (x.shape.empty()) Fail("topk", "input is a scalar; it needs a last axis to select from");
   const int64_t depth = x.shape.back();
-  if (k < 0 || k > depth) Fail("topk", "k = {} is outside [0, {}] (the last axis of {})", k, depth,
-                               steps::ShapeText(x.shape));
+  if (k < 0 || k > depth)
+    Fail("topk", "k = {} is outside [0, {}] (the last axis of {})", k, depth, steps::ShapeText(x.shape));
   if (depth > INT32_MAX) Fail("topk", "the last axis {} is longer than int32 indices reach", depth);
   std::vector<int64_t> shape = x.shape;
   shape.back() = k;
@@ -85,8 +85,7 @@ npy::Array Gather(const npy::Array& params, const npy::Array& indices, int axis,
   for (int64_t b = 0; b < batches; ++b)
     for (int64_t i = 0; i < outer; ++i) {
       const uint8_t* src = params.data.data() + ((b * outer + i) * limit) * inner;
-      for (int64_t j = 0; j < per_batch; ++j, o += inner)
-        std::memcpy(o, src + index[b * per_batch + j] * inner, inner);
+      for (int64_t j = 0; j < per_batch; ++j, o += inner) std::memcpy(o, src + index[b * per_batch + j] * inner, inner);
     }
   return out;
 }

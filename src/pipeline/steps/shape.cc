@@ -73,8 +73,7 @@ npy::Array Reshape(const npy::Array& x, const std::vector<int64_t>& shape) {
 npy::Array Tile(const npy::Array& x, const std::vector<int64_t>& multiples) {
   steps::RequireWellFormed("tile", x, "input");
   const size_t rank = x.shape.size();
-  if (multiples.size() != rank)
-    Fail("tile", "{} multiples for an input of rank {}", multiples.size(), rank);
+  if (multiples.size() != rank) Fail("tile", "{} multiples for an input of rank {}", multiples.size(), rank);
   std::vector<int64_t> shape(rank);
   for (size_t i = 0; i < rank; ++i) {
     if (multiples[i] < 0) Fail("tile", "multiple {} on axis {} is negative", multiples[i], i);

@@ -67,8 +67,7 @@ std::vector<int64_t> BroadcastShape(std::string_view step, const std::vector<int
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      Fail(step, "shapes {} and {} do not broadcast", ShapeText(a), ShapeText(b));
+    if (da != db && da != 1 && db != 1) Fail(step, "shapes {} and {} do not broadcast", ShapeText(a), ShapeText(b));
     out[i] = da == 1 ? db : da;
   }
   return out;

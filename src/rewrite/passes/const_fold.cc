@@ -59,15 +59,14 @@ class ConstFoldPass final : public Pass {
     std::vector<bool> constant_op(count, false);
     for (size_t i = 0; i < count; ++i) {
       const ir::Op& op = g.ops[i];
-      constant_op[i] = std::any_of(op.inputs.begin(), op.inputs.end(), [](int t) { return t >= 0; }) &&
-                       std::all_of(op.outputs.begin(), op.outputs.end(),
-                                   [&](int t) { return t >= 0 && IsConstantValued(g, t); });
+      constant_op[i] =
+          std::any_of(op.inputs.begin(), op.inputs.end(), [](int t) { return t >= 0; }) &&
+          std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) { return t >= 0 && IsConstantValued(g, t); });
     }
     for (size_t i = 0; i < count; ++i) {
       if (!constant_op[i]) continue;
       const ir::Op& op = edit.graph().ops[i];
-      if (op.code == tfl::BuiltinOperator_DENSIFY || IsWeightDequantize(edit.graph(), op) ||
-          Nondeterministic(op.code))
+      if (op.code == tfl::BuiltinOperator_DENSIFY || IsWeightDequantize(edit.graph(), op) || Nondeterministic(op.code))
         continue;
       bool read_at_runtime = false, foldable = true;
       for (int t : op.outputs) {

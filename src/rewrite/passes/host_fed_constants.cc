@@ -49,11 +49,10 @@ class HostFedConstantsPass final : public Pass {
           it = fed.emplace(c, input).first;
         }
         const ir::Op& op = edit.graph().ops[i];
-        result.sites.push_back({static_cast<int>(i), op.name(),
-                                fmt::format("input {} '{}' {} fed by the host as '{}'", k,
-                                            edit.graph().tensors[c].name,
-                                            ir::FormatShape(edit.graph().tensors[c].shape),
-                                            edit.graph().tensors[it->second].name)});
+        result.sites.push_back(
+            {static_cast<int>(i), op.name(),
+             fmt::format("input {} '{}' {} fed by the host as '{}'", k, edit.graph().tensors[c].name,
+                         ir::FormatShape(edit.graph().tensors[c].shape), edit.graph().tensors[it->second].name)});
         edit.mutable_graph().ops[i].inputs[k] = it->second;
       }
     }

@@ -316,8 +316,8 @@ class Rules {
       const Shape compact = Compact(full);
       for (int in : op.inputs) inputs.push_back(r_.View(Expand(in, full), compact));
       return Reduced{r_.Emit(op, inputs), compact,
-                     fmt::format("operands broadcast to [{}] first (their patterns leave {} axes)", fmt::join(full, ","),
-                                 runs.size())};
+                     fmt::format("operands broadcast to [{}] first (their patterns leave {} axes)",
+                                 fmt::join(full, ","), runs.size())};
     }
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       const int in = op.inputs[k];
@@ -350,8 +350,10 @@ class Rules {
     std::vector<std::vector<int>> blocks;
     for (int axis = 0; axis < n; ++axis) {
       if (dims[axis] == 1) continue;
-      if (!blocks.empty() && position[axis] == position[blocks.back().back()] + 1) blocks.back().push_back(axis);
-      else blocks.push_back({axis});
+      if (!blocks.empty() && position[axis] == position[blocks.back().back()] + 1)
+        blocks.back().push_back(axis);
+      else
+        blocks.push_back({axis});
     }
     Shape block_sizes;
     for (const auto& block : blocks) {
@@ -367,7 +369,8 @@ class Rules {
     if (block_sizes.empty()) block_sizes = {1};
     if (blocks.size() <= 4) {
       int x = r_.Get(op.inputs[0], block_sizes);
-      if (!std::is_sorted(target.begin(), target.end())) x = b().Transpose(x, std::vector<int32_t>(target.begin(), target.end()));
+      if (!std::is_sorted(target.begin(), target.end()))
+        x = b().Transpose(x, std::vector<int32_t>(target.begin(), target.end()));
       return Reduced{{x}, block_sizes};
     }
     // More than 4 blocks: bring each block to its place in turn, each move
@@ -389,7 +392,8 @@ class Rules {
                   layout.begin() + static_cast<long>(i) + 1);
       ++moves;
     }
-    return Reduced{{x}, block_sizes, fmt::format("{} blocks moved into place by {} 4-D transposes", blocks.size(), moves)};
+    return Reduced{
+        {x}, block_sizes, fmt::format("{} blocks moved into place by {} 4-D transposes", blocks.size(), moves)};
   }
 
   Outcome OneAxis(const ir::Op& op, std::string& why) {
@@ -418,9 +422,12 @@ class Rules {
       const int xv = r_.Get(x, v.Of(in[axis]));
       const int axis_const = r_.Ints("axis", {}, {v.axis});
       std::vector<int> inputs;
-      if (split) inputs = {axis_const, xv};
-      else if (code == tfl::BuiltinOperator_SPLIT_V) inputs = {xv, op.inputs[1], axis_const};
-      else inputs = {xv, axis_const};
+      if (split)
+        inputs = {axis_const, xv};
+      else if (code == tfl::BuiltinOperator_SPLIT_V)
+        inputs = {xv, op.inputs[1], axis_const};
+      else
+        inputs = {xv, axis_const};
       return Reduced{r_.Emit(op, inputs), v.Of(in[axis])};
     }
     if (code == tfl::BuiltinOperator_PACK) {
@@ -503,9 +510,11 @@ class Rules {
     if (merged_axes.empty()) return Reduced{{r_.Current(op.inputs[0])}, r_.CurrentShape(op.inputs[0])};
     tfl::ReducerOptionsT o;
     o.keep_dims = true;  // the merged result with 1s is the original's elements either way
-    const int y = b().Op(op.code, {r_.Get(op.inputs[0], merged), r_.Ints("axes", {static_cast<int32_t>(merged_axes.size())}, merged_axes)},
-                         builder::Options(o))
-                      .at(0);
+    const int y =
+        b().Op(op.code,
+               {r_.Get(op.inputs[0], merged), r_.Ints("axes", {static_cast<int32_t>(merged_axes.size())}, merged_axes)},
+               builder::Options(o))
+            .at(0);
     return Reduced{{y}, merged};
   }
 
@@ -567,9 +576,10 @@ class Rules {
         if (begin[d] == 0 && size[d] == in[d] && stride[d] == 1) continue;
         const Shape view = {P32(cur, 0, d), cur[d], P32(cur, d + 1, rank)};
         const int xv = x < 0 ? r_.Get(x0, view) : r_.View(x, view);
-        x = stride[d] == 1 ? b().Slice(xv, {0, begin[d], 0}, {view[0], size[d], view[2]})
-                           : b().StridedSlice(xv, {0, begin[d], 0}, {view[0], begin[d] + (size[d] - 1) * stride[d] + 1, view[2]},
-                                              {1, stride[d], 1});
+        x = stride[d] == 1
+                ? b().Slice(xv, {0, begin[d], 0}, {view[0], size[d], view[2]})
+                : b().StridedSlice(xv, {0, begin[d], 0}, {view[0], begin[d] + (size[d] - 1) * stride[d] + 1, view[2]},
+                                   {1, stride[d], 1});
         cur[d] = size[d];
         ++steps;
       }
@@ -663,7 +673,8 @@ class Rules {
       const int y = b().BroadcastTo(r_.Get(op.inputs[0], Merged(in, runs)), Merged(out, runs));
       return Reduced{{y}, Merged(out, runs)};
     }
-    return Reduced{{Expand(op.inputs[0], out)}, Compact(out),
+    return Reduced{{Expand(op.inputs[0], out)},
+                   Compact(out),
                    fmt::format("one 3-D BROADCAST_TO per broadcast run ({} runs)", runs.size())};
   }
 
@@ -675,7 +686,8 @@ class Rules {
     if (a.size() < 2 || bb.size() < 2) return Fail(why, "an operand below rank 2");
     const int batch = rank - 2;
     const Shape full(out.begin(), out.begin() + batch);
-    const Shape ab = Aligned(Shape(a.begin(), a.end() - 2), batch), bbb = Aligned(Shape(bb.begin(), bb.end() - 2), batch);
+    const Shape ab = Aligned(Shape(a.begin(), a.end() - 2), batch),
+                bbb = Aligned(Shape(bb.begin(), bb.end() - 2), batch);
     const Runs runs = PatternRuns(full, [&](int d) { return std::make_pair(ab[d] == full[d], bbb[d] == full[d]); });
     if (runs.size() > 2) {
       // Broadcast both operands' batch axes first: then they merge into one.
@@ -686,7 +698,8 @@ class Rules {
         return r_.View(Expand(t, target), {P32(full, 0, batch), target[batch], target[batch + 1]});
       };
       const int y = r_.Emit(op, {expanded(op.inputs[0], a), expanded(op.inputs[1], bb)}).at(0);
-      return Reduced{{y}, r_.ShapeOf(y),
+      return Reduced{{y},
+                     r_.ShapeOf(y),
                      fmt::format("batch axes [{}] broadcast first ({} patterns)", fmt::join(full, ","), runs.size())};
     }
     auto form = [&](const Shape& batch_shape, const Shape& whole) {
@@ -801,11 +814,14 @@ class Rank5ToRank4Pass final : public Pass {
           // A value that is an original tensor or already hands over another
           // output gets a RESHAPE of its own: each replacement needs a
           // producer of its own in this edit.
-          if (!reducer.IsNew(rep) || used.count(rep) || edit.graph().Producer(rep) < 0) rep = edit.b().Reshape(rep, shape);
+          if (!reducer.IsNew(rep) || used.count(rep) || edit.graph().Producer(rep) < 0)
+            rep = edit.b().Reshape(rep, shape);
           used.insert(rep);
           replacements.push_back(rep);
           if (edit.graph().tensors[t].rank() > 4 && edit.graph().IsGraphOutput(t))
-            result.skipped.push_back({node, edit.graph().ops[node].name(), {edit.graph().tensors[t].name},
+            result.skipped.push_back({node,
+                                      edit.graph().ops[node].name(),
+                                      {edit.graph().tensors[t].name},
                                       fmt::format("'{}' is a graph output of rank {}: it keeps its shape, computed "
                                                   "at rank <= 4 and reshaped at the end",
                                                   edit.graph().tensors[t].name, edit.graph().tensors[t].rank())});
@@ -814,7 +830,9 @@ class Rank5ToRank4Pass final : public Pass {
       }
       for (int t : edit.graph().inputs)
         if (edit.graph().tensors[t].rank() > 4)
-          result.skipped.push_back({-1, "INPUT", {edit.graph().tensors[t].name},
+          result.skipped.push_back({-1,
+                                    "INPUT",
+                                    {edit.graph().tensors[t].name},
                                     fmt::format("graph input '{}' has rank {}: its first reshape stays",
                                                 edit.graph().tensors[t].name, edit.graph().tensors[t].rank())});
       edit.Commit();
