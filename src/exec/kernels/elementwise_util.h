@@ -472,6 +472,12 @@ template <typename F>
 void FloatUnary(KernelContext& ctx, F f) {
   Unary<float, float>(ctx, f);
 }
+// The kernel of a float32 -> float32 op given by one function (a family
+// file's per-row function; F is a constant, so the loop inlines it).
+template <float (*F)(float)>
+Kernel FloatMapKernel() {
+  return {CheckFloatUnary, [](KernelContext& ctx) { FloatUnary(ctx, [](float x) { return F(x); }); }};
+}
 
 // A broadcasting binary op on T with a fused-activation clamp.
 template <typename T, typename F>

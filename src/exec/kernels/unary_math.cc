@@ -1,15 +1,10 @@
 // The unary math family (FAMILY kUnaryMath in src/ir/ops.def): one function
 // per op, each op's <Stem>Kernel() one line. Float-only ops map float32 to
-// float32 through FloatMap; ABS, NEG and SIGN also take integers.
+// float32 through ew::FloatMapKernel; ABS, NEG and SIGN also take integers.
 #include "exec/kernels/elementwise_util.h"
 
 namespace gpuclean::exec::kernels {
 namespace {
-
-template <float (*F)(float)>
-Kernel FloatMap() {
-  return {ew::CheckFloatUnary, [](KernelContext& ctx) { ew::FloatUnary(ctx, [](float x) { return F(x); }); }};
-}
 
 // EXP overflows to inf above ~88.72.
 float Exp(float x) { return std::exp(x); }
@@ -67,16 +62,16 @@ void EvalSign(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel ExpKernel() { return FloatMap<Exp>(); }
-Kernel LogKernel() { return FloatMap<Log>(); }
-Kernel SqrtKernel() { return FloatMap<Sqrt>(); }
-Kernel RsqrtKernel() { return FloatMap<Rsqrt>(); }
-Kernel SquareKernel() { return FloatMap<Square>(); }
-Kernel SinKernel() { return FloatMap<Sin>(); }
-Kernel CosKernel() { return FloatMap<Cos>(); }
-Kernel FloorKernel() { return FloatMap<Floor>(); }
-Kernel CeilKernel() { return FloatMap<Ceil>(); }
-Kernel RoundKernel() { return FloatMap<Round>(); }
+Kernel ExpKernel() { return ew::FloatMapKernel<Exp>(); }
+Kernel LogKernel() { return ew::FloatMapKernel<Log>(); }
+Kernel SqrtKernel() { return ew::FloatMapKernel<Sqrt>(); }
+Kernel RsqrtKernel() { return ew::FloatMapKernel<Rsqrt>(); }
+Kernel SquareKernel() { return ew::FloatMapKernel<Square>(); }
+Kernel SinKernel() { return ew::FloatMapKernel<Sin>(); }
+Kernel CosKernel() { return ew::FloatMapKernel<Cos>(); }
+Kernel FloorKernel() { return ew::FloatMapKernel<Floor>(); }
+Kernel CeilKernel() { return ew::FloatMapKernel<Ceil>(); }
+Kernel RoundKernel() { return ew::FloatMapKernel<Round>(); }
 Kernel AbsKernel() {
   return {[](const ir::Subgraph& g, const ir::Op& op) { ew::CheckSameDType(g, op, 1, {ew::kF32, ew::kI32}); }, EvalAbs};
 }
