@@ -19,6 +19,7 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/npy.h"
+#include "support/arrays.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
 
@@ -29,44 +30,6 @@ namespace conv = ::gpuclean::exec::kernels::conv;
 using builder::GraphBuilder;
 using builder::kNoInput;
 using Shape = std::vector<int32_t>;
-
-inline int64_t CountOf(const Shape& shape) {
-  int64_t n = 1;
-  for (int32_t d : shape) n *= d;
-  return n;
-}
-
-// Uniform floats in [lo, hi), deterministic per seed.
-inline std::vector<float> RandomValues(int64_t count, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::vector<float> v(static_cast<size_t>(count));
-  for (float& x : v) x = lo + (hi - lo) * static_cast<float>(rng() >> 8) / 16777216.0f;
-  return v;
-}
-
-template <typename T>
-npy::Array MakeArray(ir::DType dtype, const Shape& shape, const std::vector<T>& values) {
-  npy::Array a;
-  a.dtype = dtype;
-  a.shape.assign(shape.begin(), shape.end());
-  EXPECT_EQ(static_cast<int64_t>(values.size()), CountOf(shape)) << "test data does not fit its shape";
-  a.data.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
-}
-inline npy::Array F32(const Shape& shape, const std::vector<float>& values) {
-  return MakeArray(tfl::TensorType_FLOAT32, shape, values);
-}
-inline npy::Array RandomF32(const Shape& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  return F32(shape, RandomValues(CountOf(shape), seed, lo, hi));
-}
-
-template <typename T>
-std::vector<T> ValuesOf(const npy::Array& a) {
-  std::vector<T> v(static_cast<size_t>(a.num_elements()));
-  if (!v.empty()) std::memcpy(v.data(), a.data.data(), v.size() * sizeof(T));
-  return v;
-}
 
 // A constant with random values in [-1, 1).
 inline int RandomConst(GraphBuilder& b, const std::string& name, const Shape& shape, uint32_t seed) {

@@ -26,6 +26,7 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/npy.h"
+#include "support/arrays.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
 
@@ -40,66 +41,6 @@ inline constexpr ir::DType kI32 = tfl::TensorType_INT32;
 inline constexpr ir::DType kI64 = tfl::TensorType_INT64;
 inline constexpr ir::DType kU8 = tfl::TensorType_UINT8;
 inline constexpr ir::DType kBool = tfl::TensorType_BOOL;
-
-inline int64_t CountOf(const Shape& shape) {
-  int64_t n = 1;
-  for (int32_t d : shape) n *= d;
-  return n;
-}
-
-template <typename T>
-npy::Array MakeArray(ir::DType dtype, const Shape& shape, const std::vector<T>& values) {
-  npy::Array a;
-  a.dtype = dtype;
-  a.shape.assign(shape.begin(), shape.end());
-  EXPECT_EQ(static_cast<int64_t>(values.size()), CountOf(shape)) << "test data does not fit its shape";
-  a.data.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
-}
-inline npy::Array F32(const Shape& shape, const std::vector<float>& values) { return MakeArray(kF32, shape, values); }
-inline npy::Array I32(const Shape& shape, const std::vector<int32_t>& values) { return MakeArray(kI32, shape, values); }
-inline npy::Array U8(const Shape& shape, const std::vector<uint8_t>& values) { return MakeArray(kU8, shape, values); }
-
-// Uniform floats in [lo, hi), deterministic per seed.
-inline npy::Array RandomF32(const Shape& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::vector<float> v(static_cast<size_t>(CountOf(shape)));
-  for (float& x : v) x = lo + (hi - lo) * static_cast<float>(rng() >> 8) / 16777216.0f;
-  return F32(shape, v);
-}
-// Floats with |x| uniform in [lo, hi) and a random sign (divisors away from 0).
-inline npy::Array RandomSignedF32(const Shape& shape, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::vector<float> v(static_cast<size_t>(CountOf(shape)));
-  for (float& x : v) {
-    x = lo + (hi - lo) * static_cast<float>(rng() >> 8) / 16777216.0f;
-    if (rng() & 1) x = -x;
-  }
-  return F32(shape, v);
-}
-// Uniform integers in [lo, hi], deterministic per seed.
-inline npy::Array RandomI32(const Shape& shape, uint32_t seed, int32_t lo, int32_t hi) {
-  std::mt19937 rng(seed);
-  std::vector<int32_t> v(static_cast<size_t>(CountOf(shape)));
-  const uint64_t span = static_cast<uint64_t>(int64_t{hi} - lo) + 1;  // up to 2^32: no int32 overflow
-  for (int32_t& x : v) x = static_cast<int32_t>(lo + static_cast<int64_t>(rng() % span));
-  return I32(shape, v);
-}
-// Integer-valued floats in [lo, hi]: exact ties for comparisons and selects.
-inline npy::Array TiedF32(const Shape& shape, uint32_t seed, int lo, int hi) {
-  std::mt19937 rng(seed);
-  std::vector<float> v(static_cast<size_t>(CountOf(shape)));
-  for (float& x : v) x = static_cast<float>(lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)));
-  return F32(shape, v);
-}
-
-template <typename T>
-std::vector<T> ValuesOf(const npy::Array& a) {
-  std::vector<T> v(static_cast<size_t>(a.num_elements()));
-  if (!v.empty()) std::memcpy(v.data(), a.data.data(), v.size() * sizeof(T));
-  return v;
-}
 
 // ------------------------------------------------------------------ shapes
 

@@ -153,28 +153,4 @@ std::vector<npy::Array> MakeInputs(const std::string& model_path, uint32_t seed)
   return inputs;
 }
 
-namespace {
-template <typename T>
-npy::Array ArrayOf(ir::DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
-  int64_t count = 1;
-  for (int64_t d : shape) count *= d;
-  if (count != static_cast<int64_t>(values.size()))
-    throw std::invalid_argument("test data does not fit its shape: " + std::to_string(values.size()) + " values for " +
-                                std::to_string(count) + " elements");
-  npy::Array a;
-  a.dtype = dtype;
-  a.shape = std::move(shape);
-  a.data.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
-}
-}  // namespace
-
-npy::Array F32(std::vector<int64_t> shape, const std::vector<float>& values) {
-  return ArrayOf(tfl::TensorType_FLOAT32, std::move(shape), values);
-}
-npy::Array I32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
-  return ArrayOf(tfl::TensorType_INT32, std::move(shape), values);
-}
-
 }  // namespace gpuclean::testing
