@@ -74,6 +74,26 @@ TEST(Matrix, ValidatorNamesBadFields) {
     EXPECT_NE(all.find(needle), std::string::npos) << needle << "\n" << all;
 }
 
+// inputs_above counts present inputs: ADD_N's two-input cap.
+TEST(Matrix, InputsAboveCountsInputsAndIsValidated) {
+  gpuclean::testing::TempDir dir;
+  std::ofstream(dir.file("bad.json")) << R"({"format":"gpuclean-compat/1","target":"bad","entries":[
+    {"id":"a","op":"ADD_N","status":"rejected","provenance":"source","evidence":{"date":"d","runtime":"r","source":"s"},
+     "when":{"inputs_above":"two"}}]})";
+  std::string all;
+  for (const auto& e : ValidateMatrixFile(dir.file("bad.json"))) all += e + "\n";
+  EXPECT_NE(all.find("inputs_above"), std::string::npos) << all;
+
+  for (int inputs : {2, 3}) {
+    builder::GraphBuilder b;
+    std::vector<int> xs;
+    for (int i = 0; i < inputs; ++i) xs.push_back(b.Input("x" + std::to_string(i), tfl::TensorType_FLOAT32, {1, 4}));
+    b.Output(b.Op(tfl::BuiltinOperator_ADD_N, xs)[0]);
+    const Report r = testing::LintOn(b.Finish(), "mldrift-webgpu@2.5.3");
+    EXPECT_EQ(testing::CountRule(r, "add-n-inputs"), inputs > 2 ? 1 : 0) << inputs << " inputs";
+  }
+}
+
 TEST(Matrix, EveryTargetNamesItsNumericModel) {
   const std::map<std::string, exec::Precision> expected = {
       {"mldrift-cl@2.1.3", exec::Precision::kFp16Compute},   {"mldrift-cl@2.1.5", exec::Precision::kFp16Compute},
