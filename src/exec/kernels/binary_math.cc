@@ -7,7 +7,8 @@ namespace gpuclean::exec::kernels {
 namespace {
 
 // ADD / SUB / MUL: float32, int32, int64 (integers wrap on overflow), then
-// the fused activation's clamp (Options: the op's options type).
+// the fused activation's clamp (Options: the op's options type; Op: the
+// arithmetic, a lambda type).
 template <typename Options, typename Op>
 Kernel Arithmetic() {
   return {[](const ir::Subgraph& graph, const ir::Op& op) {
@@ -21,24 +22,6 @@ Kernel Arithmetic() {
             });
           }};
 }
-struct Add {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return ew::WrapAdd(a, b);
-  }
-};
-struct Sub {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return ew::WrapSub(a, b);
-  }
-};
-struct Mul {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return ew::WrapMul(a, b);
-  }
-};
 
 // MAXIMUM / MINIMUM as std::max / std::min, i.e. (a < b) ? b : a and
 // (b < a) ? b : a: a NaN in a propagates, a NaN in b does not - the answers
@@ -59,18 +42,6 @@ Kernel Extremum() {
             });
           }};
 }
-struct Max {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return std::max(a, b);
-  }
-};
-struct Min {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return std::min(a, b);
-  }
-};
 
 // SQUARED_DIFFERENCE: (a - b)^2; float32 and int32 (integers wrap).
 void EvalSquaredDifference(KernelContext& ctx) {
@@ -85,11 +56,21 @@ void EvalSquaredDifference(KernelContext& ctx) {
 
 }  // namespace
 
-Kernel AddKernel() { return Arithmetic<tfl::AddOptionsT, Add>(); }
-Kernel SubKernel() { return Arithmetic<tfl::SubOptionsT, Sub>(); }
-Kernel MulKernel() { return Arithmetic<tfl::MulOptionsT, Mul>(); }
-Kernel MaximumKernel() { return Extremum<Max>(); }
-Kernel MinimumKernel() { return Extremum<Min>(); }
+Kernel AddKernel() {
+  return Arithmetic<tfl::AddOptionsT, decltype([](auto a, auto b) { return ew::WrapAdd(a, b); })>();
+}
+Kernel SubKernel() {
+  return Arithmetic<tfl::SubOptionsT, decltype([](auto a, auto b) { return ew::WrapSub(a, b); })>();
+}
+Kernel MulKernel() {
+  return Arithmetic<tfl::MulOptionsT, decltype([](auto a, auto b) { return ew::WrapMul(a, b); })>();
+}
+Kernel MaximumKernel() {
+  return Extremum<decltype([](auto a, auto b) { return std::max(a, b); })>();
+}
+Kernel MinimumKernel() {
+  return Extremum<decltype([](auto a, auto b) { return std::min(a, b); })>();
+}
 Kernel SquaredDifferenceKernel() {
   return {[](const ir::Subgraph& graph, const ir::Op& op) {
             ew::CheckSameDType(graph, op, 2, {ew::kF32, ew::kI32});
