@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "gpuclean/exec.h"
 #include "gpuclean/ir.h"
+#include "gpuclean/precision.h"
 
 namespace gpuclean::lint {
 
@@ -76,7 +76,7 @@ struct ResidencyModel {
 // The interpreter mode that models the target's fp16 numbers (the matrix's
 // "numerics" object, docs/lint.md), with where that model comes from.
 struct NumericsModel {
-  exec::Precision model = exec::Precision::kFp16Compute;
+  Precision model = Precision::kFp16Compute;
   std::string provenance;
   Evidence evidence;
   std::string why;
@@ -114,12 +114,11 @@ std::vector<std::string> SplitTargets(const std::string& list);
 std::vector<std::string> ListTargets(const std::string& compat_dir);
 // The numeric model of a target: what `run --precision fp16`, `bisect` and
 // `check` emulate for it.
-exec::Precision NumericModel(const Matrix& matrix);
+Precision NumericModel(const Matrix& matrix);
 // A --precision / --a / --b value: "fp16" is the target's numeric model
 // (read from <compat_dir>/<target>.json; compat_dir empty: the data dir's);
-// every other name parses as exec::ParsePrecision does.
-exec::Precision ResolvePrecision(const std::string& name, const std::string& target,
-                                 const std::string& compat_dir = "");
+// every other name parses as ParsePrecision does.
+Precision ResolvePrecision(const std::string& name, const std::string& target, const std::string& compat_dir = "");
 
 // Reads a target with its `extends` chain. Throws Error(kUsage) for an
 // unknown target (listing valid ones), Error(kBadInput) for a bad file.

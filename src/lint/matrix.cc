@@ -113,7 +113,7 @@ void ValidateNumerics(const json& numerics, const std::string& path, std::vector
   if (!numerics.is_object()) return error("must be an object {model, provenance, evidence, why}");
   for (const auto& [key, value] : numerics.items())
     if (!kNumericsKeys.count(key)) error("unknown key '" + key + "'");
-  const std::vector<std::string>& modes = exec::PrecisionNames();
+  const std::vector<std::string>& modes = PrecisionNames();
   const std::string model = numerics.value("model", "");
   if (std::find(modes.begin(), modes.end(), model) == modes.end())
     error("'model' must be one of " + fmt::format("{}", fmt::join(modes, "|")));
@@ -234,7 +234,7 @@ void LoadInto(const std::string& dir, const std::string& target, Matrix& matrix,
   }
   if (doc.contains("numerics")) {
     const json& n = doc["numerics"];
-    matrix.numerics = {exec::ParsePrecision(n["model"]),
+    matrix.numerics = {ParsePrecision(n["model"]),
                        n["provenance"],
                        {n["evidence"]["date"], n["evidence"]["runtime"], n["evidence"]["source"]},
                        n.value("why", "")};
@@ -341,10 +341,10 @@ Matrix LoadMatrix(const std::string& compat_dir, const std::string& target) {
   return matrix;
 }
 
-exec::Precision NumericModel(const Matrix& matrix) { return matrix.numerics.model; }
+Precision NumericModel(const Matrix& matrix) { return matrix.numerics.model; }
 
-exec::Precision ResolvePrecision(const std::string& name, const std::string& target, const std::string& compat_dir) {
-  if (name != "fp16") return exec::ParsePrecision(name);
+Precision ResolvePrecision(const std::string& name, const std::string& target, const std::string& compat_dir) {
+  if (name != "fp16") return ParsePrecision(name);
   const std::string dir = compat_dir.empty() ? (fs::path(DefaultDataDir()) / "compat").string() : compat_dir;
   return NumericModel(LoadMatrix(dir, target));
 }

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "gpuclean/error.h"
+#include "gpuclean/precision.h"
 #include "lint/residency.h"
 #include "lint/rules/rule.h"
 #include "lint_test_util.h"
@@ -95,11 +96,11 @@ TEST(Matrix, InputsAboveCountsInputsAndIsValidated) {
 }
 
 TEST(Matrix, EveryTargetNamesItsNumericModel) {
-  const std::map<std::string, exec::Precision> expected = {
-      {"mldrift-cl@2.1.3", exec::Precision::kFp16Compute},   {"mldrift-cl@2.1.5", exec::Precision::kFp16Compute},
-      {"mldrift-cl@2.1.6", exec::Precision::kFp16Compute},   {"mldrift-cl@2.2.0", exec::Precision::kFp16Compute},
-      {"mldrift-ir@f674577", exec::Precision::kFp16Compute}, {"mldrift-webgpu@2.5.3", exec::Precision::kFp16Fused},
-      {"tflite-gpu", exec::Precision::kFp16Compute},         {"xnnpack", exec::Precision::kFp32}};
+  const std::map<std::string, Precision> expected = {
+      {"mldrift-cl@2.1.3", Precision::kFp16Compute},   {"mldrift-cl@2.1.5", Precision::kFp16Compute},
+      {"mldrift-cl@2.1.6", Precision::kFp16Compute},   {"mldrift-cl@2.2.0", Precision::kFp16Compute},
+      {"mldrift-ir@f674577", Precision::kFp16Compute}, {"mldrift-webgpu@2.5.3", Precision::kFp16Fused},
+      {"tflite-gpu", Precision::kFp16Compute},         {"xnnpack", Precision::kFp32}};
   for (const auto& target : ListTargets(CompatDir())) {
     ASSERT_TRUE(expected.count(target)) << target;
     const Matrix& m = testing::Target(target);
@@ -109,8 +110,8 @@ TEST(Matrix, EveryTargetNamesItsNumericModel) {
   }
   EXPECT_EQ(testing::Target("mldrift-webgpu@2.5.3").numerics.provenance, "measured");
   // Explicit mode names mean themselves whatever the target.
-  EXPECT_EQ(ResolvePrecision("fp16-storage", "mldrift-webgpu@2.5.3", CompatDir()), exec::Precision::kFp16Storage);
-  EXPECT_EQ(ResolvePrecision("fp32", "mldrift-cl@2.1.6", CompatDir()), exec::Precision::kFp32);
+  EXPECT_EQ(ResolvePrecision("fp16-storage", "mldrift-webgpu@2.5.3", CompatDir()), Precision::kFp16Storage);
+  EXPECT_EQ(ResolvePrecision("fp32", "mldrift-cl@2.1.6", CompatDir()), Precision::kFp32);
   EXPECT_THROW(ResolvePrecision("fp8", "mldrift-cl@2.1.6", CompatDir()), Error);
 }
 
