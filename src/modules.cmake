@@ -25,8 +25,10 @@ function(gpuclean_module name)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   gpuclean_warnings(${target})
   gpuclean_unity(${target})
-  # The schema header is parsed once for all modules (see GPUCLEAN_PCH_HEADERS).
-  if(name STREQUAL "ir")
+  # The schema header is parsed once for all modules (see GPUCLEAN_PCH_HEADERS),
+  # except where OpenMP's flags define _OPENMP: GCC refuses a header
+  # precompiled without it.
+  if(name STREQUAL "ir" OR arg_PRIVATE_LIBS MATCHES "OpenMP")
     target_precompile_headers(${target} PRIVATE ${GPUCLEAN_PCH_HEADERS})
   else()
     target_precompile_headers(${target} REUSE_FROM gpuclean_ir)

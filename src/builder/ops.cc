@@ -3,36 +3,37 @@
 // the op through Op() / Custom().
 #include <fmt/format.h>
 
+#include <type_traits>
+
 #include "gpuclean/builder.h"
 #include "gpuclean/error.h"
 
 namespace gpuclean::builder {
 namespace {
 
-// Converters attach the (empty) options table of ops that have one; doing
-// the same keeps our graphs indistinguishable from converted ones.
+// The options type of each op's row in the op table, as a type: OPTIONS
+// names a schema table (tfl::<OPTIONS>T) or NoOptions.
+namespace options_of_row {
+using namespace tfl;
+struct NoOptionsT {};
+}  // namespace options_of_row
+
+// Converters attach the options table of ops whose table has no fields;
+// doing the same keeps our graphs indistinguishable from converted ones.
+// Tables with fields are filled by the op's own method below.
+template <typename T>
+tfl::BuiltinOptionsUnion FieldlessOptions() {
+  if constexpr (std::is_empty_v<T> && !std::is_same_v<T, options_of_row::NoOptionsT>) return Options(T{});
+  return {};
+}
+
 tfl::BuiltinOptionsUnion EmptyOptionsFor(tfl::BuiltinOperator code) {
   switch (code) {
-    case tfl::BuiltinOperator_ABS: return Options(tfl::AbsOptionsT{});
-    case tfl::BuiltinOperator_NEG: return Options(tfl::NegOptionsT{});
-    case tfl::BuiltinOperator_EXP: return Options(tfl::ExpOptionsT{});
-    case tfl::BuiltinOperator_SQUARE: return Options(tfl::SquareOptionsT{});
-    case tfl::BuiltinOperator_COS: return Options(tfl::CosOptionsT{});
-    case tfl::BuiltinOperator_HARD_SWISH: return Options(tfl::HardSwishOptionsT{});
-    case tfl::BuiltinOperator_LOGICAL_NOT: return Options(tfl::LogicalNotOptionsT{});
-    case tfl::BuiltinOperator_SQUARED_DIFFERENCE: return Options(tfl::SquaredDifferenceOptionsT{});
-    case tfl::BuiltinOperator_MAXIMUM:
-    case tfl::BuiltinOperator_MINIMUM: return Options(tfl::MaximumMinimumOptionsT{});
-    case tfl::BuiltinOperator_POW: return Options(tfl::PowOptionsT{});
-    case tfl::BuiltinOperator_FLOOR_DIV: return Options(tfl::FloorDivOptionsT{});
-    case tfl::BuiltinOperator_EQUAL: return Options(tfl::EqualOptionsT{});
-    case tfl::BuiltinOperator_NOT_EQUAL: return Options(tfl::NotEqualOptionsT{});
-    case tfl::BuiltinOperator_LESS: return Options(tfl::LessOptionsT{});
-    case tfl::BuiltinOperator_LESS_EQUAL: return Options(tfl::LessEqualOptionsT{});
-    case tfl::BuiltinOperator_GREATER: return Options(tfl::GreaterOptionsT{});
-    case tfl::BuiltinOperator_GREATER_EQUAL: return Options(tfl::GreaterEqualOptionsT{});
-    case tfl::BuiltinOperator_LOGICAL_AND: return Options(tfl::LogicalAndOptionsT{});
-    case tfl::BuiltinOperator_LOGICAL_OR: return Options(tfl::LogicalOrOptionsT{});
+#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS, OPTIONS, VERSION) \
+  case tfl::BuiltinOperator_##CODE:                                           \
+    return FieldlessOptions<options_of_row::OPTIONS##T>();
+#include "ir/ops.def"
+#undef GPUCLEAN_OP
     default: return {};
   }
 }

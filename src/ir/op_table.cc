@@ -7,13 +7,23 @@ namespace {
 
 constexpr size_t kCodes = static_cast<size_t>(tfl::BuiltinOperator_MAX) + 1;
 
+// OPTIONS names a schema options table, or NoOptions.
+namespace options_type {
+using namespace tfl;
+constexpr BuiltinOptions BuiltinOptions_NoOptions = BuiltinOptions_NONE;
+}  // namespace options_type
+
 struct Table {
   std::array<OpTraits, kCodes> traits{};
   std::vector<tfl::BuiltinOperator> ops;
   Table() {
-#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS)                                  \
-  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY, RankRule::RANK_RULE, FLAGS, true, \
-                                         std::string_view(#KERNEL) != "NoKernel"};           \
+#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS, OPTIONS, VERSION)      \
+  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY,                         \
+                                         RankRule::RANK_RULE,                      \
+                                         FLAGS,                                    \
+                                         options_type::BuiltinOptions_##OPTIONS,   \
+                                         true,                                     \
+                                         std::string_view(#KERNEL) != "NoKernel"}; \
   ops.push_back(tfl::BuiltinOperator_##CODE);
 #include "ir/ops.def"
 #undef GPUCLEAN_OP

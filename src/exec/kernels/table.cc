@@ -8,7 +8,7 @@
 
 namespace gpuclean::exec {
 namespace kernels {
-#define GPUCLEAN_OP(code, family, rank_rule, stem, flags) Kernel stem##Kernel();
+#define GPUCLEAN_OP(code, family, rank_rule, stem, flags, options, version) Kernel stem##Kernel();
 #include "ir/ops.def"
 #undef GPUCLEAN_OP
 #define GPUCLEAN_CUSTOM(code, stem) Kernel stem##Kernel();
@@ -25,7 +25,8 @@ struct Table {
   std::map<int, Kernel> builtin;
   std::map<std::string, Kernel> custom;
   Table() {
-#define GPUCLEAN_OP(code, family, rank_rule, stem, flags) Add(tfl::BuiltinOperator_##code, kernels::stem##Kernel());
+#define GPUCLEAN_OP(code, family, rank_rule, stem, flags, options, version) \
+  Add(tfl::BuiltinOperator_##code, kernels::stem##Kernel());
 #include "ir/ops.def"
 #undef GPUCLEAN_OP
 #define GPUCLEAN_CUSTOM(code, stem) custom[code] = kernels::stem##Kernel();
