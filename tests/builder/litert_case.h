@@ -16,6 +16,7 @@
 
 #include "gpuclean/builder.h"
 #include "gpuclean/npy.h"
+#include "support/conformance.h"
 
 namespace gpuclean::testing {
 
@@ -92,12 +93,6 @@ inline std::vector<float> Floats(const npy::Array& a) {
 inline std::vector<int32_t> Ints(const npy::Array& a) {
   EXPECT_EQ(a.dtype, tfl::TensorType_INT32);
   return {a.as<int32_t>(), a.as<int32_t>() + a.num_elements()};
-}
-
-inline void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, float tolerance = 1e-5f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tolerance * std::max(1.0f, std::abs(want[i]))) << "element " << i;
 }
 
 // Row-major offset of `index` in `shape`.

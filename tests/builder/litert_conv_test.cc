@@ -81,7 +81,7 @@ OpCase ConvCase(std::string name, ConvGeometry g, bool with_bias, tfl::Activatio
       if (act == kRelu) v = std::max(v, 0.0f);
       if (act == kRelu6) v = std::clamp(v, 0.0f, 6.0f);
     }
-    ExpectNear(Floats(out[0]), want, 1e-4f);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-4f);
   };
   return c;
 }
@@ -117,7 +117,7 @@ OpCase PoolCase(std::string name, bool max, Shape input, tfl::Padding padding, i
         }
       want.push_back(max ? best : sum / static_cast<float>(count));
     });
-    ExpectNear(Floats(out[0]), want, 1e-5f);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   return c;
 }
@@ -214,7 +214,7 @@ std::vector<OpCase> ConvCases() {
         for (int k = 0; k < 12; ++k) sum += static_cast<double>(x[r * 12 + k]) * w[o * 12 + k];
         want.push_back(static_cast<float>(sum));
       }
-    ExpectNear(Floats(out[0]), want, 1e-4f);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-4f);
   };
   cases.push_back(fc_flat);
 
@@ -234,7 +234,7 @@ std::vector<OpCase> ConvCases() {
         sum += static_cast<double>(a[Offset({2, 3, 4}, {i[0], k, i[1]})]) * b[Offset({1, 5, 3}, {0, i[2], k})];
       want.push_back(static_cast<float>(sum));
     });
-    ExpectNear(Floats(out[0]), want, 1e-4f);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-4f);
   };
   cases.push_back(matmul_adj);
 

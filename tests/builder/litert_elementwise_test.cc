@@ -26,7 +26,7 @@ OpCase UnaryCase(std::string name, tfl::BuiltinOperator code, float low = -2.0f,
     c.check = [reference](const Arrays& in, const Arrays& out) {
       std::vector<float> want;
       for (float x : Floats(in[0])) want.push_back(reference(x));
-      ExpectNear(Floats(out[0]), want, 1e-6f);
+      ExpectFloatsNear(Floats(out[0]), want, 1e-6f);
     };
   return c;
 }
@@ -46,7 +46,7 @@ OpCase BinaryCase(std::string name, std::function<int(GraphBuilder&, int, int)> 
   c.high = high;
   if (reference)
     c.check = [reference](const Arrays& in, const Arrays& out) {
-      ExpectNear(Floats(out[0]), Broadcast2(in[0], in[1], {2, 3, 4}, reference));
+      ExpectFloatsNear(Floats(out[0]), Broadcast2(in[0], in[1], {2, 3, 4}, reference), 1e-5f);
     };
   return c;
 }
@@ -67,8 +67,9 @@ OpCase ComparisonCase(std::string name, tfl::BuiltinOperator code, std::function
     return Arrays{FloatArray({2, 3, 4}, a), FloatArray({4}, b)};
   };
   c.check = [reference](const Arrays& in, const Arrays& out) {
-    ExpectNear(Floats(out[0]),
-               Broadcast2(in[0], in[1], {2, 3, 4}, [&](float x, float y) { return reference(x, y) ? 1.0f : 0.0f; }));
+    ExpectFloatsNear(
+        Floats(out[0]),
+        Broadcast2(in[0], in[1], {2, 3, 4}, [&](float x, float y) { return reference(x, y) ? 1.0f : 0.0f; }), 1e-5f);
   };
   return c;
 }
@@ -87,8 +88,10 @@ OpCase LogicCase(std::string name, std::function<int(GraphBuilder&, int, int)> m
     });
   };
   c.check = [reference](const Arrays& in, const Arrays& out) {
-    ExpectNear(Floats(out[0]), Broadcast2(in[0], in[1], {3, 4},
-                                          [&](float x, float y) { return reference(x > 0, y > 0) ? 1.0f : 0.0f; }));
+    ExpectFloatsNear(
+        Floats(out[0]),
+        Broadcast2(in[0], in[1], {3, 4}, [&](float x, float y) { return reference(x > 0, y > 0) ? 1.0f : 0.0f; }),
+        1e-5f);
   };
   return c;
 }
@@ -131,7 +134,7 @@ std::vector<OpCase> ElementwiseCases() {
   leaky.check = [](const Arrays& in, const Arrays& out) {
     std::vector<float> want;
     for (float x : Floats(in[0])) want.push_back(x > 0 ? x : 0.2f * x);
-    ExpectNear(Floats(out[0]), want);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   cases.push_back(leaky);
 
@@ -146,7 +149,7 @@ std::vector<OpCase> ElementwiseCases() {
     const std::vector<float> x = Floats(in[0]);
     std::vector<float> want(x.size());
     for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] > 0 ? x[i] : x[i] * 0.1f * static_cast<float>(i % 3 + 1);
-    ExpectNear(Floats(out[0]), want);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   cases.push_back(prelu);
 
@@ -166,7 +169,7 @@ std::vector<OpCase> ElementwiseCases() {
             static_cast<float>(approximate ? 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
                                            : 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))));
       }
-      ExpectNear(Floats(out[0]), want, 2e-3f);
+      ExpectFloatsNear(Floats(out[0]), want, 2e-3f);
     };
     cases.push_back(gelu);
   }
@@ -255,7 +258,8 @@ std::vector<OpCase> ElementwiseCases() {
     });
   };
   select.check = [](const Arrays& in, const Arrays& out) {
-    ExpectNear(Floats(out[0]), Broadcast2(in[0], in[1], {3, 4}, [](float x, float y) { return x < y ? x : y; }));
+    ExpectFloatsNear(Floats(out[0]), Broadcast2(in[0], in[1], {3, 4}, [](float x, float y) { return x < y ? x : y; }),
+                     1e-5f);
   };
   cases.push_back(select);
 
@@ -272,7 +276,7 @@ std::vector<OpCase> ElementwiseCases() {
     const std::vector<float> x = Floats(in[0]);
     std::vector<float> want(x.size());
     for (size_t i = 0; i < x.size(); ++i) want[i] = i % 2 == 0 ? x[i] : -7.0f;
-    ExpectNear(Floats(out[0]), want);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   cases.push_back(select_v2);
 
@@ -306,7 +310,7 @@ std::vector<OpCase> ElementwiseCases() {
     const auto x = Floats(in[0]);
     std::vector<float> want;
     for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] + weights[i]);
-    ExpectNear(Floats(out[0]), want);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   cases.push_back(dequantize_fp16);
 
@@ -323,7 +327,7 @@ std::vector<OpCase> ElementwiseCases() {
     const auto x = Floats(in[0]);
     std::vector<float> want;
     for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] + 0.5f * static_cast<float>(q[i] - 2));
-    ExpectNear(Floats(out[0]), want);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   cases.push_back(dequantize_int8);
 
@@ -340,7 +344,7 @@ std::vector<OpCase> ElementwiseCases() {
     const auto x = Floats(in[0]);
     std::vector<float> want;
     for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] + dense[i]);
-    ExpectNear(Floats(out[0]), want);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   cases.push_back(densify);
   return cases;

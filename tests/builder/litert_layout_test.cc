@@ -66,7 +66,7 @@ OpCase StridedSliceCase(std::string name, std::vector<int32_t> begin, std::vecto
           for (size_t d = 0; d < i.size(); ++d) source.push_back(plan.begin[d] + i[d] * plan.stride[d]);
           want.push_back(x[Offset(plan.effective_shape, source)]);
         });
-        ExpectNear(Floats(out[0]), want, 0);
+        ExpectFloatsNear(Floats(out[0]), want, 0);
       });
 }
 
@@ -83,7 +83,7 @@ int32_t MirrorIndex(int32_t i, int32_t before, int32_t n, bool symmetric) {
 
 std::vector<OpCase> LayoutCases() {
   std::vector<OpCase> cases;
-  auto same_values = [](const Arrays& in, const Arrays& out) { ExpectNear(Floats(out[0]), Floats(in[0]), 0); };
+  auto same_values = [](const Arrays& in, const Arrays& out) { ExpectFloatsNear(Floats(out[0]), Floats(in[0]), 0); };
 
   cases.push_back(SingleOutputCase(
       "RESHAPE_infer_minus1", {{2, 3, 4}},
@@ -123,7 +123,7 @@ std::vector<OpCase> LayoutCases() {
             const int64_t width = part.shape[2];
             for (int64_t k = 0; k < width; ++k) want.push_back(part.as<float>()[row * width + k]);
           }
-        ExpectNear(got, want, 0);
+        ExpectFloatsNear(got, want, 0);
       }));
 
   cases.push_back(SingleOutputCase(
@@ -159,7 +159,7 @@ std::vector<OpCase> LayoutCases() {
           const int32_t r = i[0] - 1, c = i[1] - 2;
           want.push_back(r >= 0 && r < 2 && c >= 0 && c < 3 ? x[r * 3 + c] : 0.0f);
         });
-        ExpectNear(Floats(out[0]), want, 0);
+        ExpectFloatsNear(Floats(out[0]), want, 0);
       }));
 
   cases.push_back(SingleOutputCase(
@@ -174,7 +174,7 @@ std::vector<OpCase> LayoutCases() {
           const int32_t r = i[0], c = i[1] - 1;
           want.push_back(r < 2 && c >= 0 && c < 3 ? x[r * 3 + c] : 7.5f);
         });
-        ExpectNear(Floats(out[0]), want, 0);
+        ExpectFloatsNear(Floats(out[0]), want, 0);
       }));
 
   for (bool symmetric : {false, true}) {
@@ -385,7 +385,7 @@ std::vector<OpCase> LayoutCases() {
             running += x[r * 4 + c];
           }
         }
-        ExpectNear(Floats(out[0]), want);
+        ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
       }));
   return cases;
 }

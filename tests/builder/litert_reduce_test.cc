@@ -43,7 +43,8 @@ OpCase ReduceCase(std::string name, tfl::BuiltinOperator code, Shape input, std:
     });
   };
   c.check = [=](const Arrays& in, const Arrays& out) {
-    ExpectNear(Floats(out[0]), ReferenceReduce(Floats(in[0]), input, normalized_axes, init, combine, mean), 1e-5f);
+    ExpectFloatsNear(Floats(out[0]), ReferenceReduce(Floats(in[0]), input, normalized_axes, init, combine, mean),
+                     1e-5f);
   };
   return c;
 }
@@ -88,7 +89,7 @@ std::vector<OpCase> ReduceCases() {
                  [](GraphBuilder& b, const std::vector<int>& in) { return std::vector<int>{b.Softmax(in[0], 0.5f)}; });
   };
   softmax.check = [](const Arrays& in, const Arrays& out) {
-    ExpectNear(Floats(out[0]), RowSoftmax(Floats(in[0]), 2, 5, 0.5f, false), 1e-5f);
+    ExpectFloatsNear(Floats(out[0]), RowSoftmax(Floats(in[0]), 2, 5, 0.5f, false), 1e-5f);
   };
   cases.push_back(softmax);
 
@@ -99,7 +100,7 @@ std::vector<OpCase> ReduceCases() {
                  [](GraphBuilder& b, const std::vector<int>& in) { return std::vector<int>{b.LogSoftmax(in[0])}; });
   };
   log_softmax.check = [](const Arrays& in, const Arrays& out) {
-    ExpectNear(Floats(out[0]), RowSoftmax(Floats(in[0]), 2, 5, 1.0f, true), 1e-5f);
+    ExpectFloatsNear(Floats(out[0]), RowSoftmax(Floats(in[0]), 2, 5, 1.0f, true), 1e-5f);
   };
   cases.push_back(log_softmax);
 
@@ -118,7 +119,7 @@ std::vector<OpCase> ReduceCases() {
       for (int c = 0; c < 4; ++c) sum += static_cast<double>(x[r * 4 + c]) * x[r * 4 + c];
       for (int c = 0; c < 4; ++c) want[r * 4 + c] = static_cast<float>(x[r * 4 + c] / std::sqrt(sum));
     }
-    ExpectNear(Floats(out[0]), want, 1e-5f);
+    ExpectFloatsNear(Floats(out[0]), want, 1e-5f);
   };
   cases.push_back(l2);
   return cases;

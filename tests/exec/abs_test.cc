@@ -29,7 +29,7 @@ TEST(Abs, RejectsInt16) {
   GraphBuilder b;
   const int x = b.Input("x", kF32, {3});
   b.Output(b.Cast(OpAbs(b, b.Cast(x, tfl::TensorType_INT16)), kF32));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

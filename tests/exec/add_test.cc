@@ -59,7 +59,7 @@ TEST(Add, RejectsUnsupportedDtypes) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_INT16, {3});
   b.Output(b.Add(x, x));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

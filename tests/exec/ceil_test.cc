@@ -20,7 +20,7 @@ TEST(Ceil, MatchesLiteRt) {
 TEST(Ceil, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpCeil(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -152,7 +152,7 @@ TEST(Conv2D, RejectsInt8Weights) {
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4, 4, 2});
   const int w = b.ConstInt8("w", {3, 1, 1, 2}, {1, 2, 3, 4, 5, 6}, 0.1f, 0);
   b.Output(b.Conv2D(x, w, kNoInput, tfl::Padding_SAME, 1, 1));
-  ExpectUnsupported(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

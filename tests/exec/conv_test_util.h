@@ -56,16 +56,6 @@ inline std::vector<conv::Isa> AvailableIsas() {
   return isas;
 }
 
-inline void ExpectAgrees(const npy::Array& ref, const npy::Array& got, double rel_tol) {
-  EXPECT_EQ(ir::DTypeName(ref.dtype), ir::DTypeName(got.dtype));
-  ASSERT_EQ(ref.shape, got.shape);
-  const Agreement a = Compare(ref, got);
-  if (ref.dtype == tfl::TensorType_FLOAT32)
-    EXPECT_LE(a.max_abs_diff, rel_tol * std::max(1.0, a.max_abs_ref)) << "max|ref| " << a.max_abs_ref;
-  else
-    EXPECT_EQ(a.max_abs_diff, 0.0);
-}
-
 // Runs `model` once on LiteRT.js and checks our outputs against it on every
 // available instruction set with one thread, and on the best one with three.
 inline void ExpectMatchesLiteRtAllIsas(const ir::Model& model, const std::vector<npy::Array>& inputs,
@@ -108,16 +98,6 @@ inline void ExpectOursAllIsas(const ir::Model& model, const std::vector<npy::Arr
     const std::vector<float> got = ValuesOf<float>(RunOurs(model, inputs).at(output));
     ASSERT_EQ(got.size(), expected.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], tol) << "element " << i;
-  }
-}
-
-// The interpreter refuses the model at prepare with Error(kUnsupported).
-inline void ExpectUnsupported(const ir::Model& model) {
-  try {
-    exec::Interpreter interpreter(std::make_shared<const ir::Model>(model));
-    ADD_FAILURE() << "the interpreter accepted the model";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.what();
   }
 }
 

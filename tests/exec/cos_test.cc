@@ -19,7 +19,7 @@ TEST(Cos, MatchesLiteRt) {
 TEST(Cos, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpCos(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -89,17 +89,6 @@ using BinaryMaker = std::function<int(GraphBuilder&, int, int)>;
 // Makes an input's values for a shape and a seed.
 using InputMaker = std::function<npy::Array(const Shape&, uint32_t)>;
 
-// Our outputs with several threads are bit-identical to one thread.
-inline void ExpectThreadsAgree(const ir::Model& model, const std::vector<npy::Array>& inputs, int threads = 3) {
-  const std::vector<npy::Array> one = RunOurs(model, inputs, {.threads = 1});
-  const std::vector<npy::Array> many = RunOurs(model, inputs, {.threads = threads});
-  ASSERT_EQ(one.size(), many.size());
-  for (size_t i = 0; i < one.size(); ++i) {
-    EXPECT_EQ(one[i].shape, many[i].shape) << "output " << i;
-    EXPECT_TRUE(one[i].data == many[i].data) << "output " << i << " differs with " << threads << " threads";
-  }
-}
-
 // Many cases in one graph, so that one LiteRT.js run (~0.3 s of node start-up
 // each) checks them all: inputs are added with their values, outputs as the
 // cases go, and ExpectMatches() compares every output and reruns ours with
@@ -168,34 +157,10 @@ inline InputMaker Tied(int lo, int hi) {
 // Runs a single float32 unary op on our interpreter only.
 inline std::vector<float> RunUnaryOurs(const std::function<int(GraphBuilder&, int)>& op,
                                        const std::vector<float>& values) {
-  GraphBuilder b;
-  const int x = b.Input("x", kF32, {static_cast<int32_t>(values.size())});
-  b.Output(op(b, x));
-  const auto out = RunOurs(b.Finish(), {F32({static_cast<int32_t>(values.size())}, values)});
+  const auto out = RunGraphOp({F32({static_cast<int32_t>(values.size())}, values)},
+                              [&](GraphBuilder& b, const std::vector<int>& in) { b.Output(op(b, in[0])); });
   EXPECT_EQ(out.size(), 1u);
   return ValuesOf<float>(out.at(0));
-}
-
-// Element-wise equality where NaN equals NaN.
-inline void ExpectSameFloats(const std::vector<float>& got, const std::vector<float>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << ": got " << got[i] << ", want NaN";
-    } else {
-      EXPECT_EQ(got[i], want[i]) << "element " << i;
-    }
-  }
-}
-
-// The interpreter refuses the model at prepare with Error(`kind`).
-inline void ExpectRejected(const ir::Model& model, ErrorKind kind = ErrorKind::kUnsupported) {
-  try {
-    exec::Interpreter interpreter(std::make_shared<const ir::Model>(model));
-    ADD_FAILURE() << "the interpreter accepted the model";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-  }
 }
 
 // Invoking the model with `inputs` throws Error(`kind`) whose message has `text`.

@@ -19,7 +19,7 @@ TEST(Elu, MatchesLiteRt) {
 TEST(Elu, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpElu(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST(Exp, MatchesLiteRt) {
 TEST(Exp, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpExp(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ TEST(Floor, MatchesLiteRt) {
 TEST(Floor, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpFloor(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ TEST(FullyConnected, RejectsInt8Weights) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 2});
   b.Output(b.FullyConnected(x, b.ConstInt8("w", {3, 2}, {1, 2, 3, 4, 5, 6}, 0.5f, 0), kNoInput));
-  ExpectUnsupported(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

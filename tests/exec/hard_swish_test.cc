@@ -19,7 +19,7 @@ TEST(HardSwish, MatchesLiteRt) {
 TEST(HardSwish, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpHardSwish(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

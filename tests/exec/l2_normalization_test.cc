@@ -35,7 +35,7 @@ TEST(L2Normalization, RejectsFusedActivation) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_FLOAT32, {2, 3});
   b.Output(b.L2Normalization(x, tfl::ActivationFunctionType_RELU));
-  ExpectUnsupported(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(Log, IeeeWhereLiteRtJsIsNot) {
 TEST(Log, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpLog(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST(Logistic, MatchesLiteRt) {
 TEST(Logistic, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpLogistic(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST(Mean, RejectsUnsupportedDtype) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_INT8, {2, 3});
   b.Output(b.Mean(x, {1}, false));
-  ExpectUnsupported(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(Minimum, NaNOrder) {
   const int in_x = b.Input("x", kF32, {6});
   const int in_y = b.Input("y", kF32, {6});
   b.Output(OpMinimum(b, in_x, in_y));
-  ExpectSameFloats(ValuesOf<float>(RunOurs(b.Finish(), {F32({6}, kAMinimum), F32({6}, kBMinimum)})[0]),
+  ExpectFloatsNear(ValuesOf<float>(RunOurs(b.Finish(), {F32({6}, kAMinimum), F32({6}, kBMinimum)})[0]),
                    {NAN, 1.0f, NAN, -0.0f, 2.0f, -3.0f});
 }
 

@@ -59,7 +59,7 @@ TEST(Mul, RejectsUnsupportedDtypes) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_INT16, {3});
   b.Output(b.Mul(x, x));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

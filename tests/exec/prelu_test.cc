@@ -32,7 +32,7 @@ TEST(Prelu, HandComputed) {
   const int x = b.Input("x", kF32, {2, 3});
   b.Output(b.Prelu(x, b.ConstF32("a", {3}, {0.5f, -1.0f, 0.0f})));
   const auto out = RunOurs(b.Finish(), {F32({2, 3}, {-2.0f, -2.0f, -2.0f, 4.0f, 0.0f, NAN})});
-  ExpectSameFloats(ValuesOf<float>(out[0]), {-1.0f, 2.0f, -0.0f, 4.0f, 0.0f, NAN});
+  ExpectFloatsNear(ValuesOf<float>(out[0]), {-1.0f, 2.0f, -0.0f, 4.0f, 0.0f, NAN});
 }
 
 }  // namespace

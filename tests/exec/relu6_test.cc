@@ -19,7 +19,7 @@ TEST(Relu6, MatchesLiteRt) {
 TEST(Relu6, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpRelu6(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

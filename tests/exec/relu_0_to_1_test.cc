@@ -19,7 +19,7 @@ TEST(Relu0To1, MatchesLiteRt) {
 TEST(Relu0To1, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpRelu0To1(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

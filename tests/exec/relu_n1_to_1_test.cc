@@ -19,7 +19,7 @@ TEST(ReluN1To1, MatchesLiteRt) {
 TEST(ReluN1To1, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpReluN1To1(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

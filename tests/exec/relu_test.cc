@@ -19,7 +19,7 @@ TEST(Relu, MatchesLiteRt) {
 TEST(Relu, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpRelu(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

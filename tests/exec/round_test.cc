@@ -31,7 +31,7 @@ TEST(Round, TiesGoToEven) {
 TEST(Round, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpRound(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST(Rsqrt, MatchesLiteRt) {
 TEST(Rsqrt, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpRsqrt(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

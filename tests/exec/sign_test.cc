@@ -34,7 +34,7 @@ TEST(Sign, RejectsInt16) {
   GraphBuilder b;
   const int x = b.Input("x", kF32, {3});
   b.Output(b.Cast(OpSign(b, b.Cast(x, tfl::TensorType_INT16)), kF32));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

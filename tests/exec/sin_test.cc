@@ -19,7 +19,7 @@ TEST(Sin, MatchesLiteRt) {
 TEST(Sin, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpSin(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(Softmax, RejectsInt32) {
   GraphBuilder b;
   const int x = b.Input("x", tfl::TensorType_INT32, {2, 3});
   b.Output(b.Op(tfl::BuiltinOperator_SOFTMAX, {x}, builder::Options(tfl::SoftmaxOptionsT{})).at(0));
-  ExpectUnsupported(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

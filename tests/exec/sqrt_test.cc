@@ -19,7 +19,7 @@ TEST(Sqrt, MatchesLiteRt) {
 TEST(Sqrt, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpSqrt(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST(Square, MatchesLiteRt) {
 TEST(Square, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpSquare(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ TEST(SquaredDifference, Int32WrapsAndFloatSpecials) {
   const auto out = RunOurs(b.Finish(), {I32({3}, {65536, 3, -4}), I32({3}, {0, 3, 4}),
                                         F32({3}, {INFINITY, 1e20f, -0.0f}), F32({3}, {INFINITY, -1e20f, 0.0f})});
   EXPECT_EQ(ValuesOf<int32_t>(out[0]), (std::vector<int32_t>{0, 0, 64}));
-  ExpectSameFloats(ValuesOf<float>(out[1]), {NAN, INFINITY, 0.0f});
+  ExpectFloatsNear(ValuesOf<float>(out[1]), {NAN, INFINITY, 0.0f});
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST(Tanh, MatchesLiteRt) {
 TEST(Tanh, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpTanh(b, b.Input("x", kI32, {3})));
-  ExpectRejected(b.Finish());
+  ExpectInterpreterRefuses(b.Finish());
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "pipeline/op_oracle.h"
 #include "support/arrays.h"
+#include "support/conformance.h"
 
 namespace gpuclean::pipeline {
 namespace {

@@ -1,8 +1,8 @@
 // Host steps by name: what a pipeline spec's host stage calls.
 #include "gpuclean/host_steps.h"
 
-#include "pipeline/op_oracle.h"
 #include "support/arrays.h"
+#include "support/conformance.h"
 
 namespace gpuclean::pipeline {
 namespace {

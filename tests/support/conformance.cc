@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <memory>
 
 #include "gpuclean/format.h"
 #include "gpuclean/shapes.h"
+#include "support/arrays.h"
 #include "support/test_support.h"
 
 namespace gpuclean::testing {
@@ -72,20 +75,72 @@ void ExpectMatchesLiteRt(const ir::Model& model, const std::vector<npy::Array>& 
   ASSERT_EQ(ours.size(), theirs.size());
   for (size_t i = 0; i < ours.size(); ++i) {
     SCOPED_TRACE("output " + std::to_string(i));
-    const npy::Array& ref = theirs[i];
-    const npy::Array& got = ours[i];
-    // LiteRT.js returns bools as uint8 and int64 is not readable from JS.
-    if (!(ref.dtype == tfl::TensorType_UINT8 && got.dtype == tfl::TensorType_BOOL))
-      EXPECT_EQ(ir::DTypeName(ref.dtype), ir::DTypeName(got.dtype));
-    ASSERT_EQ(ref.shape, got.shape);
-    const Agreement a = Compare(ref, got);
-    if (ref.dtype == tfl::TensorType_FLOAT32) {
-      EXPECT_LE(a.max_abs_diff, rel_tol * std::max(1.0, a.max_abs_ref))
-          << "max |ref| " << a.max_abs_ref << ", correlation " << a.correlation;
-    } else {
-      EXPECT_EQ(a.max_abs_diff, 0) << "integer/bool outputs differ";
-    }
+    ExpectAgrees(theirs[i], ours[i], rel_tol);
   }
+}
+
+void ExpectAgrees(const npy::Array& ref, const npy::Array& got, double rel_tol) {
+  // LiteRT.js returns bools as uint8 and int64 is not readable from JS.
+  if (!(ref.dtype == tfl::TensorType_UINT8 && got.dtype == tfl::TensorType_BOOL))
+    EXPECT_EQ(ir::DTypeName(ref.dtype), ir::DTypeName(got.dtype));
+  ASSERT_EQ(ref.shape, got.shape);
+  const Agreement a = Compare(ref, got);
+  if (ref.dtype == tfl::TensorType_FLOAT32) {
+    EXPECT_LE(a.max_abs_diff, rel_tol * std::max(1.0, a.max_abs_ref))
+        << "max |ref| " << a.max_abs_ref << ", correlation " << a.correlation;
+  } else {
+    EXPECT_EQ(a.max_abs_diff, 0) << "integer/bool outputs differ";
+  }
+}
+
+void ExpectFloatsNear(const std::vector<float>& got, const std::vector<float>& want, float tolerance) {
+  ASSERT_EQ(got.size(), want.size());
+  std::string first;
+  size_t differ = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float g = got[i], w = want[i];
+    if (g == w || (std::isnan(g) && std::isnan(w))) continue;
+    if (std::fabs(g - w) <= tolerance * std::max(1.0f, std::fabs(w))) continue;
+    if (++differ <= 4) first += fmt::format(" [{}] got {} want {};", i, g, w);
+  }
+  EXPECT_EQ(differ, 0u) << differ << " of " << got.size() << " elements differ beyond " << tolerance << ":" << first;
+}
+
+void ExpectArrayNear(const npy::Array& got, const npy::Array& want, float tolerance) {
+  ASSERT_EQ(ir::DTypeName(got.dtype), ir::DTypeName(want.dtype));
+  ASSERT_EQ(got.shape, want.shape);
+  if (got.dtype == tfl::TensorType_FLOAT32) ExpectFloatsNear(ValuesOf<float>(got), ValuesOf<float>(want), tolerance);
+  if (got.dtype != tfl::TensorType_FLOAT32 || tolerance == 0) EXPECT_TRUE(got.data == want.data) << "bytes differ";
+}
+
+void ExpectThreadsAgree(const ir::Model& model, const std::vector<npy::Array>& inputs, int threads) {
+  const std::vector<npy::Array> one = RunOurs(model, inputs, {.threads = 1});
+  const std::vector<npy::Array> many = RunOurs(model, inputs, {.threads = threads});
+  ASSERT_EQ(one.size(), many.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].shape, many[i].shape) << "output " << i;
+    EXPECT_TRUE(one[i].data == many[i].data) << "output " << i << " differs with " << threads << " threads";
+  }
+}
+
+void ExpectInterpreterRefuses(const ir::Model& model, ErrorKind kind) {
+  try {
+    exec::Interpreter interpreter(std::make_shared<const ir::Model>(model));
+    ADD_FAILURE() << "the interpreter accepted the model";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+  }
+}
+
+std::vector<npy::Array> RunGraphOp(const std::vector<npy::Array>& inputs, const GraphBody& body) {
+  builder::GraphBuilder b;
+  std::vector<int> ids;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::vector<int32_t> shape(inputs[i].shape.begin(), inputs[i].shape.end());
+    ids.push_back(b.Input("in" + std::to_string(i), inputs[i].dtype, shape));
+  }
+  body(b, ids);
+  return RunOurs(b.Finish(), inputs);
 }
 
 }  // namespace gpuclean::testing
