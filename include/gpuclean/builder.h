@@ -157,6 +157,9 @@ class GraphBuilder {
   int SelectV2(int condition, int x, int y);
   int Cast(int x, DType to);
   int Dequantize(int x);
+  // QUANTIZE of a float32 tensor to `dtype` (int8, uint8, int16) with one
+  // scale and zero point, which the output carries.
+  int Quantize(int x, DType dtype, float scale, int64_t zero_point);
   int Densify(int sparse_constant);
 
   // ---------------------------------------------------------- conv / matmul

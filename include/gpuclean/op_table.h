@@ -58,7 +58,6 @@ struct OpTraits {
   uint32_t flags = kNoFlags;
   tfl::BuiltinOptions options = tfl::BuiltinOptions_NONE;  // the options table's type
   bool in_table = false;                                   // false: the op has no row (defaults above)
-  bool has_kernel = false;                                 // the interpreter has a kernel for it
 };
 
 // The op's row; defaults (unknown, kNone) for ops without one.

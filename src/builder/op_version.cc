@@ -200,6 +200,14 @@ int AbsVersion(const Signature& s) {
 // FLOOR_DIV
 int FloorDivVersion(const Signature& s) { return s.in(0) == kF32 ? 2 : 1; }
 
+// QUANTIZE
+int QuantizeVersion(const Signature& s) {
+  if (s.op().outputs.empty()) return 1;
+  const ir::Tensor& out = s.graph().tensors[s.op().outputs[0]];
+  if (out.quant.scale.size() > 1) return 3;  // per channel
+  return out.dtype == tfl::TensorType_INT16 ? 2 : 1;
+}
+
 // DEQUANTIZE
 int DequantizeVersion(const Signature& s) {
   if (s.in(0) == tfl::TensorType_FLOAT16 || s.in(0) == tfl::TensorType_INT16) return 3;

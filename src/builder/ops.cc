@@ -115,6 +115,25 @@ int GraphBuilder::Cast(int x, DType to) {
 
 int GraphBuilder::Dequantize(int x) { return Single(tfl::BuiltinOperator_DEQUANTIZE, {x}); }
 
+int GraphBuilder::Quantize(int x, DType dtype, float scale, int64_t zero_point) {
+  CheckTensor(x, "QUANTIZE input");
+  ir::Op op;
+  op.code = tfl::BuiltinOperator_QUANTIZE;
+  op.inputs = {x};
+  op.options = Options(tfl::QuantizeOptionsT{});
+  ir::Tensor out;
+  out.name = NextOpName(op.name());
+  out.dtype = dtype;
+  out.shape = tensor(x).shape;
+  out.quant.scale = {scale};
+  out.quant.zero_point = {zero_point};
+  op.outputs.push_back(graph_.AddTensor(std::move(out)));
+  op.version = DefaultOpVersion(graph_, op);
+  const int result = op.outputs[0];
+  graph_.AddOp(std::move(op));
+  return result;
+}
+
 int GraphBuilder::Densify(int sparse_constant) {
   CheckTensor(sparse_constant, "DENSIFY input");
   if (!tensor(sparse_constant).sparsity)

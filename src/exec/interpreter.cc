@@ -124,9 +124,14 @@ struct Interpreter::Impl {
       const Kernel* kernel = FindKernel(op);
       if (!kernel)
         ThrowUnsupported(fmt::format("op {} ({}): no kernel for this op in gpuclean's interpreter", i, op.name()));
+      // Quantized integers live only between a QUANTIZE and the DEQUANTIZEs
+      // that read them (constant weights, fake-quant pairs); every other
+      // kernel computes in float.
       for (const auto* list : {&op.inputs, &op.outputs})
         for (int32_t t : *list)
-          if (t >= 0 && IsQuantizedInteger(g.tensors[t]) && !(known[t] && op.code == tfl::BuiltinOperator_DEQUANTIZE))
+          if (t >= 0 && IsQuantizedInteger(g.tensors[t]) &&
+              !(list == &op.inputs && op.code == tfl::BuiltinOperator_DEQUANTIZE) &&
+              !(list == &op.outputs && op.code == tfl::BuiltinOperator_QUANTIZE))
             ThrowUnsupported(
                 fmt::format("op {} ({}): dtype {} (quantized tensor '{}') is not supported; gpuclean "
                             "runs float graphs",

@@ -1,6 +1,7 @@
 #pragma once
-// What a kernel sees. One op = one kernel file under kernels/, registered in
-// kernels/table.cc through the family lists kernels/*.inc.
+// What a kernel sees. One function per op under kernels/ (a file per op, or
+// per family with one function per row); kernels/table.cc registers them
+// from the op table's KERNEL column (src/ir/ops.def).
 #include <fmt/format.h>
 
 #include <any>

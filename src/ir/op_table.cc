@@ -17,13 +17,9 @@ struct Table {
   std::array<OpTraits, kCodes> traits{};
   std::vector<tfl::BuiltinOperator> ops;
   Table() {
-#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS, OPTIONS, VERSION)      \
-  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY,                         \
-                                         RankRule::RANK_RULE,                      \
-                                         FLAGS,                                    \
-                                         options_type::BuiltinOptions_##OPTIONS,   \
-                                         true,                                     \
-                                         std::string_view(#KERNEL) != "NoKernel"}; \
+#define GPUCLEAN_OP(CODE, FAMILY, RANK_RULE, KERNEL, FLAGS, OPTIONS, VERSION)           \
+  traits[tfl::BuiltinOperator_##CODE] = {OpFamily::FAMILY, RankRule::RANK_RULE, FLAGS,  \
+                                         options_type::BuiltinOptions_##OPTIONS, true}; \
   ops.push_back(tfl::BuiltinOperator_##CODE);
 #include "ir/ops.def"
 #undef GPUCLEAN_OP

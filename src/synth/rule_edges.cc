@@ -260,6 +260,8 @@ const std::map<std::string, BaseMaker>& ExplicitBases() {
        [] {
          return OneInput([](GraphBuilder& b, int x) { return b.BroadcastTo(x, kMap); }, {1, 1, 4, 8});
        }},
+      {"QUANTIZE",
+       [] { return OneInput([](GraphBuilder& b, int x) { return b.Quantize(x, tfl::TensorType_INT8, 0.02f, 3); }); }},
       {"ZEROS_LIKE",
        [] { return OneInput([](GraphBuilder& b, int x) { return b.Op(tfl::BuiltinOperator_ZEROS_LIKE, {x})[0]; }); }},
       {"ADD_N",
@@ -460,7 +462,8 @@ class Mutator {
 
 // LiteRT.js loads no model with a bool input or output ("Element type BOOL
 // is not supported"), so ops that take or give bools are measured between
-// a comparison that makes the bools and a CAST back to float32.
+// a comparison that makes the bools and a CAST back to float32; likewise
+// with int8 ("Element type INT8"): QUANTIZE is read back by a DEQUANTIZE.
 std::optional<ir::Model> FloatIoGraph(tfl::BuiltinOperator code) {
   GraphBuilder b;
   const auto x = [&](const char* name) { return b.Input(name, kF32, kMap); };
@@ -474,6 +477,9 @@ std::optional<ir::Model> FloatIoGraph(tfl::BuiltinOperator code) {
     case tfl::BuiltinOperator_REDUCE_ALL: out = b.Reduce(code, mask("x"), {3}, false); break;
     case tfl::BuiltinOperator_SELECT: return Finish(b, b.Select(mask("c"), x("x"), x("y")));
     case tfl::BuiltinOperator_SELECT_V2: return Finish(b, b.SelectV2(mask("c"), x("x"), x("y")));
+    // LiteRT.js returns no int8 tensor: the codes are read back through a DEQUANTIZE.
+    case tfl::BuiltinOperator_QUANTIZE:
+      return Finish(b, b.Dequantize(b.Quantize(x("x"), tfl::TensorType_INT8, 0.02f, 3)));
     default:
       if (ir::TraitsOf(code).family != ir::OpFamily::kComparison) return std::nullopt;
       out = b.Binary(code, x("x"), x("y"));

@@ -1,5 +1,5 @@
-// 2-D pooling over NHWC float32 (MAX_POOL_2D, AVERAGE_POOL_2D and the
-// MediaPipe pooling ops): the window loops per instruction set, and the
+// 2-D pooling over NHWC float32 (MAX_POOL_2D, AVERAGE_POOL_2D, L2_POOL_2D and
+// the MediaPipe pooling ops): the window loops per instruction set, and the
 // shared check and eval of the two builtin pooling ops. See conv_util.h.
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors only cross inlined helpers
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -25,7 +26,7 @@ namespace gpuclean::exec::kernels::conv {
 
 namespace {
 
-template <bool kMax>
+template <PoolKind kKind>
 GPUCLEAN_CONV_INLINE void PoolRows(const float* __restrict in, const PoolGeometry& g, Clamp clamp,
                                    float* __restrict out, int64_t r0, int64_t r1) {
   const int c = g.c;
@@ -38,6 +39,7 @@ GPUCLEAN_CONV_INLINE void PoolRows(const float* __restrict in, const PoolGeometr
       const int ix0 = ox * g.stride_w - g.pad_left;
       const int fx0 = std::max(0, -ix0), fx1 = std::min(g.fw, g.in_w - ix0);
       float* __restrict o = out + (r * g.out_w + ox) * c;
+      constexpr bool kMax = kKind == PoolKind::kMax;
       const float init = kMax ? std::numeric_limits<float>::lowest() : 0.0f;
       for (int i = 0; i < c; ++i) o[i] = init;
       // The accumulation: window rows then columns, in order.
@@ -46,6 +48,8 @@ GPUCLEAN_CONV_INLINE void PoolRows(const float* __restrict in, const PoolGeometr
           const float* __restrict p = in + ((b * g.in_h + iy0 + fy) * g.in_w + ix0 + fx) * c;
           if constexpr (kMax) {
             for (int i = 0; i < c; ++i) o[i] = p[i] > o[i] ? p[i] : o[i];
+          } else if constexpr (kKind == PoolKind::kL2) {
+            for (int i = 0; i < c; ++i) o[i] += p[i] * p[i];
           } else {
             for (int i = 0; i < c; ++i) o[i] += p[i];
           }
@@ -54,6 +58,10 @@ GPUCLEAN_CONV_INLINE void PoolRows(const float* __restrict in, const PoolGeometr
       if constexpr (!kMax) {
         const float count = static_cast<float>(std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0));
         for (int i = 0; i < c; ++i) o[i] = o[i] / count;
+        // L2: the root of the mean square over the in-bounds elements
+        // (tflite/kernels/internal/reference/pooling.h, L2Pool).
+        if constexpr (kKind == PoolKind::kL2)
+          for (int i = 0; i < c; ++i) o[i] = std::sqrt(o[i]);
       }
       const float lo = clamp.lo, hi = clamp.hi;
       for (int i = 0; i < c; ++i) o[i] = o[i] < lo ? lo : (o[i] > hi ? hi : o[i]);
@@ -62,37 +70,39 @@ GPUCLEAN_CONV_INLINE void PoolRows(const float* __restrict in, const PoolGeometr
 }
 
 using PoolFn = void (*)(const float*, const PoolGeometry&, Clamp, float*, int64_t, int64_t);
-template <bool kMax>
+template <PoolKind kKind>
 GPUCLEAN_CONV_HOT void PoolGeneric(const float* in, const PoolGeometry& g, Clamp cl, float* out, int64_t r0,
                                    int64_t r1) {
-  PoolRows<kMax>(in, g, cl, out, r0, r1);
+  PoolRows<kKind>(in, g, cl, out, r0, r1);
 }
 #if GPUCLEAN_CONV_X86
-template <bool kMax>
+template <PoolKind kKind>
 GPUCLEAN_TARGET_AVX2 void PoolAvx2(const float* in, const PoolGeometry& g, Clamp cl, float* out, int64_t r0,
                                    int64_t r1) {
-  PoolRows<kMax>(in, g, cl, out, r0, r1);
+  PoolRows<kKind>(in, g, cl, out, r0, r1);
 }
-template <bool kMax>
+template <PoolKind kKind>
 GPUCLEAN_TARGET_AVX512 void PoolAvx512(const float* in, const PoolGeometry& g, Clamp cl, float* out, int64_t r0,
                                        int64_t r1) {
-  PoolRows<kMax>(in, g, cl, out, r0, r1);
+  PoolRows<kKind>(in, g, cl, out, r0, r1);
 }
 #endif
 
-template <bool kMax>
+template <PoolKind kKind>
 PoolFn SelectPool() {
 #if GPUCLEAN_CONV_X86
-  if (ActiveIsa() == Isa::kAvx512) return PoolAvx512<kMax>;
-  if (ActiveIsa() == Isa::kAvx2) return PoolAvx2<kMax>;
+  if (ActiveIsa() == Isa::kAvx512) return PoolAvx512<kKind>;
+  if (ActiveIsa() == Isa::kAvx2) return PoolAvx2<kKind>;
 #endif
-  return PoolGeneric<kMax>;
+  return PoolGeneric<kKind>;
 }
 
 }  // namespace
 
-void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, bool max, Clamp clamp, float* out) {
-  const PoolFn run = max ? SelectPool<true>() : SelectPool<false>();
+void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, PoolKind kind, Clamp clamp, float* out) {
+  const PoolFn run = kind == PoolKind::kMax       ? SelectPool<PoolKind::kMax>()
+                     : kind == PoolKind::kAverage ? SelectPool<PoolKind::kAverage>()
+                                                  : SelectPool<PoolKind::kL2>();
   const int64_t rows = static_cast<int64_t>(g.batch) * g.out_h;
   pool.ParallelFor(rows, GrainFor(rows, static_cast<int64_t>(g.out_w) * g.c * g.fh * g.fw),
                    [&](int64_t r0, int64_t r1) { run(in, g, clamp, out, r0, r1); });
@@ -107,7 +117,7 @@ void CheckPool2D(const ir::Subgraph& graph, const ir::Op& op) {
     ThrowBadInput(graph, op, "strides and filter sizes must be positive");
 }
 
-void EvalPool2D(KernelContext& ctx, bool max) {
+void EvalPool2D(KernelContext& ctx, PoolKind kind) {
   const auto& o = *ctx.op.options.AsPool2DOptions();
   const Tensor& in = ctx.input(0);
   Tensor& out = ctx.output(0);
@@ -125,7 +135,7 @@ void EvalPool2D(KernelContext& ctx, bool max) {
   g.stride_w = o.stride_w;
   g.pad_top = PaddingBefore(g.in_h, g.fh, g.stride_h, 1, g.out_h);
   g.pad_left = PaddingBefore(g.in_w, g.fw, g.stride_w, 1, g.out_w);
-  Pool2D(ctx.pool, in.as<float>(), g, max, ActivationClamp(o.fused_activation_function), out.as<float>());
+  Pool2D(ctx.pool, in.as<float>(), g, kind, ActivationClamp(o.fused_activation_function), out.as<float>());
 }
 
 }  // namespace gpuclean::exec::kernels::conv

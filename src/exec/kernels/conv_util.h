@@ -240,17 +240,19 @@ int64_t GrainFor(int64_t items, int64_t work_per_item);
 
 // ------------------------------------------------------------------ shared op cores
 
-// 2-D pooling over NHWC float32: max, or the average of the in-bounds
-// elements of each window (padding never counts), then the clamp.
+// 2-D pooling over NHWC float32: the max, the average or the root mean square
+// of the in-bounds elements of each window (padding never counts), then the
+// clamp.
 struct PoolGeometry {
   int batch = 1, in_h = 0, in_w = 0, c = 0, out_h = 0, out_w = 0;
   int fh = 1, fw = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
 };
-void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, bool max, Clamp clamp, float* out);
-// MAX_POOL_2D / AVERAGE_POOL_2D: float32 NHWC with Pool2DOptions (check),
-// and the whole op (eval): max or average of each window, then the clamp.
+enum class PoolKind { kMax, kAverage, kL2 };
+void Pool2D(ThreadPool& pool, const float* in, const PoolGeometry& g, PoolKind kind, Clamp clamp, float* out);
+// MAX_POOL_2D / AVERAGE_POOL_2D / L2_POOL_2D: float32 NHWC with
+// Pool2DOptions (check), and the whole op (eval).
 void CheckPool2D(const ir::Subgraph& graph, const ir::Op& op);
-void EvalPool2D(KernelContext& ctx, bool max);
+void EvalPool2D(KernelContext& ctx, PoolKind kind);
 
 // Transposed convolution: input [N, H, W, I], weights [O, KH, KW, I], output
 // [N, OH, OW, O]; input pixel (iy, ix) tap (ky, kx) lands on output

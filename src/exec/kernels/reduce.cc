@@ -19,5 +19,7 @@ Kernel MeanKernel() { return Reduction<ReduceKind::kMean>(); }
 Kernel ReduceMaxKernel() { return Reduction<ReduceKind::kMax>(); }
 Kernel ReduceMinKernel() { return Reduction<ReduceKind::kMin>(); }
 Kernel ReduceProdKernel() { return Reduction<ReduceKind::kProd>(); }
+Kernel ReduceAnyKernel() { return Reduction<ReduceKind::kAny>(); }
+Kernel ReduceAllKernel() { return Reduction<ReduceKind::kAll>(); }
 
 }  // namespace gpuclean::exec::kernels

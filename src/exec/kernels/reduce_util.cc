@@ -15,6 +15,8 @@ const char* ReduceName(ReduceKind kind) {
     case ReduceKind::kMax: return "REDUCE_MAX";
     case ReduceKind::kMin: return "REDUCE_MIN";
     case ReduceKind::kProd: return "REDUCE_PROD";
+    case ReduceKind::kAny: return "REDUCE_ANY";
+    case ReduceKind::kAll: return "REDUCE_ALL";
   }
   return "?";
 }
@@ -159,6 +161,8 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
     case ReduceKind::kProd: init = Acc(1); break;
     case ReduceKind::kMax: init = std::numeric_limits<Acc>::lowest(); break;
     case ReduceKind::kMin: init = std::numeric_limits<Acc>::max(); break;
+    case ReduceKind::kAny: init = Acc(0); break;
+    case ReduceKind::kAll: init = Acc(1); break;
   }
   if (input.num_elements() == 0) {
     // LiteRT: MEAN of nothing is NaN (0 for integers); the others give their initial value.
@@ -181,6 +185,8 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
     case ReduceKind::kProd: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapMul(a, x); }); break;
     case ReduceKind::kMax: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x > a ? x : a; }); break;
     case ReduceKind::kMin: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x < a ? x : a; }); break;
+    case ReduceKind::kAny: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return Acc(a || x); }); break;
+    case ReduceKind::kAll: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return Acc(a && x); }); break;
   }
   if (kind == ReduceKind::kMean) {
     // Float: sum / count in float. Integers: integer sum / count, truncating.
@@ -267,10 +273,16 @@ void CheckReduce(const ir::Subgraph& graph, const ir::Op& op, ReduceKind kind) {
   RequireInputCount(graph, op, 2, 2);
   const ir::Tensor* in = IrInput(graph, op, 0);
   if (!in) ThrowOpUnsupported(graph, op, "input 0 is missing");
+  const bool logical = kind == ReduceKind::kAny || kind == ReduceKind::kAll;
   switch (in->dtype) {
     case tfl::TensorType_FLOAT32:
     case tfl::TensorType_INT32:
-    case tfl::TensorType_INT64: break;
+    case tfl::TensorType_INT64:
+      if (logical) ThrowUnsupportedDtype(graph, op, in->dtype);
+      break;
+    case tfl::TensorType_BOOL:
+      if (!logical) ThrowUnsupportedDtype(graph, op, in->dtype);
+      break;
     default: ThrowUnsupportedDtype(graph, op, in->dtype);
   }
   RequireOutputDtype(graph, op, 0, {in->dtype});
@@ -306,6 +318,7 @@ void EvalReduce(KernelContext& ctx, ReduceKind kind) {
       }
       break;
     case tfl::TensorType_INT64: ReduceTyped<int64_t, int64_t>(ctx, kind, plan, count); break;
+    case tfl::TensorType_BOOL: ReduceTyped<bool, uint8_t>(ctx, kind, plan, count); break;
     default: ThrowOpBadInput(ctx, "{} does not handle dtype {}", ReduceName(kind), ir::DTypeName(input.dtype));
   }
 }

@@ -14,9 +14,6 @@ namespace kernels {
 #define GPUCLEAN_CUSTOM(code, stem) Kernel stem##Kernel();
 #include "exec/kernels/custom.inc"
 #undef GPUCLEAN_CUSTOM
-
-// The KERNEL column's NoKernel: rows the interpreter has no kernel for.
-Kernel NoKernelKernel() { return {}; }
 }  // namespace kernels
 
 namespace {
@@ -26,15 +23,12 @@ struct Table {
   std::map<std::string, Kernel> custom;
   Table() {
 #define GPUCLEAN_OP(code, family, rank_rule, stem, flags, options, version) \
-  Add(tfl::BuiltinOperator_##code, kernels::stem##Kernel());
+  builtin[tfl::BuiltinOperator_##code] = kernels::stem##Kernel();
 #include "ir/ops.def"
 #undef GPUCLEAN_OP
 #define GPUCLEAN_CUSTOM(code, stem) custom[code] = kernels::stem##Kernel();
 #include "exec/kernels/custom.inc"
 #undef GPUCLEAN_CUSTOM
-  }
-  void Add(tfl::BuiltinOperator code, Kernel kernel) {
-    if (kernel.eval) builtin[static_cast<int>(code)] = kernel;
   }
 };
 
