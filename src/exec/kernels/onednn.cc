@@ -75,10 +75,20 @@ void FillWeights(OneDnnState& state, const dnnl::memory::desc& want, const dnnl:
   state.source = w;
 }
 
+// OpenMP's thread count for what follows: set before a primitive is built,
+// not only before it runs. oneDNN sizes a primitive's work split (and some
+// primitives their parallel region) by omp_get_max_threads() when it is
+// created, and the weights' reorder runs at build time; left at OpenMP's
+// default (one per core), `--threads 1` started a second OpenMP thread that
+// spun in libgomp after each call. On the loaded 2-core dev box that spinner
+// took 60% of mha_parity's samples (1 thread: 7.7 ms median against a
+// 1.0 ms minimum; see docs/convert.md).
+void UseThreads(const KernelContext& ctx) { omp_set_num_threads(ctx.pool.size()); }
+
 void Execute(const KernelContext& ctx, OneDnnState& state, std::unordered_map<int, dnnl::memory> args) {
   if (!args.count(DNNL_ARG_WEIGHTS)) args[DNNL_ARG_WEIGHTS] = state.weights;
   if (state.bias) args[DNNL_ARG_BIAS] = state.bias;
-  omp_set_num_threads(ctx.pool.size());
+  UseThreads(ctx);
   try {
     dnnl::stream stream(CpuEngine());
     state.primitive.execute(stream, args);
@@ -209,6 +219,7 @@ namespace {
 bool RunConv(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
              Clamp clamp, float* out, bool depthwise) {
   if (!ctx.state || !ctx.input_is_fixed(1) || (bias && !ctx.input_is_fixed(2)) || OneDnnDisabled()) return false;
+  UseThreads(ctx);
   bool other = false;
   std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
   if (other) return false;
@@ -243,6 +254,7 @@ bool OneDnnDepthwiseConv2D(KernelContext& ctx, const ConvGeometry& g, int out_c,
 bool OneDnnFullyConnected(KernelContext& ctx, int64_t m, int n, int k, const float* x, const float* w,
                           const float* bias, Clamp clamp, float* out) {
   if (!ctx.state || !ctx.input_is_fixed(1) || (bias && !ctx.input_is_fixed(2)) || OneDnnDisabled()) return false;
+  UseThreads(ctx);
   bool other = false;
   std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
   if (other) return false;
@@ -264,6 +276,7 @@ bool OneDnnBatchMatMul(KernelContext& ctx, bool adj_x, bool adj_y) {
   const Tensor& y = ctx.input(1);
   Tensor& out = ctx.output(0);
   if (!ctx.state || OneDnnDisabled() || out.rank() < 2 || out.rank() > 5) return false;
+  UseThreads(ctx);
   bool other = false;
   std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
   if (other) return false;
