@@ -39,8 +39,7 @@ TEST(OpTableLiteRt, EveryRowsKernelAgreesWithLiteRtOnItsGraph) {
   std::string no_graph;
   for (tfl::BuiltinOperator code : ir::TableOps()) {
     const std::string name = ir::BuiltinName(code);
-    std::optional<ir::Model> model =
-        code == tfl::BuiltinOperator_SHAPE ? ReadableShapeGraph() : synth::OpGraph(code);
+    std::optional<ir::Model> model = code == tfl::BuiltinOperator_SHAPE ? ReadableShapeGraph() : synth::OpGraph(code);
     if (!model) {
       no_graph += " " + name;
       continue;
