@@ -8,6 +8,11 @@
 // With --rounds R the two take turns R times and the median of the R
 // medians is kept, so a change in machine load hits both alike.
 //
+// Then the converted graph's largest dot-product layers are timed on our
+// interpreter (in this process, same input, same threads) and reported as
+// GFLOP/s and as a fraction of the machine's sgemm peak, measured here too
+// (OpenBLAS, 1 thread, 1024^3; per thread at T threads).
+//
 // A model that does not convert (exit 2) is reported as 'not converted' with
 // its error line; a failed proof (exit 1) as 'proof failed'. Neither stops
 // the run.
@@ -25,6 +30,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "gpuclean/npy.h"
+#include "layer_profile.h"
+#include "sgemm_peak.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -88,6 +97,7 @@ int main(int argc, char** argv) {
   bool prove = true;
   std::string json_path;
   std::vector<std::string> models;
+  if (argc == 2 && std::string(argv[1]) == "--sgemm-peak-child") return gpuclean::bench::SgemmPeakChild();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc)
@@ -121,6 +131,9 @@ int main(int argc, char** argv) {
   const fs::path work = fs::temp_directory_path() / fmt::format("gpuclean-convert-bench-{}", getpid());
   fs::create_directories(work);
 
+  const double peak_gflops = gpuclean::bench::MeasureSgemmPeakGflops() * threads;
+  std::cerr << fmt::format("convert_bench: sgemm peak (OpenBLAS, 1024^3) {:.1f} GFLOP/s at {} thread(s)\n", peak_gflops,
+                           threads);
   json results = json::array();
   int slower = 0, measured = 0;
   for (const std::string& path : models) {
@@ -160,8 +173,12 @@ int main(int argc, char** argv) {
       // The same input file for both: the fixture's when it has one, else
       // the one onnxruntime generates (seed 0) and writes.
       std::string input_flag;
+      std::vector<std::string> input_files;
       const fs::path fixture_input = fs::path(path).parent_path() / (stem + ".input.npy");
-      if (fs::exists(fixture_input)) input_flag = " --input 0=" + Quote(fixture_input.string());
+      if (fs::exists(fixture_input)) {
+        input_flag = " --input 0=" + Quote(fixture_input.string());
+        input_files.push_back(fixture_input.string());
+      }
       std::vector<double> ours, theirs;
       try {
         for (int round = 0; round < rounds; ++round) {
@@ -175,6 +192,7 @@ int main(int argc, char** argv) {
               const fs::path copy = dir / fmt::format("in{}.npy", i);
               fs::copy_file(ort_out / fmt::format("in{}.npy", i), copy, fs::copy_options::overwrite_existing);
               input_flag += fmt::format(" --input {}={}", i, Quote(copy.string()));
+              input_files.push_back(copy.string());
             }
           }
           ours.push_back(
@@ -191,6 +209,19 @@ int main(int argc, char** argv) {
         r["status"] = ratio <= 1 ? "ok" : "slower";
         ++measured;
         if (ratio > 1) ++slower;
+        std::vector<gpuclean::npy::Array> inputs;
+        for (const std::string& file : input_files) inputs.push_back(gpuclean::npy::Read(file));
+        json layers = json::array();
+        for (const gpuclean::bench::Layer& l :
+             gpuclean::bench::LargestLayers(tflite.string(), inputs, repeat, threads)) {
+          layers.push_back({{"op", l.op},
+                            {"name", l.name},
+                            {"mflop", l.flops / 1e6},
+                            {"ms", l.ms},
+                            {"gflops", l.gflops()},
+                            {"sgemm_peak_fraction", l.gflops() / peak_gflops}});
+        }
+        r["largest_layers"] = layers;
       } catch (const std::exception& e) {
         r["status"] = "not timed";
         r["error"] = e.what();
@@ -200,15 +231,15 @@ int main(int argc, char** argv) {
   }
   fs::remove_all(work);
 
-  const json doc = {
-      {"repeat", repeat}, {"rounds", rounds}, {"threads", threads}, {"prove", prove}, {"models", results}};
+  const json doc = {{"repeat", repeat}, {"rounds", rounds}, {"threads", threads}, {"sgemm_peak_gflops", peak_gflops},
+                    {"prove", prove},   {"models", results}};
   if (json_path == "-") {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
   if (!json_path.empty()) std::ofstream(json_path) << doc.dump(2) << "\n";
-  fmt::print("{:<30} {:>11} {:>9} {:>10} {:>10} {:>7}  {}\n", "model", "convert ms", "peak RSS", "ours ms", "ort ms",
-             "ratio", "verdict");
+  fmt::print("{:<30} {:>11} {:>9} {:>10} {:>10} {:>7} {:>11}  {}\n", "model", "convert ms", "peak RSS", "ours ms",
+             "ort ms", "ratio", "top layer", "verdict");
   for (const json& r : results) {
     const auto num = [&](const char* key, const char* f) {
       return r.contains(key) ? fmt::format(fmt::runtime(f), r[key].get<double>()) : std::string("-");
@@ -221,10 +252,21 @@ int main(int argc, char** argv) {
     else if (verdict == "slower")
       verdict = "SLOWER than onnxruntime";
     if (r.contains("error")) verdict += ": " + r["error"].get<std::string>();
-    fmt::print("{:<30} {:>11} {:>9} {:>10} {:>10} {:>7}  {}\n", r["model"].get<std::string>(),
+    std::string top = "-";
+    if (r.contains("largest_layers") && !r["largest_layers"].empty())
+      top = fmt::format("{:.0f}% peak", 100 * r["largest_layers"][0]["sgemm_peak_fraction"].get<double>());
+    fmt::print("{:<30} {:>11} {:>9} {:>10} {:>10} {:>7} {:>11}  {}\n", r["model"].get<std::string>(),
                num("convert_ms", "{:.0f}"), rss, num("ours_ms", "{:.2f}"), num("onnxruntime_ms", "{:.2f}"),
-               num("ratio", "{:.2f}x"), verdict);
+               num("ratio", "{:.2f}x"), top, verdict);
   }
+  fmt::print("\nlargest dot-product layers (ours, {} thread(s); sgemm peak {:.1f} GFLOP/s measured now):\n", threads,
+             peak_gflops);
+  for (const json& r : results)
+    for (const json& l : r.value("largest_layers", json::array()))
+      fmt::print("{:<30} op {:>4} {:<22} {:>9.1f} MFLOP {:>8.3f} ms {:>7.1f} GFLOP/s {:>5.0f}% of peak\n",
+                 r["model"].get<std::string>(), l["op"].get<int>(), l["name"].get<std::string>(),
+                 l["mflop"].get<double>(), l["ms"].get<double>(), l["gflops"].get<double>(),
+                 100 * l["sgemm_peak_fraction"].get<double>());
   fmt::print(
       "\nconvert ms and peak RSS: `gpuclean convert{}` in its own process (import + lower + proof); ours: "
       "interpreter, 1 thread, on the converted .tflite; ort: onnxruntime-node CPU EP, 1 intra-op thread, on the "

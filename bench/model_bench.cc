@@ -21,6 +21,7 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/npy.h"
+#include "layer_profile.h"
 #include "sgemm_peak.h"
 
 namespace fs = std::filesystem;
@@ -45,62 +46,6 @@ json RunAndReadMeta(const std::string& command, const std::string& out_dir) {
   }
   std::ifstream in(out_dir + "/meta.json");
   return json::parse(in);
-}
-
-int64_t ConvFlops(const ir::Subgraph& g, const ir::Op& op, const exec::Interpreter& it) {
-  const auto& out = it.tensor(op.outputs[0]);
-  switch (op.code) {
-    case tfl::BuiltinOperator_CONV_2D: {
-      const auto& w = g.tensors[op.inputs[1]].shape;  // [O, kh, kw, I]
-      return 2 * out.num_elements() * w[1] * w[2] * w[3];
-    }
-    case tfl::BuiltinOperator_DEPTHWISE_CONV_2D: {
-      const auto& w = g.tensors[op.inputs[1]].shape;  // [1, kh, kw, C*m]
-      return 2 * out.num_elements() * w[1] * w[2];
-    }
-    case tfl::BuiltinOperator_FULLY_CONNECTED: {
-      const auto& w = g.tensors[op.inputs[1]].shape;  // [O, I]
-      return 2 * out.num_elements() * w[1];
-    }
-    default: return 0;
-  }
-}
-
-struct Layer {
-  int op;
-  std::string name;
-  int64_t flops;
-  double ms;
-};
-
-// Per-op times from the tap (called right after each op), median over runs.
-std::vector<Layer> ProfileLayers(const std::string& path, const std::vector<npy::Array>& inputs, int repeat) {
-  auto model = std::make_shared<const ir::Model>(format::ReadModel(path));
-  exec::Interpreter it(model, {.threads = 1});
-  for (size_t i = 0; i < inputs.size(); ++i) it.SetInput(static_cast<int>(i), inputs[i]);
-  const ir::Subgraph& g = it.graph();
-  std::map<int, std::vector<double>> times;
-  for (int r = 0; r < repeat; ++r) {
-    auto last = std::chrono::steady_clock::now();
-    int last_op = -1;
-    it.Invoke([&](int op, int, const exec::Tensor&) {
-      if (op == last_op) return;  // later outputs of the same op
-      const auto now = std::chrono::steady_clock::now();
-      times[op].push_back(std::chrono::duration<double, std::milli>(now - last).count());
-      last = now;
-      last_op = op;
-    });
-  }
-  std::vector<Layer> layers;
-  for (auto& [op, t] : times) {
-    const int64_t flops = ConvFlops(g, g.ops[op], it);
-    if (flops == 0) continue;
-    std::sort(t.begin(), t.end());
-    layers.push_back({op, g.ops[op].name(), flops, t[t.size() / 2]});
-  }
-  std::sort(layers.begin(), layers.end(), [](const Layer& a, const Layer& b) { return a.flops > b.flops; });
-  if (layers.size() > 3) layers.resize(3);
-  return layers;
 }
 
 // Median ms of one Invoke in each numeric mode, 1 thread. The modes take
@@ -194,7 +139,7 @@ int main(int argc, char** argv) {
     const std::vector<double> mode_ms = InterleavedModeMedians(path, inputs, repeat);
     fp16_lines.push_back(fmt::format("{:<40} {:>7.2f}ms {:>7.2f}ms {:>6.2f}x {:>7.2f}ms {:>6.2f}x", stem, mode_ms[0],
                                      mode_ms[1], mode_ms[1] / mode_ms[0], mode_ms[2], mode_ms[2] / mode_ms[0]));
-    for (const Layer& l : ProfileLayers(path, inputs, repeat)) {
+    for (const bench::Layer& l : bench::LargestLayers(path, inputs, repeat)) {
       const double gflops = l.flops / (l.ms * 1e6);
       layer_lines.push_back(
           fmt::format("{:<40} op {:>3} {:<20} {:>8.1f} MFLOP {:>7.3f}ms {:>6.1f} GFLOP/s ({:>3.0f}% of sgemm peak)",
