@@ -2,6 +2,7 @@
 // max/min, top-k, softmaxes, normalisation and cumulative sums.
 #include <algorithm>
 
+#include "gpuclean/op_table.h"
 #include "ir/shapes_internal.h"
 
 namespace gpuclean::ir::shapes {
@@ -71,10 +72,9 @@ std::vector<TensorSpec> Cumsum(const OpView& v) {
 }  // namespace
 
 void AddReduceRules(RuleTable& t) {
-  for (auto code : {tfl::BuiltinOperator_MEAN, tfl::BuiltinOperator_SUM, tfl::BuiltinOperator_REDUCE_MAX,
-                    tfl::BuiltinOperator_REDUCE_MIN, tfl::BuiltinOperator_REDUCE_PROD, tfl::BuiltinOperator_REDUCE_ANY,
-                    tfl::BuiltinOperator_REDUCE_ALL})
-    t.builtin[code] = Reduce;
+  // The reductions over the axes of input 1: the op table's kReduce rows.
+  for (tfl::BuiltinOperator code : TableOps())
+    if (TraitsOf(code).rank_rule == RankRule::kReduce) t.builtin[code] = Reduce;
   t.builtin[tfl::BuiltinOperator_ARG_MAX] = ArgMinMax;
   t.builtin[tfl::BuiltinOperator_ARG_MIN] = ArgMinMax;
   t.builtin[tfl::BuiltinOperator_TOPK_V2] = TopK;

@@ -12,6 +12,7 @@
 #include "gpuclean/probe.h"
 #include "gpuclean/synth.h"
 #include "support/conformance.h"
+#include "support/op_graphs.h"
 #include "support/test_support.h"
 
 namespace gpuclean::testing {
@@ -33,27 +34,11 @@ ir::Model ReadableShapeGraph() {
 
 TEST(OpTableLiteRt, EveryRowsKernelAgreesWithLiteRtOnItsGraph) {
   TempDir dir;
-  std::vector<probe::ProbeRequest> requests;
-  std::vector<ir::Model> models;
-  std::vector<std::string> names;
-  std::string no_graph;
-  for (tfl::BuiltinOperator code : ir::TableOps()) {
-    const std::string name = ir::BuiltinName(code);
-    std::optional<ir::Model> model = code == tfl::BuiltinOperator_SHAPE ? ReadableShapeGraph() : synth::OpGraph(code);
-    if (!model) {
-      no_graph += " " + name;
-      continue;
-    }
-    probe::ProbeRequest r;
-    r.model_path = dir.file(name + ".tflite");
-    format::WriteModel(*model, r.model_path);
-    r.runtime = probe::Runtime::kLiteRtWasm;
-    r.seed = 7;
-    r.out_dir = dir.file(name);
-    requests.push_back(r);
-    models.push_back(std::move(*model));
-    names.push_back(name);
-  }
+  OpGraphBatch batch = OpGraphRequests(dir, probe::Runtime::kLiteRtWasm, [](tfl::BuiltinOperator code) {
+    return code == tfl::BuiltinOperator_SHAPE ? std::optional(ReadableShapeGraph()) : std::nullopt;
+  });
+  for (probe::ProbeRequest& r : batch.requests) r.seed = 7;
+  const auto& [requests, models, names, no_graph] = batch;
   // These four need inputs no plain float graph has (a quantized or sparse
   // constant, gather indices, an output-shape tensor); their own tests run
   // them on LiteRT.js: tests/exec/{dequantize,densify,gather_nd,transpose_conv}_test.cc.

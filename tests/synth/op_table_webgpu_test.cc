@@ -13,6 +13,7 @@
 #include "gpuclean/op_table.h"
 #include "gpuclean/probe.h"
 #include "gpuclean/synth.h"
+#include "support/op_graphs.h"
 #include "support/test_support.h"
 
 namespace gpuclean::synth {
@@ -21,27 +22,9 @@ namespace {
 TEST(OpTableWebGpu, EveryPlainOpGraphAgreesWithTheWebGpuMatrix) {
   testing::TempDir dir;
   const lint::Matrix webgpu = lint::LoadMatrix(testing::SourceDir() + "/data/compat", "mldrift-webgpu@2.5.3");
-  std::vector<probe::ProbeRequest> requests;
-  std::vector<ir::Model> models;
-  std::vector<std::string> names;
-  std::string no_graph;
-  for (tfl::BuiltinOperator code : ir::TableOps()) {
-    const std::string name = ir::BuiltinName(code);
-    std::optional<ir::Model> model = OpGraph(code);
-    if (!model) {
-      no_graph += " " + name;
-      continue;
-    }
-    probe::ProbeRequest r;
-    r.model_path = dir.file(name + ".tflite");
-    format::WriteModel(*model, r.model_path);
-    r.runtime = probe::Runtime::kLiteRtWebGpu;
-    r.residency_only = true;
-    r.out_dir = dir.file(name);
-    requests.push_back(r);
-    models.push_back(std::move(*model));
-    names.push_back(name);
-  }
+  testing::OpGraphBatch batch = testing::OpGraphRequests(dir, probe::Runtime::kLiteRtWebGpu);
+  for (probe::ProbeRequest& r : batch.requests) r.residency_only = true;
+  const auto& [requests, models, names, no_graph] = batch;
   const std::vector<probe::ProbeResult> results = probe::RunProbes(requests);
   ASSERT_EQ(results.size(), requests.size());
   int measured = 0;
