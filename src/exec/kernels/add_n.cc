@@ -23,7 +23,7 @@ void CheckAddN(const ir::Subgraph& graph, const ir::Op& op) {
 
 // int32 sums wrap, as LiteRT's do in practice, without undefined behaviour.
 template <typename T>
-T Add(T a, T b) {
+T WrappingAdd(T a, T b) {
   if constexpr (std::is_integral_v<T>)
     return static_cast<T>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
   else
@@ -31,7 +31,7 @@ T Add(T a, T b) {
 }
 
 template <typename T>
-void Sum(KernelContext& ctx) {
+void AddNOf(KernelContext& ctx) {
   Tensor& output = ctx.output(0);
   const int64_t n = output.num_elements();
   for (size_t i = 0; i < ctx.in.size(); ++i)
@@ -44,11 +44,11 @@ void Sum(KernelContext& ctx) {
   const T* b = ctx.input(1).as<const T>();
   ctx.pool.ParallelFor(n, 1 << 15, [&](int64_t begin, int64_t end) {
     for (int64_t e = begin; e < end; ++e) {
-      T acc = Add(a[e], b[e]);
+      T acc = WrappingAdd(a[e], b[e]);
       if constexpr (std::is_same_v<T, float>)
         if (half) acc = fp16::Round(acc);
       for (size_t i = 2; i < ctx.in.size(); ++i) {
-        acc = Add(acc, ctx.in[i]->template as<const T>()[e]);
+        acc = WrappingAdd(acc, ctx.in[i]->template as<const T>()[e]);
         if constexpr (std::is_same_v<T, float>)
           if (half) acc = fp16::Round(acc);
       }
@@ -59,9 +59,9 @@ void Sum(KernelContext& ctx) {
 
 void EvalAddN(KernelContext& ctx) {
   if (ctx.output(0).dtype == tfl::TensorType_INT32)
-    Sum<int32_t>(ctx);
+    AddNOf<int32_t>(ctx);
   else
-    Sum<float>(ctx);
+    AddNOf<float>(ctx);
 }
 
 }  // namespace

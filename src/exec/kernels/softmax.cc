@@ -34,7 +34,7 @@ void CheckSoftmax(const ir::Subgraph& graph, const ir::Op& op) {
 // e^t as std::exp gives it, within 2 ulp: 0 below -87.3 (std::exp's
 // subnormal results there are below any softmax's resolution), infinity above
 // 88.7, NaN stays NaN.
-inline float Exp(float t) {
+inline float SoftmaxExp(float t) {
   constexpr float kLo = -87.3f, kHi = 88.3f;
   const bool under = t<kLo, over = t> 88.72f;
   float c = under ? kLo : t;
@@ -57,7 +57,7 @@ GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* x, float* y, int64_t depth,
   for (int j = 0; c < depth; ++c, ++j) lanes[j] = x[c] > lanes[j] ? x[c] : lanes[j];
   float max = lanes[0];
   for (int j = 1; j < 16; ++j) max = lanes[j] > max ? lanes[j] : max;
-  for (c = 0; c < depth; ++c) y[c] = Exp((x[c] - max) * beta);
+  for (c = 0; c < depth; ++c) y[c] = SoftmaxExp((x[c] - max) * beta);
   // Eight partial sums (element c into lane c % 8), added pairwise at the
   // end: a fixed order, so any thread count gives the same bits, and the
   // loop runs at vector speed instead of one add latency per element.
