@@ -3,6 +3,7 @@
 // sum to half, as a GPU adding in half would.
 #include <type_traits>
 
+#include "exec/kernels/elementwise_util.h"
 #include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/layout_util.h"
 
@@ -21,15 +22,6 @@ void CheckAddN(const ir::Subgraph& graph, const ir::Op& op) {
   RequireOutputDtype(graph, op, 0, {first->dtype});
 }
 
-// int32 sums wrap, as LiteRT's do in practice, without undefined behaviour.
-template <typename T>
-T WrappingAdd(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-  else
-    return a + b;
-}
-
 template <typename T>
 void AddNOf(KernelContext& ctx) {
   Tensor& output = ctx.output(0);
@@ -44,11 +36,11 @@ void AddNOf(KernelContext& ctx) {
   const T* b = ctx.input(1).as<const T>();
   ctx.pool.ParallelFor(n, 1 << 15, [&](int64_t begin, int64_t end) {
     for (int64_t e = begin; e < end; ++e) {
-      T acc = WrappingAdd(a[e], b[e]);
+      T acc = ew::WrapAdd(a[e], b[e]);
       if constexpr (std::is_same_v<T, float>)
         if (half) acc = fp16::Round(acc);
       for (size_t i = 2; i < ctx.in.size(); ++i) {
-        acc = WrappingAdd(acc, ctx.in[i]->template as<const T>()[e]);
+        acc = ew::WrapAdd(acc, ctx.in[i]->template as<const T>()[e]);
         if constexpr (std::is_same_v<T, float>)
           if (half) acc = fp16::Round(acc);
       }

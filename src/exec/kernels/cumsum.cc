@@ -1,5 +1,6 @@
 // CUMSUM along the axis of input 1: inclusive running sums, or exclusive
 // (each output excludes its own element), optionally from the end.
+#include "exec/kernels/elementwise_util.h"
 #include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/layout_util.h"
 
@@ -15,16 +16,6 @@ void CheckCumsum(const ir::Subgraph& graph, const ir::Op& op) {
   RequireIndexInput(graph, op, 1, "axis");
 }
 
-template <typename T>
-T Add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-
 // fp16-compute: the running sum is a half register, rounded each step.
 struct HalfSum {};
 
@@ -34,7 +25,7 @@ void Run(KernelContext& ctx, int axis, bool exclusive, bool reverse) {
     if constexpr (std::is_same_v<Mode, HalfSum>) {
       return fp16::Round(a + b);
     } else {
-      return Add(a, b);
+      return ew::WrapAdd(a, b);
     }
   };
   const Tensor& input = ctx.input(0);

@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "exec/kernels/elementwise_util.h"
 #include "exec/kernels/fp16_compute.h"
 
 namespace gpuclean::exec::kernels {
@@ -124,26 +125,6 @@ void ReduceInto(ThreadPool& pool, const ReducePlan& p, const T* in, Acc* acc, Op
   });
 }
 
-// Integer sums and products wrap (as LiteRT's do in practice) without UB.
-template <typename A>
-A WrapAdd(A a, A x) {
-  if constexpr (std::is_integral_v<A>) {
-    using U = std::make_unsigned_t<A>;
-    return static_cast<A>(static_cast<U>(a) + static_cast<U>(x));
-  } else {
-    return a + x;
-  }
-}
-template <typename A>
-A WrapMul(A a, A x) {
-  if constexpr (std::is_integral_v<A>) {
-    using U = std::make_unsigned_t<A>;
-    return static_cast<A>(static_cast<U>(a) * static_cast<U>(x));
-  } else {
-    return a * x;
-  }
-}
-
 template <typename T, typename Acc>
 void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64_t count) {
   const Tensor& input = ctx.input(0);
@@ -181,8 +162,8 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
   std::fill(acc, acc + out_n, init);
   switch (kind) {
     case ReduceKind::kSum:
-    case ReduceKind::kMean: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapAdd(a, x); }); break;
-    case ReduceKind::kProd: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return WrapMul(a, x); }); break;
+    case ReduceKind::kMean: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return ew::WrapAdd(a, x); }); break;
+    case ReduceKind::kProd: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return ew::WrapMul(a, x); }); break;
     case ReduceKind::kMax: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x > a ? x : a; }); break;
     case ReduceKind::kMin: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x < a ? x : a; }); break;
     case ReduceKind::kAny: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return Acc(a || x); }); break;
