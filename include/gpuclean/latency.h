@@ -28,6 +28,18 @@ struct BenchOptions {
   // ours: fp32 | fp16-storage | fp16-compute; litert-webgpu: fp32 | fp16;
   // litert-wasm: fp32.
   std::string precision = "fp32";
+  // ours only: time each op of the timed runs (the interpreter's tap) and
+  // report the totals per op type and the slowest single ops.
+  bool by_op = false;
+};
+
+// One op type's share of a run (by_op), or one op's (slowest_ops).
+struct OpTime {
+  std::string op;      // op type, e.g. CONV_2D
+  std::string tensor;  // slowest_ops: the op's first output tensor; empty per type
+  int op_index = -1;   // slowest_ops: the op's index in the graph
+  int count = 0;       // by_op: ops of this type that ran
+  double ms = 0;       // median over the timed runs of the summed time
 };
 
 struct BenchResult {
@@ -46,11 +58,14 @@ struct BenchResult {
   std::vector<double> timed_ms;
   // A latency number never travels without its residency line.
   std::string residency_line;
-  nlohmann::json residency;  // probe::ToJson for probe runtimes; null for ours
+  nlohmann::json residency;         // probe::ToJson for probe runtimes; null for ours
+  std::vector<OpTime> by_op;        // by_op: per op type, slowest first
+  std::vector<OpTime> slowest_ops;  // by_op: the ten slowest single ops
+  int ops_at_prepare = 0;           // by_op: ops on constants only, computed once before the runs
 };
 
 // Runs 1 + warmup + repeat times. Error(kUsage) for repeat < 1, warmup < 0,
-// threads < 1, --threads on a probe runtime or a precision the runtime lacks;
+// threads < 1, --threads or --by-op on a probe runtime or a precision the runtime lacks;
 // errors of the model or the runtime as their modules throw them.
 BenchResult Bench(const BenchOptions& options);
 // The option checks Bench starts with, for callers that print progress first.

@@ -24,6 +24,8 @@ void AddBench(CLI::App& app, Handler& handler) {
   cmd->add_option("--seed", o.seed, "seed for the generated inputs")->default_val(0);
   cmd->add_option("--precision", o.precision, "ours: fp32 | fp16-storage | fp16-compute; litert-webgpu: fp32 | fp16")
       ->default_val("fp32");
+  cmd->add_flag("--by-op", o.by_op,
+                "ours: also time each op of the timed runs and list the totals per op type and the ten slowest ops");
   cmd->add_flag("--json", args->json, "print the result as JSON to stdout");
   cmd->callback([args, &handler] {
     handler = [args] {

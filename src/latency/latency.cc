@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "gpuclean/error.h"
@@ -31,6 +32,40 @@ void Summarize(const std::vector<double>& all_ms, BenchResult& r) {
   r.max_ms = *std::max_element(r.timed_ms.begin(), r.timed_ms.end());
 }
 
+// A tap that charges the time since the previous op finished to the op that
+// just did; an op's later outputs cost nothing more.
+exec::TapFn OpClock(std::map<int, std::vector<double>>& op_ms) {
+  auto last = std::make_shared<Stopwatch>();
+  auto last_op = std::make_shared<int>(-1);
+  return [&op_ms, last, last_op](int op, int, const exec::Tensor&) {
+    if (op == *last_op) return;
+    op_ms[op].push_back(last->ms());
+    *last = Stopwatch();
+    *last_op = op;
+  };
+}
+
+void SummarizeOps(const ir::Subgraph& g, const std::map<int, std::vector<double>>& op_ms, BenchResult& r) {
+  std::map<std::string, std::vector<double>> type_ms;  // per type, per run
+  std::map<std::string, int> type_count;
+  for (const auto& [op, runs] : op_ms) {
+    const std::string type = g.ops[static_cast<size_t>(op)].name();
+    auto& sums = type_ms[type];
+    sums.resize(std::max(sums.size(), runs.size()), 0.0);
+    for (size_t i = 0; i < runs.size(); ++i) sums[i] += runs[i];
+    ++type_count[type];
+    const auto& outputs = g.ops[static_cast<size_t>(op)].outputs;
+    r.slowest_ops.push_back(
+        {type, outputs.empty() ? "" : g.tensors[static_cast<size_t>(outputs[0])].name, op, 1, Median(runs)});
+  }
+  for (const auto& [type, sums] : type_ms) r.by_op.push_back({type, "", -1, type_count[type], Median(sums)});
+  const auto slower = [](const OpTime& a, const OpTime& b) { return a.ms > b.ms; };
+  std::sort(r.by_op.begin(), r.by_op.end(), slower);
+  std::sort(r.slowest_ops.begin(), r.slowest_ops.end(), slower);
+  if (r.slowest_ops.size() > 10) r.slowest_ops.resize(10);
+  r.ops_at_prepare = static_cast<int>(g.ops.size() - op_ms.size());
+}
+
 void BenchOurs(const BenchOptions& o, BenchResult& r) {
   const exec::Precision precision = exec::ParsePrecision(o.precision);
   auto model = std::make_shared<const ir::Model>(format::ReadModel(o.model_path));
@@ -40,13 +75,20 @@ void BenchOurs(const BenchOptions& o, BenchResult& r) {
   const std::vector<npy::Array> inputs = exec::PrepareInputs(interpreter.graph(), {}, o.seed);
   for (int i = 0; i < interpreter.num_inputs(); ++i) interpreter.SetInput(i, inputs[static_cast<size_t>(i)]);
   std::vector<double> all_ms;
+  // op index -> its time in each timed run (by_op)
+  std::map<int, std::vector<double>> op_ms;
   for (int run = 0; run < 1 + o.warmup + o.repeat; ++run) {
+    const bool timed = run > o.warmup;
     const Stopwatch start;
-    interpreter.Invoke();
+    if (o.by_op && timed)
+      interpreter.Invoke(OpClock(op_ms));
+    else
+      interpreter.Invoke();
     // Copying the outputs out is part of what a caller waits for.
     for (int i = 0; i < interpreter.num_outputs(); ++i) (void)interpreter.Output(i);
     all_ms.push_back(start.ms());
   }
+  if (o.by_op) SummarizeOps(interpreter.graph(), op_ms, r);
   r.timed = "Invoke() + copying the outputs out";
   r.residency_line = "gpuclean reference interpreter on the CPU (no delegate)";
   Summarize(all_ms, r);
@@ -80,6 +122,19 @@ void BenchProbe(const BenchOptions& o, BenchResult& r) {
 
 std::string Ms(double ms) { return fmt::format("{:.3f} ms", ms); }
 
+nlohmann::json OpTimesJson(const std::vector<OpTime>& times) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const OpTime& t : times) {
+    nlohmann::json j = {{"op", t.op}, {"ms", t.ms}};
+    if (t.op_index >= 0)
+      j["op_index"] = t.op_index, j["tensor"] = t.tensor;
+    else
+      j["count"] = t.count;
+    a.push_back(j);
+  }
+  return a;
+}
+
 }  // namespace
 
 BenchRuntime ParseBenchRuntime(const std::string& name) {
@@ -100,6 +155,8 @@ void Validate(const BenchOptions& o) {
   if (o.runtime != BenchRuntime::kOurs && o.threads != 1)
     throw Error(ErrorKind::kUsage,
                 "--threads applies to --runtime ours only (the LiteRT.js wasm build is single-threaded)");
+  if (o.runtime != BenchRuntime::kOurs && o.by_op)
+    throw Error(ErrorKind::kUsage, "--by-op applies to --runtime ours only (the real runtimes time whole runs)");
   if (o.runtime == BenchRuntime::kLiteRtWasm && o.precision != "fp32")
     throw Error(ErrorKind::kUsage, "--precision on litert-wasm is fp32 only");
   if (o.runtime == BenchRuntime::kLiteRtWebGpu && o.precision != "fp32" && o.precision != "fp16")
@@ -138,6 +195,9 @@ nlohmann::json ToJson(const BenchResult& r) {
           {"timed_ms", r.timed_ms},
           {"residency_line", r.residency_line},
           {"residency", r.residency},
+          {"by_op", OpTimesJson(r.by_op)},
+          {"slowest_ops", OpTimesJson(r.slowest_ops)},
+          {"ops_at_prepare", r.ops_at_prepare},
           // Desktop runs cannot read a phone's thermal state; say so rather than omit it.
           {"thermal_state", nullptr}};
 }
@@ -153,6 +213,19 @@ std::string RenderText(const BenchResult& r) {
   s += fmt::format("median     {}  over {} runs after {} warm-up run(s)\n", Ms(r.median_ms), r.repeat, r.warmup);
   s += fmt::format("min        {}\n", Ms(r.min_ms));
   s += fmt::format("max        {}\n", Ms(r.max_ms));
+  if (r.by_op.empty()) return s;
+  // Per-op times include the tap's own cost, so their sum is a little over the median.
+  double total = 0;
+  for (const OpTime& t : r.by_op) total += t.ms;
+  s += "\nby op type (median per run over the timed runs)\n";
+  if (r.ops_at_prepare > 0)
+    s += fmt::format("  ({} op(s) on constants only were computed once, before the runs)\n", r.ops_at_prepare);
+  for (const OpTime& t : r.by_op)
+    s += fmt::format("  {:<24} {:>5} op(s) {:>12} {:>5.1f}%\n", t.op, t.count, Ms(t.ms),
+                     total > 0 ? 100 * t.ms / total : 0);
+  s += "slowest ops\n";
+  for (const OpTime& t : r.slowest_ops)
+    s += fmt::format("  #{:<5} {:<22} {:>12}  {}\n", t.op_index, t.op, Ms(t.ms), t.tensor);
   return s;
 }
 

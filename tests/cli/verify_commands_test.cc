@@ -5,10 +5,13 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "gpuclean/format.h"
+#include "gpuclean/ir.h"
 #include "gpuclean/npy.h"
 #include "support/arrays.h"
 #include "support/test_support.h"
@@ -145,12 +148,46 @@ TEST(BenchCli, OursAndLiteRtWasmOnAFixture) {
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("first run"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("median"), std::string::npos) << text.out;
-  for (const std::string& args : {"bench " + model + " --repeat 0", "bench " + model + " --runtime tpu",
-                                  "bench " + model + " --runtime litert-wasm --threads 2"}) {
+  for (const std::string& args :
+       {"bench " + model + " --repeat 0", "bench " + model + " --runtime tpu",
+        "bench " + model + " --runtime litert-wasm --threads 2", "bench " + model + " --runtime litert-wasm --by-op"}) {
     auto bad = RunGpuclean(args);
     EXPECT_EQ(bad.exit_code, 2) << args;
     EXPECT_EQ(testing::CountLines(bad.err), 1) << args << ": " << bad.err;
   }
+}
+
+TEST(BenchCli, ByOpSumsEveryOpOfTheModelPerType) {
+  const std::string path = testing::FixtureModel("face_detection_short_range.tflite");
+  const ir::Model model = format::ReadModel(path);
+  std::map<std::string, int> want;
+  for (const ir::Op& op : model.main().ops) ++want[op.name()];
+  auto r = RunGpuclean("bench " + ShellQuote(path) + " --repeat 3 --warmup 0 --by-op --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  std::map<std::string, int> got;
+  double sum = 0, previous = 1e300;
+  for (const auto& t : j["by_op"]) {
+    got[t["op"]] = t["count"];
+    const double ms = t["ms"];
+    EXPECT_LE(ms, previous) << "by_op is slowest first";
+    previous = ms;
+    sum += ms;
+  }
+  // Ops on constants only (this model's float16 weights' DEQUANTIZEs) run
+  // once before the timed runs.
+  EXPECT_EQ(j["ops_at_prepare"], want["DEQUANTIZE"]);
+  want.erase("DEQUANTIZE");
+  EXPECT_EQ(got, want);
+  // The per-op clocks cover the run, so their sum is near the run's time.
+  EXPECT_GT(sum, 0.5 * j["min_ms"].get<double>());
+  EXPECT_LT(sum, 2.0 * j["max_ms"].get<double>());
+  ASSERT_EQ(j["slowest_ops"].size(), std::min<size_t>(10, model.main().ops.size()));
+  EXPECT_GE(j["slowest_ops"][0]["ms"].get<double>(), j["slowest_ops"][1]["ms"].get<double>());
+  auto text = RunGpuclean("bench " + ShellQuote(path) + " --repeat 2 --warmup 0 --by-op");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("by op type"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("CONV_2D"), std::string::npos) << text.out;
 }
 
 }  // namespace
