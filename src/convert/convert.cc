@@ -63,13 +63,17 @@ std::vector<std::string> TransposeReasons(const ir::Subgraph& g) {
 
 nlohmann::json OriginsJson(const onnx::LoweredGraph& lowered) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [tensor, origin] : lowered.origins) j[tensor] = {{"onnx", origin.onnx_name}, {"perm", origin.perm}};
+  for (const auto& [tensor, origin] : lowered.origins) {
+    j[tensor] = {{"onnx", origin.onnx_name}, {"perm", origin.perm}};
+    if (!origin.fused_from.empty()) j[tensor]["fused_from"] = origin.fused_from;
+  }
   return j;
 }
 
 struct Origin {
   std::string onnx_name;
   onnx::Perm perm;
+  std::string fused_from;  // onnx::LoweredGraph::TensorOrigin::fused_from
 };
 
 std::map<std::string, Origin> ReadOrigins(const ir::Model& model) {
@@ -79,7 +83,8 @@ std::map<std::string, Origin> ReadOrigins(const ir::Model& model) {
     try {
       const auto j = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(m.data.data()), m.data.size()));
       for (const auto& [tensor, o] : j.items())
-        out[tensor] = {o.at("onnx").get<std::string>(), o.at("perm").get<onnx::Perm>()};
+        out[tensor] = {o.at("onnx").get<std::string>(), o.at("perm").get<onnx::Perm>(),
+                       o.value("fused_from", std::string())};
     } catch (const std::exception&) {
       ThrowBadInput(fmt::format("{}: metadata '{}' is not the JSON convert writes", model.source, kOriginsMetadata));
     }
@@ -409,7 +414,12 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
     for (const ir::Tensor& t : model.main().tensors) origins[t.name] = {t.name, {}};
   // ONNX name -> (graph tensor name, perm).
   std::map<std::string, std::pair<std::string, onnx::Perm>> by_onnx;
-  for (const auto& [tensor, o] : origins) by_onnx.emplace(o.onnx_name, std::make_pair(tensor, o.perm));
+  // ONNX name -> the ONNX value its activation was folded into (any layout).
+  std::map<std::string, std::string> fused_from;
+  for (const auto& [tensor, o] : origins) {
+    by_onnx.emplace(o.onnx_name, std::make_pair(tensor, o.perm));
+    if (!o.fused_from.empty()) fused_from[o.onnx_name] = o.fused_from;
+  }
   std::vector<std::string> names;
   for (const onnx::Node& n : g.nodes)
     for (const std::string& out : n.outputs)
@@ -464,6 +474,11 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
       d.found = true;
       d.tensor = chunk[k];
       d.node = g.nodes.at(producer_of.at(chunk[k])).Label();
+      // An activation folded into its producer: one TFLite op computes both,
+      // so the divergence may be in either; name the producer first.
+      const auto fused = fused_from.find(chunk[k]);
+      if (fused != fused_from.end() && producer_of.count(fused->second))
+        d.node = g.nodes.at(producer_of.at(fused->second)).Label() + " + " + d.node + " (fused into one TFLite op)";
       d.max_abs_diff = a.max_abs;
       d.max_scaled_diff = a.max_scaled;
       d.correlation = a.correlation;

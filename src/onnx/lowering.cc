@@ -13,6 +13,7 @@
 #include "gpuclean/exec.h"
 #include "gpuclean/half.h"
 #include "gpuclean/op_table.h"
+#include "onnx/fold_activations.h"
 #include "onnx/fuse_gelu.h"
 
 namespace gpuclean::onnx {
@@ -883,6 +884,14 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
       if (it == L.named().end() || it->second != name) continue;
       result.origins[graph.tensors[t].name] = {name, perm};
     }
+  }
+  const std::vector<FoldedActivation> folded = FoldActivations(result.model.main());
+  if (!folded.empty()) result.model.RemoveDeadTensors(0);
+  for (const FoldedActivation& f : folded) {
+    const auto gone = result.origins.find(f.gone);
+    const auto kept = result.origins.find(f.kept);
+    if (gone != result.origins.end() && kept != result.origins.end()) kept->second.fused_from = gone->second.onnx_name;
+    if (gone != result.origins.end()) result.origins.erase(gone);
   }
   if (options.int8_weights) result.int8_weights = StoreConvWeightsAsInt8(result.model.main());
   if (options.fp16_weights)

@@ -153,6 +153,9 @@ struct LoweredGraph {
   struct TensorOrigin {
     std::string onnx_name;
     Perm perm;
+    // An activation folded into the op before it (fold_activations.h): the
+    // ONNX value that op computed, which no tensor holds any more.
+    std::string fused_from;
   };
   std::map<std::string, TensorOrigin> origins;
   std::map<std::string, int> folded;  // ONNX op type -> nodes evaluated at convert time

@@ -1,0 +1,26 @@
+#pragma once
+// A RELU, RELU6 or RELU_N1_TO_1 op whose input only it reads, written by a
+// convolution, a FULLY_CONNECTED or an ADD/SUB/MUL, becomes that op's fused
+// activation, as TFLite's own converter emits it: ONNX has no fused
+// activations, so every Conv + Relu of an export arrives as two ops. One op
+// less on the GPU and one pass less over the tensor on the CPU; the values
+// are the same (the clamp commutes with rounding to half, so every numeric
+// mode gives the same bits). Internal to src/onnx/.
+#include <string>
+#include <vector>
+
+#include "gpuclean/ir.h"
+
+namespace gpuclean::onnx {
+
+struct FoldedActivation {
+  std::string gone;  // the producer's own output, no longer written
+  std::string kept;  // the activation's output, now the producer's
+};
+
+// Folds every such pair in `graph`: the activation's output tensor, with its
+// name, becomes the producer's output; the producer's own output tensor is
+// left unreferenced.
+std::vector<FoldedActivation> FoldActivations(ir::Subgraph& graph);
+
+}  // namespace gpuclean::onnx
