@@ -73,13 +73,15 @@ std::vector<Layer> LargestLayers(const std::string& tflite_path, const std::vect
   for (int r = 0; r < repeat; ++r) {
     auto last = std::chrono::steady_clock::now();
     int last_op = -1;
-    it.Invoke([&](int op, int, const exec::Tensor&) {
-      if (op == last_op) return;  // later outputs of the same op
-      const auto now = std::chrono::steady_clock::now();
-      times[op].push_back(std::chrono::duration<double, std::milli>(now - last).count());
-      last = now;
-      last_op = op;
-    });
+    it.Invoke(
+        [&](int op, int, const exec::Tensor&) {
+          if (op == last_op) return;  // later outputs of the same op
+          const auto now = std::chrono::steady_clock::now();
+          times[op].push_back(std::chrono::duration<double, std::milli>(now - last).count());
+          last = now;
+          last_op = op;
+        },
+        exec::Tapping::kAsUntapped);
   }
   std::vector<Layer> layers;
   for (auto& [op, t] : times) {

@@ -59,6 +59,12 @@ struct InterpreterOptions {
 // Called after each op with each of its outputs (tensor index, values).
 using TapFn = std::function<void(int op_index, int tensor_index, const Tensor& value)>;
 
+// What a tapped Invoke computes. Untapped runs skip work whose result only
+// a tap would see (a zero PAD whose convolution pads as it reads):
+// kEveryTensor computes it so every tensor is tapped; kAsUntapped taps only
+// the ops an untapped run computes (per-op timing).
+enum class Tapping { kEveryTensor, kAsUntapped };
+
 class Interpreter {
  public:
   // Prepares: checks every op has a kernel for its dtypes (Error kUnsupported
@@ -74,11 +80,14 @@ class Interpreter {
   int num_outputs() const;
   // Copies `value` into input `index`; dtype and shape must match.
   void SetInput(int index, const npy::Array& value);
-  void Invoke(const TapFn& tap = nullptr);
+  void Invoke(const TapFn& tap = nullptr, Tapping tapping = Tapping::kEveryTensor);
   npy::Array Output(int index) const;
   const Tensor& tensor(int tensor_index) const;
 
   size_t arena_bytes() const;
+  // Ops computed once at prepare (constants only), and ops an untapped run skips.
+  int ops_folded() const;
+  int ops_skipped() const;
   size_t folded_const_bytes() const;
 
  private:

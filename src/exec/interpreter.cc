@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include <fmt/ranges.h>
 
@@ -62,6 +63,13 @@ struct Interpreter::Impl {
   std::vector<bool> stored_in_half;
   std::vector<bool> fixed;         // per tensor: value fixed at prepare time
   std::vector<std::any> op_state;  // per op: KernelContext::state
+  // Per op: a zero PAD whose only reader, a convolution, reads the PAD's
+  // input instead and pads as it convolves; the PAD runs only when a tap
+  // wants its output.
+  std::vector<bool> skipped_pad;
+  // Per op: the convolution's skipped PAD (its index), or -1, and its amounts.
+  std::vector<int> absorbed_pad;
+  std::vector<std::array<int, 4>> absorbed_amounts;
   size_t folded_bytes = 0;
   std::vector<uint8_t> arena_storage;
   uint8_t* arena = nullptr;
@@ -120,6 +128,9 @@ struct Interpreter::Impl {
 
     const std::vector<int> order = g.TopologicalOrder();
     kernels.assign(g.ops.size(), nullptr);
+    skipped_pad.assign(g.ops.size(), false);  // AbsorbPads, after folding
+    absorbed_pad.assign(g.ops.size(), -1);
+    absorbed_amounts.assign(g.ops.size(), {});
     for (int i : order) {
       const ir::Op& op = g.ops[i];
       const Kernel* kernel = FindKernel(op);
@@ -192,8 +203,66 @@ struct Interpreter::Impl {
         run_order.push_back(i);
       }
     }
+    AbsorbPads(known);
     PlanArena(known);
     fixed = std::move(known);
+  }
+
+  // {top, bottom, left, right} of a PAD or PADV2 `op` that only pads H and W
+  // of a float NHWC tensor with +0, by constant non-negative amounts; nullopt
+  // otherwise.
+  std::optional<std::array<int, 4>> SpatialZeroPad(const ir::Op& op, const std::vector<bool>& known) const {
+    const ir::Subgraph& g = *graph;
+    const bool v2 = op.code == tfl::BuiltinOperator_PADV2;
+    if ((op.code != tfl::BuiltinOperator_PAD && !v2) || op.inputs.size() < 2 || op.outputs.size() != 1) return {};
+    const int32_t x = op.inputs[0], paddings = op.inputs[1];
+    if (x < 0 || paddings < 0 || !known[paddings] || tensors[x].dtype != tfl::TensorType_FLOAT32 ||
+        tensors[x].rank() != 4 || tensors[paddings].num_elements() != 8)
+      return {};
+    if (v2 && op.inputs.size() > 2 && op.inputs[2] >= 0) {
+      const Tensor& value = tensors[op.inputs[2]];
+      if (!known[op.inputs[2]] || value.dtype != tfl::TensorType_FLOAT32 || value.num_elements() != 1 ||
+          __builtin_bit_cast(uint32_t, value.as<float>()[0]) != 0u)
+        return {};
+    }
+    int64_t p[8];
+    for (int i = 0; i < 8; ++i) {
+      const Tensor& t = tensors[paddings];
+      p[i] = t.dtype == tfl::TensorType_INT64   ? t.as<int64_t>()[i]
+             : t.dtype == tfl::TensorType_INT32 ? t.as<int32_t>()[i]
+                                                : -1;
+      if (p[i] < 0 || p[i] > (1 << 20)) return {};
+    }
+    if (p[0] || p[1] || p[6] || p[7]) return {};  // batch or channels
+    return std::array<int, 4>{static_cast<int>(p[2]), static_cast<int>(p[3]), static_cast<int>(p[4]),
+                              static_cast<int>(p[5])};
+  }
+
+  // Skips the zero PADs in front of convolutions (the explicit padding ONNX
+  // exports need where TFLite's SAME differs): the convolution treats the
+  // taps in the padding as its own, so the padded copy is never written.
+  // Not when the PAD's output is rounded to half and its input is not
+  // (fp16-fused), which would skip a rounding.
+  void AbsorbPads(const std::vector<bool>& known) {
+    const ir::Subgraph& g = *graph;
+    const std::vector<std::vector<int>> consumers = g.Consumers();
+    for (int i : run_order) {
+      const ir::Op& pad = g.ops[i];
+      if (pad.code != tfl::BuiltinOperator_PAD && pad.code != tfl::BuiltinOperator_PADV2) continue;
+      const auto amounts = SpatialZeroPad(pad, known);
+      if (!amounts) continue;
+      const int32_t x = pad.inputs[0], t = pad.outputs[0];
+      if (consumers[t].size() != 1 || g.IsGraphOutput(t) || stored_in_half[x] != stored_in_half[t]) continue;
+      const int c = consumers[t][0];
+      const ir::Op& conv = g.ops[c];
+      if ((conv.code != tfl::BuiltinOperator_CONV_2D && conv.code != tfl::BuiltinOperator_DEPTHWISE_CONV_2D) ||
+          conv.inputs.empty() || conv.inputs[0] != t || std::count(conv.inputs.begin(), conv.inputs.end(), t) != 1 ||
+          absorbed_pad[c] >= 0)
+        continue;
+      skipped_pad[i] = true;
+      absorbed_pad[c] = i;
+      absorbed_amounts[c] = *amounts;
+    }
   }
 
   // Ops whose inputs are all constant run once, here, into owned memory.
@@ -217,6 +286,10 @@ struct Interpreter::Impl {
     ctx.in.reserve(op.inputs.size());
     for (int32_t t : op.inputs) ctx.in.push_back(t >= 0 ? &tensors[t] : nullptr);
     for (int32_t t : op.outputs) ctx.out.push_back(&tensors[t]);
+    if (const int pad = absorbed_pad[index]; pad >= 0) {
+      ctx.in[0] = &tensors[graph->ops[pad].inputs[0]];
+      ctx.input_pad = absorbed_amounts[index];
+    }
     kernels[index]->eval(ctx);
     for (int32_t t : op.outputs)
       if (stored_in_half[t]) RoundToHalf(tensors[t]);
@@ -238,6 +311,10 @@ struct Interpreter::Impl {
       }
       for (int32_t t : op.inputs)
         if (t >= 0 && !known[t] && first[t] != -2) last[t] = std::max(last[t], s);
+      if (const int pad = absorbed_pad[run_order[s]]; pad >= 0) {
+        const int32_t t = g.ops[pad].inputs[0];  // read here, in place of the PAD's output
+        if (!known[t] && first[t] != -2) last[t] = std::max(last[t], s);
+      }
     }
     // Inputs are set once and must survive every Invoke; outputs are read after it.
     for (const auto* ends : {&g.inputs, &g.outputs})
@@ -340,6 +417,10 @@ int Interpreter::num_inputs() const { return static_cast<int>(impl_->graph->inpu
 int Interpreter::num_outputs() const { return static_cast<int>(impl_->graph->outputs.size()); }
 const Tensor& Interpreter::tensor(int tensor_index) const { return impl_->tensors.at(tensor_index); }
 size_t Interpreter::arena_bytes() const { return impl_->arena_size; }
+int Interpreter::ops_folded() const { return static_cast<int>(impl_->graph->ops.size() - impl_->run_order.size()); }
+int Interpreter::ops_skipped() const {
+  return static_cast<int>(std::count(impl_->skipped_pad.begin(), impl_->skipped_pad.end(), true));
+}
 size_t Interpreter::folded_const_bytes() const { return impl_->folded_bytes; }
 
 void Interpreter::SetInput(int index, const npy::Array& value) {
@@ -359,8 +440,10 @@ void Interpreter::SetInput(int index, const npy::Array& value) {
   if (impl_->options.precision != Precision::kFp32) RoundToHalf(dst);
 }
 
-void Interpreter::Invoke(const TapFn& tap) {
+void Interpreter::Invoke(const TapFn& tap, Tapping tapping) {
+  const bool compute_skipped = tap && tapping == Tapping::kEveryTensor;
   for (int i : impl_->run_order) {
+    if (impl_->skipped_pad[i] && !compute_skipped) continue;
     impl_->Eval(i);
     if (tap)
       for (int32_t t : impl_->graph->ops[i].outputs) tap(i, t, impl_->tensors[t]);

@@ -56,8 +56,10 @@ void EvalConv2d(KernelContext& ctx) {
   g.stride_w = o.stride_w;
   g.dil_h = o.dilation_h_factor;
   g.dil_w = o.dilation_w_factor;
-  g.pad_top = conv::PaddingBefore(g.in_h, g.kh, g.stride_h, g.dil_h, g.out_h);
-  g.pad_left = conv::PaddingBefore(g.in_w, g.kw, g.stride_w, g.dil_w, g.out_w);
+  // A skipped PAD's zeros are taps outside the input, as the conv's own padding.
+  const auto& pad = ctx.input_pad;
+  g.pad_top = pad[0] + conv::PaddingBefore(g.in_h + pad[0] + pad[1], g.kh, g.stride_h, g.dil_h, g.out_h);
+  g.pad_left = pad[2] + conv::PaddingBefore(g.in_w + pad[2] + pad[3], g.kw, g.stride_w, g.dil_w, g.out_w);
   const conv::Clamp clamp = conv::ActivationClamp(o.fused_activation_function);
 
   const int groups = g.in_c > 0 ? c / g.in_c : 1;

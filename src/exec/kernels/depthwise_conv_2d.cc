@@ -267,8 +267,9 @@ void EvalDepthwiseConv2d(KernelContext& ctx) {
   a.sw = o.stride_w;
   a.dh = o.dilation_h_factor;
   a.dw = o.dilation_w_factor;
-  a.pt = conv::PaddingBefore(a.h, a.kh, a.sh, a.dh, a.oh);
-  a.pl = conv::PaddingBefore(a.w_, a.kw, a.sw, a.dw, a.ow);
+  const auto& pad = ctx.input_pad;  // a skipped PAD (conv_2d.cc)
+  a.pt = pad[0] + conv::PaddingBefore(a.h + pad[0] + pad[1], a.kh, a.sh, a.dh, a.oh);
+  a.pl = pad[2] + conv::PaddingBefore(a.w_ + pad[2] + pad[3], a.kw, a.sw, a.dw, a.ow);
   const conv::Clamp clamp = conv::ActivationClamp(o.fused_activation_function);
   a.lo = clamp.lo;
   a.hi = clamp.hi;
