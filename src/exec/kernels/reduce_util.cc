@@ -64,9 +64,28 @@ ReducePlan PlanReduce(std::span<const int32_t> shape, const std::vector<bool>& m
   return p;
 }
 
+// A float sum (SUM, MEAN in fp32), whose contiguous runs Walk adds in lanes.
+struct ReduceFloatSum {
+  float operator()(float a, float x) const { return a + x; }
+};
+
+// The sum of n contiguous floats in eight lanes (element i into lane i % 8),
+// added pairwise at the end: a fixed order, so every thread count gives the
+// same bits, within float rounding of the element-order sum, at vector speed
+// instead of one add latency per element (a LayerNorm's two MEANs per row).
+float ContiguousLaneSum(const float* x, int64_t n) {
+  float lane[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) lane[j] += x[i + j];
+  for (int j = 0; i < n; ++i, ++j) lane[j] += x[i];
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
 // Folds the input into `acc` (one accumulator per output element, already
 // holding the initial value) in the input's row-major order, so every output
-// sees its elements in the same order as LiteRT's reference reducer.
+// sees its elements in the same order as LiteRT's reference reducer; float
+// sums along a contiguous run go through ContiguousLaneSum instead.
 template <typename T, typename Acc, typename Op>
 void Walk(const ReducePlan& p, size_t level, const T* in, Acc* acc, int64_t begin, int64_t end, Op op) {
   const size_t last = p.n.size() - 1;
@@ -74,6 +93,10 @@ void Walk(const ReducePlan& p, size_t level, const T* in, Acc* acc, int64_t begi
     const int64_t s = p.in_stride[level];  // 1
     if (p.reduced[level]) {
       // Accumulation along a contiguous reduced run.
+      if constexpr (std::is_same_v<Op, ReduceFloatSum>) {
+        *acc += ContiguousLaneSum(in + begin, end - begin);
+        return;
+      }
       Acc a = *acc;
       for (int64_t i = begin; i < end; ++i) a = op(a, static_cast<Acc>(in[i * s]));
       *acc = a;
@@ -97,9 +120,13 @@ void ReduceInto(ThreadPool& pool, const ReducePlan& p, const T* in, Acc* acc, Op
     // Everything reduces to one value: like LiteRT, start from the first element.
     int64_t total = 1;
     for (int64_t d : p.n) total *= d;
-    Acc a = static_cast<Acc>(in[0]);
-    for (int64_t i = 1; i < total; ++i) a = op(a, static_cast<Acc>(in[i]));
-    acc[0] = a;
+    if constexpr (std::is_same_v<Op, ReduceFloatSum>) {
+      acc[0] = ContiguousLaneSum(in, total);
+    } else {
+      Acc a = static_cast<Acc>(in[0]);
+      for (int64_t i = 1; i < total; ++i) a = op(a, static_cast<Acc>(in[i]));
+      acc[0] = a;
+    }
     return;
   }
   // Split the first kept run over the pool: chunks write disjoint outputs.
@@ -162,7 +189,12 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
   std::fill(acc, acc + out_n, init);
   switch (kind) {
     case ReduceKind::kSum:
-    case ReduceKind::kMean: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return ew::WrapAdd(a, x); }); break;
+    case ReduceKind::kMean:
+      if constexpr (std::is_same_v<T, float> && std::is_same_v<Acc, float>)
+        ReduceInto(ctx.pool, p, in, acc, ReduceFloatSum{});
+      else
+        ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return ew::WrapAdd(a, x); });
+      break;
     case ReduceKind::kProd: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return ew::WrapMul(a, x); }); break;
     case ReduceKind::kMax: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x > a ? x : a; }); break;
     case ReduceKind::kMin: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x < a ? x : a; }); break;
