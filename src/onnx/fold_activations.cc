@@ -31,8 +31,8 @@ tfl::ActivationFunctionType* FreeActivationSlot(ir::Op& op) {
 
 }  // namespace
 
-std::vector<FoldedActivation> FoldActivations(ir::Subgraph& graph) {
-  std::vector<FoldedActivation> unwritten;
+std::vector<FoldedOp> FoldActivations(ir::Subgraph& graph) {
+  std::vector<FoldedOp> unwritten;
   const std::vector<std::vector<int>> consumers = graph.Consumers();
   std::vector<int> producer(graph.tensors.size(), -1);
   for (size_t i = 0; i < graph.ops.size(); ++i)

@@ -13,14 +13,16 @@
 
 namespace gpuclean::onnx {
 
-struct FoldedActivation {
+// One op folded into the op that computes its input (here and in
+// fold_bias.h).
+struct FoldedOp {
   std::string gone;  // the producer's own output, no longer written
-  std::string kept;  // the activation's output, now the producer's
+  std::string kept;  // the folded op's output, now the producer's
 };
 
 // Folds every such pair in `graph`: the activation's output tensor, with its
 // name, becomes the producer's output; the producer's own output tensor is
 // left unreferenced.
-std::vector<FoldedActivation> FoldActivations(ir::Subgraph& graph);
+std::vector<FoldedOp> FoldActivations(ir::Subgraph& graph);
 
 }  // namespace gpuclean::onnx

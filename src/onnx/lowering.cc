@@ -14,6 +14,7 @@
 #include "gpuclean/half.h"
 #include "gpuclean/op_table.h"
 #include "onnx/fold_activations.h"
+#include "onnx/fold_bias.h"
 #include "onnx/fuse_gelu.h"
 
 namespace gpuclean::onnx {
@@ -885,12 +886,16 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
       result.origins[graph.tensors[t].name] = {name, perm};
     }
   }
-  const std::vector<FoldedActivation> folded = FoldActivations(result.model.main());
+  // Bias first: MatMul + Add + Relu becomes one FULLY_CONNECTED.
+  std::vector<FoldedOp> folded = FoldBiasAdds(result.model.main());
+  for (FoldedOp& f : FoldActivations(result.model.main())) folded.push_back(std::move(f));
   if (!folded.empty()) result.model.RemoveDeadTensors(0);
-  for (const FoldedActivation& f : folded) {
+  for (const FoldedOp& f : folded) {
     const auto gone = result.origins.find(f.gone);
     const auto kept = result.origins.find(f.kept);
-    if (gone != result.origins.end() && kept != result.origins.end()) kept->second.fused_from = gone->second.onnx_name;
+    // A chain (MatMul + Add + Relu) names its first op.
+    if (gone != result.origins.end() && kept != result.origins.end())
+      kept->second.fused_from = gone->second.fused_from.empty() ? gone->second.onnx_name : gone->second.fused_from;
     if (gone != result.origins.end()) result.origins.erase(gone);
   }
   if (options.int8_weights) result.int8_weights = StoreConvWeightsAsInt8(result.model.main());
