@@ -4,7 +4,7 @@
 // fp32 takes e^t from the branch-free polynomial LOGISTIC uses (within 2 ulp
 // of std::exp) instead of a libm call per element, in loops GCC vectorises
 // without trapping math, cloned for AVX-512 and AVX2 (logistic.cc says why);
-// the denominator is summed in eight lanes (within float rounding of
+// the denominator is summed in sixteen lanes (within float rounding of
 // LiteRT's element-order sum) and applied as one reciprocal. A libm call per element and the serial sum
 // were most of mha_parity's SOFTMAX time.
 #include <cmath>
@@ -57,15 +57,26 @@ GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* x, float* y, int64_t depth,
   for (int j = 0; c < depth; ++c, ++j) lanes[j] = x[c] > lanes[j] ? x[c] : lanes[j];
   float max = lanes[0];
   for (int j = 1; j < 16; ++j) max = lanes[j] > max ? lanes[j] : max;
-  for (c = 0; c < depth; ++c) y[c] = SoftmaxExp((x[c] - max) * beta);
-  // Eight partial sums (element c into lane c % 8), added pairwise at the
-  // end: a fixed order, so any thread count gives the same bits, and the
-  // loop runs at vector speed instead of one add latency per element.
-  float lane[8] = {};
-  for (c = 0; c + 8 <= depth; c += 8)
-    for (int j = 0; j < 8; ++j) lane[j] += y[c + j];
+  // The exponentials in 16-wide blocks; the last partial block runs as a
+  // whole block over a copy, so no element takes the long scalar path. Their
+  // sum in 16 lanes (element c into lane c % 16) added pairwise at the end:
+  // a fixed order, so any thread count gives the same bits, at vector speed
+  // instead of one add latency per element.
+  for (c = 0; c + 16 <= depth; c += 16)
+    for (int j = 0; j < 16; ++j) y[c + j] = SoftmaxExp((x[c + j] - max) * beta);
+  if (const int64_t rest = depth - c; rest > 0) {
+    float block[16];
+    for (int j = 0; j < 16; ++j) block[j] = j < rest ? x[c + j] : max;
+    for (int j = 0; j < 16; ++j) block[j] = SoftmaxExp((block[j] - max) * beta);
+    for (int j = 0; j < rest; ++j) y[c + j] = block[j];
+  }
+  float lane[16] = {};
+  for (c = 0; c + 16 <= depth; c += 16)
+    for (int j = 0; j < 16; ++j) lane[j] += y[c + j];
   for (int j = 0; c < depth; ++c, ++j) lane[j] += y[c];
-  const float sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  for (int width = 8; width >= 1; width /= 2)
+    for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
+  const float sum = lane[0];
   // Times the reciprocal, as onnxruntime's MLAS does, not LiteRT's divide:
   // within 1 ulp of the quotient, and a vector divide per 16 elements was
   // half of mha_parity's SOFTMAX time.
