@@ -208,22 +208,25 @@ struct Interpreter::Impl {
     fixed = std::move(known);
   }
 
-  // {top, bottom, left, right} of a PAD or PADV2 `op` that only pads H and W
-  // of a float NHWC tensor with +0, by constant non-negative amounts; nullopt
-  // otherwise.
-  std::optional<std::array<int, 4>> SpatialZeroPad(const ir::Op& op, const std::vector<bool>& known) const {
-    const ir::Subgraph& g = *graph;
+  // A PAD or PADV2 that only pads H and W of a float NHWC tensor by
+  // constant non-negative amounts {top, bottom, left, right}, with `value`
+  // (PAD: +0).
+  struct SpatialPad {
+    std::array<int, 4> amounts{};
+    float value = 0.0f;
+  };
+  std::optional<SpatialPad> SpatialConstantPad(const ir::Op& op, const std::vector<bool>& known) const {
     const bool v2 = op.code == tfl::BuiltinOperator_PADV2;
     if ((op.code != tfl::BuiltinOperator_PAD && !v2) || op.inputs.size() < 2 || op.outputs.size() != 1) return {};
     const int32_t x = op.inputs[0], paddings = op.inputs[1];
     if (x < 0 || paddings < 0 || !known[paddings] || tensors[x].dtype != tfl::TensorType_FLOAT32 ||
         tensors[x].rank() != 4 || tensors[paddings].num_elements() != 8)
       return {};
+    SpatialPad pad;
     if (v2 && op.inputs.size() > 2 && op.inputs[2] >= 0) {
       const Tensor& value = tensors[op.inputs[2]];
-      if (!known[op.inputs[2]] || value.dtype != tfl::TensorType_FLOAT32 || value.num_elements() != 1 ||
-          __builtin_bit_cast(uint32_t, value.as<float>()[0]) != 0u)
-        return {};
+      if (!known[op.inputs[2]] || value.dtype != tfl::TensorType_FLOAT32 || value.num_elements() != 1) return {};
+      pad.value = value.as<float>()[0];
     }
     int64_t p[8];
     for (int i = 0; i < 8; ++i) {
@@ -234,13 +237,28 @@ struct Interpreter::Impl {
       if (p[i] < 0 || p[i] > (1 << 20)) return {};
     }
     if (p[0] || p[1] || p[6] || p[7]) return {};  // batch or channels
-    return std::array<int, 4>{static_cast<int>(p[2]), static_cast<int>(p[3]), static_cast<int>(p[4]),
-                              static_cast<int>(p[5])};
+    pad.amounts = {static_cast<int>(p[2]), static_cast<int>(p[3]), static_cast<int>(p[4]), static_cast<int>(p[5])};
+    return pad;
   }
 
-  // Skips the zero PADs in front of convolutions (the explicit padding ONNX
-  // exports need where TFLite's SAME differs): the convolution treats the
-  // taps in the padding as its own, so the padded copy is never written.
+  // Whether `reader` gives the same values reading the PAD's input with the
+  // padding as taps outside it: a convolution's outside taps are +0 (-0
+  // would change the sign of an all-zero sum); a MAX_POOL_2D's are never
+  // taken, as a tap of -FLT_MAX (ONNX MaxPool's lowering) or -inf never
+  // wins over its running max, which starts at -FLT_MAX.
+  static bool ReadsPadAsOutside(const ir::Op& reader, float value) {
+    switch (reader.code) {
+      case tfl::BuiltinOperator_CONV_2D:
+      case tfl::BuiltinOperator_DEPTHWISE_CONV_2D: return __builtin_bit_cast(uint32_t, value) == 0u;
+      case tfl::BuiltinOperator_MAX_POOL_2D: return value == std::numeric_limits<float>::lowest() || value == -INFINITY;
+      default: return false;
+    }
+  }
+
+  // Skips the PADs in front of convolutions and max pools (the explicit
+  // padding ONNX exports need where TFLite's SAME differs) whose padding
+  // reads as the op's own (ReadsPadAsOutside), so the padded copy is never
+  // written.
   // Not when the PAD's output is rounded to half and its input is not
   // (fp16-fused), which would skip a rounding.
   void AbsorbPads(const std::vector<bool>& known) {
@@ -249,19 +267,18 @@ struct Interpreter::Impl {
     for (int i : run_order) {
       const ir::Op& pad = g.ops[i];
       if (pad.code != tfl::BuiltinOperator_PAD && pad.code != tfl::BuiltinOperator_PADV2) continue;
-      const auto amounts = SpatialZeroPad(pad, known);
-      if (!amounts) continue;
+      const auto spatial = SpatialConstantPad(pad, known);
+      if (!spatial) continue;
       const int32_t x = pad.inputs[0], t = pad.outputs[0];
       if (consumers[t].size() != 1 || g.IsGraphOutput(t) || stored_in_half[x] != stored_in_half[t]) continue;
       const int c = consumers[t][0];
       const ir::Op& conv = g.ops[c];
-      if ((conv.code != tfl::BuiltinOperator_CONV_2D && conv.code != tfl::BuiltinOperator_DEPTHWISE_CONV_2D) ||
-          conv.inputs.empty() || conv.inputs[0] != t || std::count(conv.inputs.begin(), conv.inputs.end(), t) != 1 ||
-          absorbed_pad[c] >= 0)
+      if (!ReadsPadAsOutside(conv, spatial->value) || conv.inputs.empty() || conv.inputs[0] != t ||
+          std::count(conv.inputs.begin(), conv.inputs.end(), t) != 1 || absorbed_pad[c] >= 0)
         continue;
       skipped_pad[i] = true;
       absorbed_pad[c] = i;
-      absorbed_amounts[c] = *amounts;
+      absorbed_amounts[c] = spatial->amounts;
     }
   }
 

@@ -44,9 +44,10 @@ struct KernelContext {
   // Per tensor: its value is fixed for the interpreter's life (a constant, or
   // folded from constants at prepare time).
   const std::vector<bool>* fixed = nullptr;
-  // CONV_2D and DEPTHWISE_CONV_2D only: input(0) is the input of a zero PAD
-  // the interpreter skipped (AbsorbedPads), to be read as if padded by
-  // {top, bottom, left, right}. All zero otherwise.
+  // CONV_2D, DEPTHWISE_CONV_2D and MAX_POOL_2D only: input(0) is the input
+  // of a PAD the interpreter skipped (AbsorbPads), to be read as if padded
+  // by {top, bottom, left, right}, the padding's taps being outside the
+  // input. All zero otherwise.
   std::array<int, 4> input_pad{};
 
   const Tensor& input(int i) const { return *in.at(i); }

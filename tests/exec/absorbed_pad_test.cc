@@ -6,6 +6,9 @@
 // PAD's output.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "gpuclean/builder.h"
 #include "gpuclean/exec.h"
 #include "support/arrays.h"
@@ -97,6 +100,37 @@ TEST(AbsorbedPad, ATappedRunSeesThePaddedTensor) {
       },
       exec::Tapping::kAsUntapped);
   EXPECT_EQ(pads_tapped, 0);
+}
+
+// ONNX MaxPool's padding: PADV2 with -FLT_MAX, then a VALID MAX_POOL_2D.
+// Such a tap never wins over the pool's running max (it starts at
+// -FLT_MAX), so skipping the PAD gives the same bits, -inf inputs and
+// windows wholly in the padding included.
+ir::Model PaddedMaxPool(float value, bool pad_read_twice = false) {
+  GraphBuilder b;
+  const int x = b.Input("x", kF32, {1, 7, 6, 4});
+  const int padded = b.PadV2(x, {{0, 0}, {1, 1}, {3, 0}, {0, 0}}, value);
+  b.Output(b.MaxPool2D(padded, tfl::Padding_VALID, 2, 2, 3, 3));
+  if (pad_read_twice) b.Output(padded);
+  return b.Finish();
+}
+
+TEST(AbsorbedPad, AMaxPoolReadsThroughItsLowestValuePadBitForBit) {
+  const ir::Model skipped = PaddedMaxPool(std::numeric_limits<float>::lowest());
+  ASSERT_EQ(exec::Interpreter(std::make_shared<const ir::Model>(skipped)).ops_skipped(), 1);
+  const ir::Model kept = PaddedMaxPool(std::numeric_limits<float>::lowest(), true);
+  ASSERT_EQ(exec::Interpreter(std::make_shared<const ir::Model>(kept)).ops_skipped(), 0);
+  std::vector<float> values = ValuesOf<float>(RandomF32(std::vector<int>{1, 7, 6, 4}, 8, -3.0f, 3.0f));
+  for (int i = 0; i < 24; ++i) values[i] = -INFINITY;  // the first row all -inf
+  const npy::Array x = F32(std::vector<int>{1, 7, 6, 4}, values);
+  for (exec::Precision p : {exec::Precision::kFp32, exec::Precision::kFp16Storage, exec::Precision::kFp16Compute}) {
+    SCOPED_TRACE(std::string(exec::PrecisionName(p)));
+    ExpectArrayNear(RunOurs(skipped, {x}, {.precision = p}).at(0), RunOurs(kept, {x}, {.precision = p}).at(0));
+  }
+  ExpectMatchesLiteRt(skipped, {x});
+  EXPECT_EQ(exec::Interpreter(std::make_shared<const ir::Model>(PaddedMaxPool(-INFINITY))).ops_skipped(), 1);
+  EXPECT_EQ(exec::Interpreter(std::make_shared<const ir::Model>(PaddedMaxPool(0.0f))).ops_skipped(), 0)
+      << "a zero tap can win a max";
 }
 
 TEST(AbsorbedPad, APadWithAnotherValueOrAnotherReaderRuns) {

@@ -66,8 +66,7 @@ TEST(FoldBias, MatMulAddReluBecomesOneFullyConnected) {
       ASSERT_EQ(op.inputs.size(), 3u);
       ASSERT_GE(op.inputs[2], 0);
       EXPECT_EQ(r.model.main().tensors[op.inputs[2]].shape, (std::vector<int32_t>{6}));
-      EXPECT_EQ(op.options.AsFullyConnectedOptions()->fused_activation_function,
-                tfl::ActivationFunctionType_RELU);
+      EXPECT_EQ(op.options.AsFullyConnectedOptions()->fused_activation_function, tfl::ActivationFunctionType_RELU);
     }
     testing::ExpectMatchesLiteRt(r.model, {Input(3)});
   }
@@ -79,8 +78,7 @@ TEST(FoldBias, AnAddOfAFullTensorOrAMatMulReadTwiceStays) {
   ASSERT_TRUE(full.report.proven) << full.report.RenderText();
   EXPECT_EQ(OpsOut(full, "ADD"), 1) << full.report.RenderText();
   EXPECT_EQ(OpsOut(full, "RELU"), 0) << "the Relu still folds into the ADD";
-  const convert::Result twice =
-      testing::ConvertWithoutTarget(DenseLayer(BiasShape::kRow, true), "twice.onnx", dir);
+  const convert::Result twice = testing::ConvertWithoutTarget(DenseLayer(BiasShape::kRow, true), "twice.onnx", dir);
   ASSERT_TRUE(twice.report.proven) << twice.report.RenderText();
   EXPECT_EQ(OpsOut(twice, "ADD"), 1) << twice.report.RenderText();
 }

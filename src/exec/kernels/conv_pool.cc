@@ -133,8 +133,9 @@ void EvalPool2D(KernelContext& ctx, PoolKind kind) {
   g.fw = o.filter_width;
   g.stride_h = o.stride_h;
   g.stride_w = o.stride_w;
-  g.pad_top = PaddingBefore(g.in_h, g.fh, g.stride_h, 1, g.out_h);
-  g.pad_left = PaddingBefore(g.in_w, g.fw, g.stride_w, 1, g.out_w);
+  const auto& pad = ctx.input_pad;  // MAX_POOL_2D after a skipped PAD (interpreter.cc)
+  g.pad_top = pad[0] + PaddingBefore(g.in_h + pad[0] + pad[1], g.fh, g.stride_h, 1, g.out_h);
+  g.pad_left = pad[2] + PaddingBefore(g.in_w + pad[2] + pad[3], g.fw, g.stride_w, 1, g.out_w);
   Pool2D(ctx.pool, in.as<float>(), g, kind, ActivationClamp(o.fused_activation_function), out.as<float>());
 }
 
