@@ -28,6 +28,22 @@ TEST(Round, TiesGoToEven) {
   EXPECT_EQ(std::vector<float>(out.as<float>(), out.as<float>() + 4), (std::vector<float>{0.0f, 2.0f, 2.0f, -2.0f}));
 }
 
+// The sign of a zero result: LiteRT's floor form gives +0 from a non-zero x
+// and keeps -0 itself.
+TEST(Round, ZeroResultsTakeLiteRtsSign) {
+  GraphBuilder b;
+  const int x = b.Input("x", kF32, {4});
+  b.Output(OpRound(b, x));
+  exec::Interpreter interp(std::make_shared<const ir::Model>(b.Finish()));
+  interp.SetInput(0, F32({4}, {-0.3f, -0.5f, -0.0f, 0.0f}));
+  interp.Invoke();
+  const npy::Array out = interp.Output(0);
+  EXPECT_FALSE(std::signbit(out.as<float>()[0]));
+  EXPECT_FALSE(std::signbit(out.as<float>()[1]));
+  EXPECT_TRUE(std::signbit(out.as<float>()[2]));
+  EXPECT_FALSE(std::signbit(out.as<float>()[3]));
+}
+
 TEST(Round, RejectsNonFloat) {
   GraphBuilder b;
   b.Output(OpRound(b, b.Input("x", kI32, {3})));

@@ -82,6 +82,40 @@ float ContiguousLaneSum(const float* x, int64_t n) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
+// REDUCE_MAX and REDUCE_MIN: `a` stays unless `x` wins (NaN never does).
+struct ReduceMaxOp {
+  template <typename A>
+  A operator()(A a, A x) const {
+    return x > a ? x : a;
+  }
+};
+struct ReduceMinOp {
+  template <typename A>
+  A operator()(A a, A x) const {
+    return x < a ? x : a;
+  }
+};
+
+// A whole float tensor through REDUCE_MAX/MIN's `op` (keeps `a` unless `x`
+// wins, so NaN never wins) in 16 lanes, each started at x[0] and fed every
+// 16th element after it, folded in lane order: the value the element-order
+// fold gives (NaN when x[0] is, as there), at vector speed where a
+// loop-carried compare is one latency per element (a quantized model's
+// per-tensor min and max). Only which of +0 and -0 ties for the result may
+// differ.
+template <typename Op>
+float LaneFold(const float* x, int64_t n, Op op) {
+  float lane[16];
+  for (float& l : lane) l = x[0];
+  int64_t i = 1;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) lane[j] = op(lane[j], x[i + j]);
+  for (int j = 0; i < n; ++i, ++j) lane[j] = op(lane[j], x[i]);
+  float a = lane[0];
+  for (int j = 1; j < 16; ++j) a = op(a, lane[j]);
+  return a;
+}
+
 // Folds the input into `acc` (one accumulator per output element, already
 // holding the initial value) in the input's row-major order, so every output
 // sees its elements in the same order as LiteRT's reference reducer; float
@@ -122,6 +156,9 @@ void ReduceInto(ThreadPool& pool, const ReducePlan& p, const T* in, Acc* acc, Op
     for (int64_t d : p.n) total *= d;
     if constexpr (std::is_same_v<Op, ReduceFloatSum>) {
       acc[0] = ContiguousLaneSum(in, total);
+    } else if constexpr (std::is_same_v<T, float> && std::is_same_v<Acc, float> &&
+                         (std::is_same_v<Op, ReduceMaxOp> || std::is_same_v<Op, ReduceMinOp>)) {
+      acc[0] = LaneFold(in, total, op);
     } else {
       Acc a = static_cast<Acc>(in[0]);
       for (int64_t i = 1; i < total; ++i) a = op(a, static_cast<Acc>(in[i]));
@@ -196,8 +233,8 @@ void ReduceTyped(KernelContext& ctx, ReduceKind kind, const ReducePlan& p, int64
         ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return ew::WrapAdd(a, x); });
       break;
     case ReduceKind::kProd: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return ew::WrapMul(a, x); }); break;
-    case ReduceKind::kMax: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x > a ? x : a; }); break;
-    case ReduceKind::kMin: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return x < a ? x : a; }); break;
+    case ReduceKind::kMax: ReduceInto(ctx.pool, p, in, acc, ReduceMaxOp{}); break;
+    case ReduceKind::kMin: ReduceInto(ctx.pool, p, in, acc, ReduceMinOp{}); break;
     case ReduceKind::kAny: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return Acc(a || x); }); break;
     case ReduceKind::kAll: ReduceInto(ctx.pool, p, in, acc, [](Acc a, Acc x) { return Acc(a && x); }); break;
   }

@@ -22,10 +22,23 @@ float Floor(float x) { return std::floor(x); }
 float Ceil(float x) { return std::ceil(x); }
 // To the nearest integer, ties to even: LiteRT's RoundToNearest (floor, then
 // up when the rest is over a half, or exactly a half with an odd floor).
-// nearbyint in the default rounding mode gives the same values at a fraction
-// of the cost (fmod was most of a quantized model's run); LiteRT's floor form
-// never yields -0 from a non-zero x, so neither does this (`+ 0.0f`).
-float Round(float x) { return x == 0.0f ? x : std::nearbyint(x) + 0.0f; }
+// Adding and subtracting 2^23 rounds |x| < 2^23 the same way (the add rounds
+// ties to even in the default mode; from 2^23 on every float is an
+// integer). The choices are made on the bits, so the loop vectorises (a
+// float compare may trap, and GCC keeps it a branch): fmod, then a
+// nearbyint call per element, were most of a quantized model's ROUND time.
+// x stays itself at +-0, from 2^23 on, at infinities and NaN; a zero result
+// from a non-zero x is +0, as LiteRT's floor form gives.
+float Round(float x) {
+  constexpr float kTwo23 = 8388608.0f;
+  constexpr uint32_t kTwo23Bits = 0x4B000000u, kSign = 0x80000000u;
+  const uint32_t bits = __builtin_bit_cast(uint32_t, x), magnitude = bits & ~kSign;
+  const float a = __builtin_bit_cast(float, magnitude);
+  const uint32_t rounded = __builtin_bit_cast(uint32_t, (a + kTwo23) - kTwo23);
+  const uint32_t with_sign = rounded | (rounded != 0 ? bits & kSign : 0u);
+  const bool itself = magnitude >= kTwo23Bits || magnitude == 0;
+  return __builtin_bit_cast(float, itself ? bits : with_sign);
+}
 
 // ABS: float32 and int32 (|INT_MIN| wraps to INT_MIN).
 void EvalAbs(KernelContext& ctx) {
