@@ -60,7 +60,8 @@ struct InterpreterOptions {
 using TapFn = std::function<void(int op_index, int tensor_index, const Tensor& value)>;
 
 // What a tapped Invoke computes. Untapped runs skip work whose result only
-// a tap would see (a zero PAD whose convolution pads as it reads):
+// a tap would see (a zero PAD whose convolution pads as it reads, the
+// LOGISTIC of a SiLU the MUL computes whole):
 // kEveryTensor computes it so every tensor is tapped; kAsUntapped taps only
 // the ops an untapped run computes (per-op timing).
 enum class Tapping { kEveryTensor, kAsUntapped };
@@ -85,7 +86,8 @@ class Interpreter {
   const Tensor& tensor(int tensor_index) const;
 
   size_t arena_bytes() const;
-  // Ops computed once at prepare (constants only), and ops an untapped run skips.
+  // Ops computed once at prepare (constants only), and ops an untapped run
+  // skips (a PAD its reader pads through, a LOGISTIC its SiLU MUL computes).
   int ops_folded() const;
   int ops_skipped() const;
   size_t folded_const_bytes() const;

@@ -62,7 +62,7 @@ struct BenchResult {
   std::vector<OpTime> by_op;        // by_op: per op type, slowest first
   std::vector<OpTime> slowest_ops;  // by_op: the ten slowest single ops
   int ops_at_prepare = 0;           // by_op: ops on constants only, computed once before the runs
-  int ops_skipped = 0;              // by_op: zero PADs their convolutions read through
+  int ops_skipped = 0;              // by_op: ops an untapped run skips (Interpreter::ops_skipped)
 };
 
 // Runs 1 + warmup + repeat times. Error(kUsage) for repeat < 1, warmup < 0,

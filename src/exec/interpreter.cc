@@ -66,7 +66,9 @@ struct Interpreter::Impl {
   // Per op: a zero PAD whose only reader, a convolution, reads the PAD's
   // input instead and pads as it convolves; the PAD runs only when a tap
   // wants its output.
-  std::vector<bool> skipped_pad;
+  std::vector<bool> skipped;
+  // Per op: a MUL(x, LOGISTIC(x)) whose LOGISTIC is skipped: x, or -1.
+  std::vector<int32_t> silu_input;
   // Per op: the convolution's skipped PAD (its index), or -1, and its amounts.
   std::vector<int> absorbed_pad;
   std::vector<std::array<int, 4>> absorbed_amounts;
@@ -75,6 +77,7 @@ struct Interpreter::Impl {
   uint8_t* arena = nullptr;
   size_t arena_size = 0;
   std::unique_ptr<ThreadPool> pool;
+  const Kernel fused_silu_kernel = kernels::FusedSiluKernel();
   MemoryCharge charge;  // the owned copies and the arena, while this interpreter lives
 
   uint8_t* Own(size_t bytes) {
@@ -128,7 +131,8 @@ struct Interpreter::Impl {
 
     const std::vector<int> order = g.TopologicalOrder();
     kernels.assign(g.ops.size(), nullptr);
-    skipped_pad.assign(g.ops.size(), false);  // AbsorbPads, after folding
+    skipped.assign(g.ops.size(), false);  // AbsorbPads and FuseSilu, after folding
+    silu_input.assign(g.ops.size(), -1);
     absorbed_pad.assign(g.ops.size(), -1);
     absorbed_amounts.assign(g.ops.size(), {});
     for (int i : order) {
@@ -204,6 +208,7 @@ struct Interpreter::Impl {
       }
     }
     AbsorbPads(known);
+    FuseSilu();
     PlanArena(known);
     fixed = std::move(known);
   }
@@ -255,6 +260,33 @@ struct Interpreter::Impl {
     }
   }
 
+  // SiLU as exporters write it, MUL(x, LOGISTIC(x)), whose LOGISTIC output
+  // only that MUL reads: the LOGISTIC is skipped and the MUL computes
+  // x * sigmoid(x) in one pass (FusedSiluKernel), the same fp32 operations.
+  // fp32 only: the other modes round the sigmoid to half in between.
+  void FuseSilu() {
+    const ir::Subgraph& g = *graph;
+    if (options.precision != Precision::kFp32) return;
+    const std::vector<std::vector<int>> consumers = g.Consumers();
+    for (int i : run_order) {
+      const ir::Op& logistic = g.ops[i];
+      if (logistic.code != tfl::BuiltinOperator_LOGISTIC || logistic.inputs.size() != 1 ||
+          logistic.outputs.size() != 1 || skipped[i])
+        continue;
+      const int32_t x = logistic.inputs[0], s = logistic.outputs[0];
+      if (x < 0 || tensors[x].dtype != tfl::TensorType_FLOAT32 || consumers[s].size() != 1 || g.IsGraphOutput(s))
+        continue;
+      const int m = consumers[s][0];
+      const ir::Op& mul = g.ops[m];
+      if (mul.code != tfl::BuiltinOperator_MUL || mul.inputs.size() != 2 || mul.outputs.size() != 1 ||
+          !((mul.inputs[0] == x && mul.inputs[1] == s) || (mul.inputs[0] == s && mul.inputs[1] == x)) ||
+          tensors[mul.outputs[0]].shape != tensors[x].shape || absorbed_pad[m] >= 0 || silu_input[m] >= 0)
+        continue;
+      skipped[i] = true;
+      silu_input[m] = x;
+    }
+  }
+
   // Skips the PADs in front of convolutions and max pools (the explicit
   // padding ONNX exports need where TFLite's SAME differs) whose padding
   // reads as the op's own (ReadsPadAsOutside), so the padded copy is never
@@ -276,7 +308,7 @@ struct Interpreter::Impl {
       if (!ReadsPadAsOutside(conv, spatial->value) || conv.inputs.empty() || conv.inputs[0] != t ||
           std::count(conv.inputs.begin(), conv.inputs.end(), t) != 1 || absorbed_pad[c] >= 0)
         continue;
-      skipped_pad[i] = true;
+      skipped[i] = true;
       absorbed_pad[c] = i;
       absorbed_amounts[c] = spatial->amounts;
     }
@@ -303,11 +335,16 @@ struct Interpreter::Impl {
     ctx.in.reserve(op.inputs.size());
     for (int32_t t : op.inputs) ctx.in.push_back(t >= 0 ? &tensors[t] : nullptr);
     for (int32_t t : op.outputs) ctx.out.push_back(&tensors[t]);
+    const Kernel* kernel = kernels[index];
+    if (const int32_t x = silu_input[index]; x >= 0) {
+      ctx.in = {&tensors[x]};
+      kernel = &fused_silu_kernel;
+    }
     if (const int pad = absorbed_pad[index]; pad >= 0) {
       ctx.in[0] = &tensors[graph->ops[pad].inputs[0]];
       ctx.input_pad = absorbed_amounts[index];
     }
-    kernels[index]->eval(ctx);
+    kernel->eval(ctx);
     for (int32_t t : op.outputs)
       if (stored_in_half[t]) RoundToHalf(tensors[t]);
   }
@@ -436,7 +473,7 @@ const Tensor& Interpreter::tensor(int tensor_index) const { return impl_->tensor
 size_t Interpreter::arena_bytes() const { return impl_->arena_size; }
 int Interpreter::ops_folded() const { return static_cast<int>(impl_->graph->ops.size() - impl_->run_order.size()); }
 int Interpreter::ops_skipped() const {
-  return static_cast<int>(std::count(impl_->skipped_pad.begin(), impl_->skipped_pad.end(), true));
+  return static_cast<int>(std::count(impl_->skipped.begin(), impl_->skipped.end(), true));
 }
 size_t Interpreter::folded_const_bytes() const { return impl_->folded_bytes; }
 
@@ -460,7 +497,7 @@ void Interpreter::SetInput(int index, const npy::Array& value) {
 void Interpreter::Invoke(const TapFn& tap, Tapping tapping) {
   const bool compute_skipped = tap && tapping == Tapping::kEveryTensor;
   for (int i : impl_->run_order) {
-    if (impl_->skipped_pad[i] && !compute_skipped) continue;
+    if (impl_->skipped[i] && !compute_skipped) continue;
     impl_->Eval(i);
     if (tap)
       for (int32_t t : impl_->graph->ops[i].outputs) tap(i, t, impl_->tensors[t]);

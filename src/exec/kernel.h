@@ -68,6 +68,11 @@ struct Kernel {
 
 // nullptr when no kernel exists for the op.
 const Kernel* FindKernel(const ir::Op& op);
+// MUL(x, LOGISTIC(x)) with the LOGISTIC skipped (Interpreter, FuseSilu):
+// input(0) is x (logistic.cc).
+namespace kernels {
+Kernel FusedSiluKernel();
+}
 
 // Throws the standard "unsupported" error for an op at a node.
 [[noreturn]] void ThrowUnsupportedDtype(const ir::Subgraph& graph, const ir::Op& op, ir::DType dtype);

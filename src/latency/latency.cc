@@ -225,7 +225,8 @@ std::string RenderText(const BenchResult& r) {
   if (r.ops_at_prepare > 0)
     s += fmt::format("  ({} op(s) on constants only were computed once, before the runs)\n", r.ops_at_prepare);
   if (r.ops_skipped > 0)
-    s += fmt::format("  ({} zero PAD(s) not run: their convolutions read the unpadded input)\n", r.ops_skipped);
+    s += fmt::format("  ({} op(s) not run: PADs their readers pad through, LOGISTICs computed by their SiLU MUL)\n",
+                     r.ops_skipped);
   for (const OpTime& t : r.by_op)
     s += fmt::format("  {:<24} {:>5} op(s) {:>12} {:>5.1f}%\n", t.op, t.count, Ms(t.ms),
                      total > 0 ? 100 * t.ms / total : 0);

@@ -57,8 +57,44 @@ void EvalLogistic(KernelContext& ctx) {
                        [&](int64_t begin, int64_t end) { SigmoidRun(in + begin, out + begin, end - begin); });
 }
 
+// MUL(x, LOGISTIC(x)) (SiLU, Swish) whose LOGISTIC the interpreter skipped:
+// input(0) is x; x * Sigmoid(x) per element, then the MUL's clamp, in one
+// pass: the same fp32 operations as the two ops, without writing and reading
+// back the sigmoid tensor (the pair was two fifths of efficientnet_b0).
+// Clamp's std::min(std::max(v, lo), hi), written out: the common header's is
+// compiled with trapping math and is not inlined into this file's clones.
+inline float ClampSilu(float v, float lo, float hi) {
+  const float m = v < lo ? lo : v;
+  return hi < m ? hi : m;
+}
+
+GPUCLEAN_LOGISTIC_CLONES void SiluRun(const float* x, float* z, int64_t n, float lo, float hi) {
+  constexpr int kBlock = 16;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    float a[kBlock], c[kBlock];
+    for (int j = 0; j < kBlock; ++j) a[j] = x[i + j];
+    for (int j = 0; j < kBlock; ++j) c[j] = ClampSilu(a[j] * Sigmoid(a[j]), lo, hi);
+    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
+  }
+  for (; i < n; ++i) z[i] = ClampSilu(x[i] * Sigmoid(x[i]), lo, hi);
+}
+
+void EvalFusedSilu(KernelContext& ctx) {
+  const float* in = ctx.input(0).as<float>();
+  float* out = ctx.output(0).as<float>();
+  const int64_t n = ctx.output(0).num_elements();
+  if (ctx.input(0).num_elements() != n)
+    ThrowInternal(fmt::format("{}: input has {} elements, output {}", OpLabel(ctx), ctx.input(0).num_elements(), n));
+  const auto* o = ctx.op.options.AsMulOptions();
+  const Range<float> r = ActivationRange<float>(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
+  ctx.pool.ParallelFor(n, ew::kGrain,
+                       [&](int64_t begin, int64_t end) { SiluRun(in + begin, out + begin, end - begin, r.lo, r.hi); });
+}
+
 }  // namespace
 
 Kernel LogisticKernel() { return {ew::CheckFloatUnary, EvalLogistic}; }
+Kernel FusedSiluKernel() { return {nullptr, EvalFusedSilu}; }
 
 }  // namespace gpuclean::exec::kernels
