@@ -31,13 +31,26 @@ tfl::ActivationFunctionType* FreeActivationSlot(ir::Op& op) {
 
 }  // namespace
 
-std::vector<FoldedOp> FoldActivations(ir::Subgraph& graph) {
-  std::vector<FoldedOp> unwritten;
-  const std::vector<std::vector<int>> consumers = graph.Consumers();
+std::vector<int> ProducerOfEachTensor(const ir::Subgraph& graph) {
   std::vector<int> producer(graph.tensors.size(), -1);
   for (size_t i = 0; i < graph.ops.size(); ++i)
     for (int32_t t : graph.ops[i].outputs)
       if (t >= 0) producer[static_cast<size_t>(t)] = static_cast<int>(i);
+  return producer;
+}
+
+void DropOps(ir::Subgraph& graph, const std::vector<bool>& drop) {
+  std::vector<ir::Op> kept;
+  kept.reserve(graph.ops.size());
+  for (size_t i = 0; i < graph.ops.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(graph.ops[i]));
+  graph.ops = std::move(kept);
+}
+
+std::vector<FoldedOp> FoldActivations(ir::Subgraph& graph) {
+  std::vector<FoldedOp> unwritten;
+  const std::vector<std::vector<int>> consumers = graph.Consumers();
+  const std::vector<int> producer = ProducerOfEachTensor(graph);
   std::vector<bool> folded(graph.ops.size(), false);
   for (size_t a = 0; a < graph.ops.size(); ++a) {
     const ir::Op& activation = graph.ops[a];
@@ -58,13 +71,7 @@ std::vector<FoldedOp> FoldActivations(ir::Subgraph& graph) {
     unwritten.push_back(
         {graph.tensors[static_cast<size_t>(t)].name, graph.tensors[static_cast<size_t>(activation.outputs[0])].name});
   }
-  // All at once: until its activation op goes, each folded pair has two
-  // writers of one tensor.
-  std::vector<ir::Op> kept;
-  kept.reserve(graph.ops.size() - unwritten.size());
-  for (size_t i = 0; i < graph.ops.size(); ++i)
-    if (!folded[i]) kept.push_back(std::move(graph.ops[i]));
-  graph.ops = std::move(kept);
+  DropOps(graph, folded);
   return unwritten;
 }
 

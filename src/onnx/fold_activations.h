@@ -20,6 +20,12 @@ struct FoldedOp {
   std::string kept;  // the folded op's output, now the producer's
 };
 
+// The op writing each tensor (-1: none), and `graph` without the ops
+// `drop` marks, removed at once (each fold leaves two writers of one
+// tensor until its op goes): the two steps every fold here shares.
+std::vector<int> ProducerOfEachTensor(const ir::Subgraph& graph);
+void DropOps(ir::Subgraph& graph, const std::vector<bool>& drop);
+
 // Folds every such pair in `graph`: the activation's output tensor, with its
 // name, becomes the producer's output; the producer's own output tensor is
 // left unreferenced.

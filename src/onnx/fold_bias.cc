@@ -32,10 +32,7 @@ bool IsRowOfN(const ir::Tensor& c, int32_t n) {
 std::vector<FoldedOp> FoldBiasAdds(ir::Subgraph& graph) {
   std::vector<FoldedOp> out;
   const std::vector<std::vector<int>> consumers = graph.Consumers();
-  std::vector<int> producer(graph.tensors.size(), -1);
-  for (size_t i = 0; i < graph.ops.size(); ++i)
-    for (int32_t t : graph.ops[i].outputs)
-      if (t >= 0) producer[static_cast<size_t>(t)] = static_cast<int>(i);
+  const std::vector<int> producer = ProducerOfEachTensor(graph);
   std::vector<bool> folded(graph.ops.size(), false);
   for (size_t a = 0; a < graph.ops.size(); ++a) {
     const ir::Op& add = graph.ops[a];
@@ -72,11 +69,7 @@ std::vector<FoldedOp> FoldBiasAdds(ir::Subgraph& graph) {
       break;
     }
   }
-  std::vector<ir::Op> kept;  // all at once, as FoldActivations
-  kept.reserve(graph.ops.size() - out.size());
-  for (size_t i = 0; i < graph.ops.size(); ++i)
-    if (!folded[i]) kept.push_back(std::move(graph.ops[i]));
-  graph.ops = std::move(kept);
+  DropOps(graph, folded);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include "gpuclean/convert.h"
 #include "onnx/onnx_test_model.h"
+#include "onnx/op_test_util.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
 
@@ -16,11 +17,6 @@ namespace {
 
 using testing::OnnxTestModel;
 using testing::RandomValues;
-
-int CountOut(const convert::Result& r, const std::string& op) {
-  const auto it = r.report.ops_out.find(op);
-  return it == r.report.ops_out.end() ? 0 : it->second;
-}
 
 tfl::ActivationFunctionType ActivationOf(const ir::Model& m, tfl::BuiltinOperator code) {
   for (const ir::Op& op : m.main().ops) {
@@ -62,8 +58,8 @@ TEST(FoldActivations, EachActivationBecomesItsProducersFusedActivation) {
   testing::TempDir dir;
   const convert::Result r = testing::ConvertWithoutTarget(Chain(false), "chain.onnx", dir);
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
-  EXPECT_EQ(CountOut(r, "RELU"), 0) << r.report.RenderText();
-  EXPECT_EQ(CountOut(r, "RELU6"), 0) << r.report.RenderText();
+  EXPECT_EQ(testing::CountOp(r.report, "RELU"), 0) << r.report.RenderText();
+  EXPECT_EQ(testing::CountOp(r.report, "RELU6"), 0) << r.report.RenderText();
   EXPECT_EQ(ActivationOf(r.model, tfl::BuiltinOperator_CONV_2D), tfl::ActivationFunctionType_RELU);
   EXPECT_EQ(ActivationOf(r.model, tfl::BuiltinOperator_FULLY_CONNECTED), tfl::ActivationFunctionType_RELU6);
   EXPECT_EQ(ActivationOf(r.model, tfl::BuiltinOperator_ADD), tfl::ActivationFunctionType_RELU);
@@ -85,7 +81,7 @@ TEST(FoldActivations, AnActivationWhoseInputIsReadElsewhereStays) {
   testing::TempDir dir;
   const convert::Result r = testing::ConvertWithoutTarget(Chain(true), "read_twice.onnx", dir);
   ASSERT_TRUE(r.report.proven) << r.report.RenderText();
-  EXPECT_EQ(CountOut(r, "RELU"), 1) << r.report.RenderText();
+  EXPECT_EQ(testing::CountOp(r.report, "RELU"), 1) << r.report.RenderText();
   EXPECT_EQ(ActivationOf(r.model, tfl::BuiltinOperator_CONV_2D), tfl::ActivationFunctionType_NONE);
   EXPECT_EQ(ActivationOf(r.model, tfl::BuiltinOperator_ADD), tfl::ActivationFunctionType_RELU);
 }

@@ -9,6 +9,7 @@
 
 #include "gpuclean/convert.h"
 #include "onnx/onnx_test_model.h"
+#include "onnx/op_test_util.h"
 #include "support/conformance.h"
 #include "support/test_support.h"
 
@@ -17,11 +18,6 @@ namespace {
 
 using testing::OnnxTestModel;
 using testing::RandomValues;
-
-int OpsOut(const convert::Result& r, const std::string& op) {
-  const auto it = r.report.ops_out.find(op);
-  return it == r.report.ops_out.end() ? 0 : it->second;
-}
 
 enum class BiasShape { kRow, kRank3Row, kFull };
 
@@ -58,9 +54,9 @@ TEST(FoldBias, MatMulAddReluBecomesOneFullyConnected) {
   for (BiasShape shape : {BiasShape::kRow, BiasShape::kRank3Row}) {
     const convert::Result r = testing::ConvertWithoutTarget(DenseLayer(shape), "dense.onnx", dir);
     ASSERT_TRUE(r.report.proven) << r.report.RenderText();
-    EXPECT_EQ(OpsOut(r, "ADD"), 0) << r.report.RenderText();
-    EXPECT_EQ(OpsOut(r, "RELU"), 0) << r.report.RenderText();
-    ASSERT_EQ(OpsOut(r, "FULLY_CONNECTED"), 1) << r.report.RenderText();
+    EXPECT_EQ(testing::CountOp(r.report, "ADD"), 0) << r.report.RenderText();
+    EXPECT_EQ(testing::CountOp(r.report, "RELU"), 0) << r.report.RenderText();
+    ASSERT_EQ(testing::CountOp(r.report, "FULLY_CONNECTED"), 1) << r.report.RenderText();
     for (const ir::Op& op : r.model.main().ops) {
       if (op.code != tfl::BuiltinOperator_FULLY_CONNECTED) continue;
       ASSERT_EQ(op.inputs.size(), 3u);
@@ -76,11 +72,11 @@ TEST(FoldBias, AnAddOfAFullTensorOrAMatMulReadTwiceStays) {
   testing::TempDir dir;
   const convert::Result full = testing::ConvertWithoutTarget(DenseLayer(BiasShape::kFull), "full.onnx", dir);
   ASSERT_TRUE(full.report.proven) << full.report.RenderText();
-  EXPECT_EQ(OpsOut(full, "ADD"), 1) << full.report.RenderText();
-  EXPECT_EQ(OpsOut(full, "RELU"), 0) << "the Relu still folds into the ADD";
+  EXPECT_EQ(testing::CountOp(full.report, "ADD"), 1) << full.report.RenderText();
+  EXPECT_EQ(testing::CountOp(full.report, "RELU"), 0) << "the Relu still folds into the ADD";
   const convert::Result twice = testing::ConvertWithoutTarget(DenseLayer(BiasShape::kRow, true), "twice.onnx", dir);
   ASSERT_TRUE(twice.report.proven) << twice.report.RenderText();
-  EXPECT_EQ(OpsOut(twice, "ADD"), 1) << twice.report.RenderText();
+  EXPECT_EQ(testing::CountOp(twice.report, "ADD"), 1) << twice.report.RenderText();
 }
 
 }  // namespace
