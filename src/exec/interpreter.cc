@@ -63,9 +63,8 @@ struct Interpreter::Impl {
   std::vector<bool> stored_in_half;
   std::vector<bool> fixed;         // per tensor: value fixed at prepare time
   std::vector<std::any> op_state;  // per op: KernelContext::state
-  // Per op: a zero PAD whose only reader, a convolution, reads the PAD's
-  // input instead and pads as it convolves; the PAD runs only when a tap
-  // wants its output.
+  // Per op: not run unless a tap wants its output: a PAD its only reader
+  // pads through (AbsorbPads), a LOGISTIC its SiLU MUL computes (FuseSilu).
   std::vector<bool> skipped;
   // Per op: a MUL(x, LOGISTIC(x)) whose LOGISTIC is skipped: x, or -1.
   std::vector<int32_t> silu_input;
