@@ -417,7 +417,7 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
   Divergence d;
   std::map<std::string, Origin> origins = ReadOrigins(model);
   if (origins.empty())
-    for (const ir::Tensor& t : model.main().tensors) origins[t.name] = {t.name, {}};
+    for (const ir::Tensor& t : model.main().tensors) origins[t.name] = {t.name, {}, {}};
   // ONNX name -> (graph tensor name, perm).
   std::map<std::string, std::pair<std::string, onnx::Perm>> by_onnx;
   // ONNX name -> the ONNX value its activation was folded into (any layout).

@@ -883,7 +883,7 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
       if (t < 0 || t >= static_cast<int>(graph.tensors.size()) || graph.tensors[t].is_const()) continue;
       auto it = L.named().find(t);
       if (it == L.named().end() || it->second != name) continue;
-      result.origins[graph.tensors[t].name] = {name, perm};
+      result.origins[graph.tensors[t].name] = {name, perm, {}};
     }
   }
   // Bias first: MatMul + Add + Relu becomes one FULLY_CONNECTED.
