@@ -44,7 +44,13 @@ endfunction()
 # Debian's libdnnl-dev (oneDNN, OpenMP runtime): CONV_2D's fp32 path
 # (src/exec/kernels/onednn.cc, measured there). Without it the interpreter
 # runs its own GEMM everywhere, as the sanitizer and fuzz builds do.
-find_package(dnnl CONFIG QUIET)
+# Debian's oneDNN config requires OpenCL (its GPU runtime) and fails the
+# configure without it, so look for OpenCL first (ocl-icd-opencl-dev, only
+# recommended by libdnnl-dev) and leave oneDNN out where it is missing.
+find_package(OpenCL QUIET)
+if(OpenCL_FOUND)
+  find_package(dnnl CONFIG QUIET)
+endif()
 find_package(OpenMP QUIET)
 set(GPUCLEAN_EXEC_LIBS)
 if(dnnl_FOUND AND OpenMP_CXX_FOUND)

@@ -23,7 +23,7 @@ cd "$ROOT"
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libfp16-dev libopenblas-dev libdnnl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libfp16-dev libopenblas-dev libdnnl-dev ocl-icd-opencl-dev
   clang libclang-rt-14-dev clang-format ccache
   python3-dev python3-numpy python3-pytest pybind11-dev python3-pybind11
   nodejs npm
