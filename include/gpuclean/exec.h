@@ -87,8 +87,13 @@ class Interpreter {
 
   size_t arena_bytes() const;
   // Ops computed once at prepare (constants only), and ops an untapped run
-  // skips (a PAD its reader pads through, a LOGISTIC its SiLU MUL computes).
+  // skips (a PAD its reader pads through, a LOGISTIC its SiLU MUL computes,
+  // the SPLIT and CONV_2Ds of a grouped convolution run at its CONCATENATION).
   int ops_folded() const;
+  // What an untapped run computes at the op: its type, or what the
+  // interpreter runs in its place ("CONV_2D (grouped)" at a grouped
+  // convolution's CONCATENATION, "MUL (SiLU)").
+  std::string RunsAs(int op_index) const;
   int ops_skipped() const;
   size_t folded_const_bytes() const;
 

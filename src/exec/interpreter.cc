@@ -5,6 +5,7 @@
 
 #include <fmt/ranges.h>
 
+#include "exec/grouped_convolution.h"
 #include "exec/kernel.h"
 #include "exec/kernels/fp16_compute.h"
 #include "gpuclean/limits.h"
@@ -64,13 +65,23 @@ struct Interpreter::Impl {
   std::vector<bool> fixed;         // per tensor: value fixed at prepare time
   std::vector<std::any> op_state;  // per op: KernelContext::state
   // Per op: not run unless a tap wants its output: a PAD its only reader
-  // pads through (AbsorbPads), a LOGISTIC its SiLU MUL computes (FuseSilu).
+  // pads through (AbsorbPads), a LOGISTIC its SiLU MUL computes (FuseSilu),
+  // the SPLIT and per-group CONV_2Ds of a grouped convolution
+  // (GroupConvolutions).
   std::vector<bool> skipped;
   // Per op: a MUL(x, LOGISTIC(x)) whose LOGISTIC is skipped: x, or -1.
   std::vector<int32_t> silu_input;
   // Per op: the convolution's skipped PAD (its index), or -1, and its amounts.
   std::vector<int> absorbed_pad;
   std::vector<std::array<int, 4>> absorbed_amounts;
+  // Per op: a CONCATENATION that runs the grouped convolution it closes
+  // (GroupConvolutions): its index in grouped_ops, or -1. grouped_ops are
+  // CONV_2Ds over the split tensor with every group's filter and bias,
+  // held as tensors past the graph's own.
+  std::vector<int> grouped_op;
+  std::vector<ir::Op> grouped_ops;
+  std::vector<int32_t> grouped_input;  // per grouped op: the tensor split
+  std::vector<int> concat_of_split;    // per op: a grouped SPLIT's CONCATENATION, or -1
   size_t folded_bytes = 0;
   std::vector<uint8_t> arena_storage;
   uint8_t* arena = nullptr;
@@ -130,10 +141,12 @@ struct Interpreter::Impl {
 
     const std::vector<int> order = g.TopologicalOrder();
     kernels.assign(g.ops.size(), nullptr);
-    skipped.assign(g.ops.size(), false);  // AbsorbPads and FuseSilu, after folding
+    skipped.assign(g.ops.size(), false);  // GroupConvolutions, AbsorbPads, FuseSilu, after folding
     silu_input.assign(g.ops.size(), -1);
     absorbed_pad.assign(g.ops.size(), -1);
     absorbed_amounts.assign(g.ops.size(), {});
+    grouped_op.assign(g.ops.size(), -1);
+    concat_of_split.assign(g.ops.size(), -1);
     for (int i : order) {
       const ir::Op& op = g.ops[i];
       const Kernel* kernel = FindKernel(op);
@@ -206,6 +219,7 @@ struct Interpreter::Impl {
         run_order.push_back(i);
       }
     }
+    GroupConvolutions(known);
     AbsorbPads(known);
     FuseSilu();
     PlanArena(known);
@@ -302,14 +316,54 @@ struct Interpreter::Impl {
       if (!spatial) continue;
       const int32_t x = pad.inputs[0], t = pad.outputs[0];
       if (consumers[t].size() != 1 || g.IsGraphOutput(t) || stored_in_half[x] != stored_in_half[t]) continue;
-      const int c = consumers[t][0];
-      const ir::Op& conv = g.ops[c];
+      // A grouped convolution reads the PAD's output where its SPLIT did.
+      int c = consumers[t][0];
+      if (concat_of_split[c] >= 0) c = concat_of_split[c];
+      const ir::Op& conv = grouped_op[c] >= 0 ? grouped_ops[grouped_op[c]] : g.ops[c];
       if (!ReadsPadAsOutside(conv, spatial->value) || conv.inputs.empty() || conv.inputs[0] != t ||
           std::count(conv.inputs.begin(), conv.inputs.end(), t) != 1 || absorbed_pad[c] >= 0)
         continue;
       skipped[i] = true;
       absorbed_pad[c] = i;
       absorbed_amounts[c] = spatial->amounts;
+    }
+  }
+
+  // SPLIT -> one CONV_2D per part -> CONCATENATION runs as one grouped
+  // CONV_2D at the CONCATENATION (FindGroupedConvolutions); the SPLIT and the
+  // per-part convolutions are skipped. The grouped filter is the per-group
+  // filters one after another ([G*Og, KH, KW, Cg], as CONV_2D reads groups),
+  // copied from their values here (half-rounded where the mode rounds them).
+  void GroupConvolutions(std::vector<bool>& known) {
+    const ir::Subgraph& g = *graph;
+    for (const GroupedConvolution& found : FindGroupedConvolutions(g, tensors, run_order, known, stored_in_half)) {
+      ir::Op op = g.ops[found.convs[0]];
+      const bool has_bias = op.inputs.size() > 2 && op.inputs[2] >= 0;
+      const auto joined = [&](int input) {
+        const Tensor& part = tensors[op.inputs[input]];
+        Tensor all = part;
+        all.shape[0] *= static_cast<int32_t>(found.convs.size());
+        all.bytes = part.bytes * found.convs.size();
+        CheckMemory(all.bytes,
+                    fmt::format("a grouped filter for op {} ({})", found.concat, g.ops[found.concat].name()));
+        all.data = Own(all.bytes);
+        for (size_t k = 0; k < found.convs.size(); ++k)
+          std::memcpy(all.data + k * part.bytes, tensors[g.ops[found.convs[k]].inputs[input]].data, part.bytes);
+        tensors.push_back(all);
+        known.push_back(true);
+        stored_in_half.push_back(false);
+        return static_cast<int32_t>(tensors.size() - 1);
+      };
+      const int32_t filter = joined(1);
+      const int32_t bias = has_bias ? joined(2) : -1;
+      op.inputs = {found.input, filter, bias};
+      op.outputs = g.ops[found.concat].outputs;
+      skipped[found.split] = true;
+      for (int c : found.convs) skipped[c] = true;
+      concat_of_split[found.split] = found.concat;
+      grouped_op[found.concat] = static_cast<int>(grouped_ops.size());
+      grouped_ops.push_back(std::move(op));
+      grouped_input.push_back(found.input);
     }
   }
 
@@ -326,7 +380,8 @@ struct Interpreter::Impl {
   }
 
   void Eval(int index) {
-    const ir::Op& op = graph->ops[index];
+    const int grouped = grouped_op[index];
+    const ir::Op& op = grouped >= 0 ? grouped_ops[grouped] : graph->ops[index];
     KernelContext ctx{*graph, op, index, {}, {}, *pool, options.precision};
     if (op_state.size() != graph->ops.size()) op_state.resize(graph->ops.size());
     ctx.state = &op_state[index];
@@ -334,7 +389,7 @@ struct Interpreter::Impl {
     ctx.in.reserve(op.inputs.size());
     for (int32_t t : op.inputs) ctx.in.push_back(t >= 0 ? &tensors[t] : nullptr);
     for (int32_t t : op.outputs) ctx.out.push_back(&tensors[t]);
-    const Kernel* kernel = kernels[index];
+    const Kernel* kernel = grouped >= 0 ? FindKernel(op) : kernels[index];
     if (const int32_t x = silu_input[index]; x >= 0) {
       ctx.in = {&tensors[x]};
       kernel = &fused_silu_kernel;
@@ -366,6 +421,10 @@ struct Interpreter::Impl {
         if (t >= 0 && !known[t] && first[t] != -2) last[t] = std::max(last[t], s);
       if (const int pad = absorbed_pad[run_order[s]]; pad >= 0) {
         const int32_t t = g.ops[pad].inputs[0];  // read here, in place of the PAD's output
+        if (!known[t] && first[t] != -2) last[t] = std::max(last[t], s);
+      }
+      if (const int grouped = grouped_op[run_order[s]]; grouped >= 0) {
+        const int32_t t = grouped_input[grouped];  // read here, in place of the convolutions' outputs
         if (!known[t] && first[t] != -2) last[t] = std::max(last[t], s);
       }
     }
@@ -471,6 +530,11 @@ int Interpreter::num_outputs() const { return static_cast<int>(impl_->graph->out
 const Tensor& Interpreter::tensor(int tensor_index) const { return impl_->tensors.at(tensor_index); }
 size_t Interpreter::arena_bytes() const { return impl_->arena_size; }
 int Interpreter::ops_folded() const { return static_cast<int>(impl_->graph->ops.size() - impl_->run_order.size()); }
+std::string Interpreter::RunsAs(int op_index) const {
+  if (impl_->grouped_op.at(op_index) >= 0) return "CONV_2D (grouped)";
+  if (impl_->silu_input.at(op_index) >= 0) return "MUL (SiLU)";
+  return impl_->graph->ops.at(op_index).name();
+}
 int Interpreter::ops_skipped() const {
   return static_cast<int>(std::count(impl_->skipped.begin(), impl_->skipped.end(), true));
 }

@@ -45,11 +45,13 @@ exec::TapFn OpClock(std::map<int, std::vector<double>>& op_ms) {
   };
 }
 
-void SummarizeOps(const ir::Subgraph& g, const std::map<int, std::vector<double>>& op_ms, BenchResult& r) {
+void SummarizeOps(const exec::Interpreter& interpreter, const std::map<int, std::vector<double>>& op_ms,
+                  BenchResult& r) {
+  const ir::Subgraph& g = interpreter.graph();
   std::map<std::string, std::vector<double>> type_ms;  // per type, per run
   std::map<std::string, int> type_count;
   for (const auto& [op, runs] : op_ms) {
-    const std::string type = g.ops[static_cast<size_t>(op)].name();
+    const std::string type = interpreter.RunsAs(op);
     auto& sums = type_ms[type];
     sums.resize(std::max(sums.size(), runs.size()), 0.0);
     for (size_t i = 0; i < runs.size(); ++i) sums[i] += runs[i];
@@ -88,7 +90,7 @@ void BenchOurs(const BenchOptions& o, BenchResult& r) {
     all_ms.push_back(start.ms());
   }
   if (o.by_op) {
-    SummarizeOps(interpreter.graph(), op_ms, r);
+    SummarizeOps(interpreter, op_ms, r);
     r.ops_at_prepare = interpreter.ops_folded();
     r.ops_skipped = interpreter.ops_skipped();
   }
@@ -225,8 +227,10 @@ std::string RenderText(const BenchResult& r) {
   if (r.ops_at_prepare > 0)
     s += fmt::format("  ({} op(s) on constants only were computed once, before the runs)\n", r.ops_at_prepare);
   if (r.ops_skipped > 0)
-    s += fmt::format("  ({} op(s) not run: PADs their readers pad through, LOGISTICs computed by their SiLU MUL)\n",
-                     r.ops_skipped);
+    s += fmt::format(
+        "  ({} op(s) not run, their work done by an op after them: PADs by the convolution or pool reading "
+        "them, LOGISTICs by their SiLU MUL, a grouped convolution's SPLIT and CONV_2Ds by one CONV_2D (grouped))\n",
+        r.ops_skipped);
   for (const OpTime& t : r.by_op)
     s += fmt::format("  {:<24} {:>5} op(s) {:>12} {:>5.1f}%\n", t.op, t.count, Ms(t.ms),
                      total > 0 ? 100 * t.ms / total : 0);
