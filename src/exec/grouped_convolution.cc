@@ -112,8 +112,8 @@ class Finder {
 
   static bool SameGeometry(const tfl::Conv2DOptionsT& a, const tfl::Conv2DOptionsT& b) {
     return a.padding == b.padding && a.stride_w == b.stride_w && a.stride_h == b.stride_h &&
-           a.fused_activation_function == b.fused_activation_function &&
-           a.dilation_w_factor == b.dilation_w_factor && a.dilation_h_factor == b.dilation_h_factor;
+           a.fused_activation_function == b.fused_activation_function && a.dilation_w_factor == b.dilation_w_factor &&
+           a.dilation_h_factor == b.dilation_h_factor;
   }
 
   const ir::Subgraph& g_;

@@ -21,11 +21,11 @@ const std::vector<int> kInputShape = {1, 9, 8, 12};
 // Where a variant departs from the grouped pattern.
 enum class Variant {
   kGrouped,
-  kPartReadTwice,      // a split part is also a graph output
-  kConcatReordered,    // the outputs concatenated in another order
-  kOtherActivation,    // one part's convolution clamps differently
-  kUnequalParts,       // SPLIT_V of sizes 4 and 8
-  kConvOutputShared,   // a part's convolution output read twice
+  kPartReadTwice,     // a split part is also a graph output
+  kConcatReordered,   // the outputs concatenated in another order
+  kOtherActivation,   // one part's convolution clamps differently
+  kUnequalParts,      // SPLIT_V of sizes 4 and 8
+  kConvOutputShared,  // a part's convolution output read twice
 };
 
 struct GroupedGraph {
@@ -46,16 +46,15 @@ GroupedGraph Build(Variant v = Variant::kGrouped, bool concat_clamps = false) {
   const int x = b.Input("x", kF32, kInputShape);
   GroupedGraph g;
   const int padded = b.Pad(x, {{0, 0}, {1, 1}, {0, 1}, {0, 0}});
-  const std::vector<int> parts =
-      v == Variant::kUnequalParts ? b.SplitV(padded, {4, 8}, 3) : b.Split(padded, 3, 3);
+  const std::vector<int> parts = v == Variant::kUnequalParts ? b.SplitV(padded, {4, 8}, 3) : b.Split(padded, 3, 3);
   std::vector<int> outs;
   for (size_t k = 0; k < parts.size(); ++k) {
     const int in = v == Variant::kUnequalParts ? (k == 0 ? 4 : 8) : 4;
-    const auto act = v == Variant::kOtherActivation && k == 2 ? tfl::ActivationFunctionType_RELU6
-                                                             : tfl::ActivationFunctionType_RELU;
+    const auto act =
+        v == Variant::kOtherActivation && k == 2 ? tfl::ActivationFunctionType_RELU6 : tfl::ActivationFunctionType_RELU;
     outs.push_back(b.Conv2D(parts[k], Filter(b, "w" + std::to_string(k), 5, 3, in, 10 + k),
-                            b.ConstF32("b" + std::to_string(k), {5}, RandomValues(5, 20 + k)), tfl::Padding_VALID,
-                            2, 2, act));
+                            b.ConstF32("b" + std::to_string(k), {5}, RandomValues(5, 20 + k)), tfl::Padding_VALID, 2, 2,
+                            act));
   }
   g.part_output = outs[1];
   if (v == Variant::kConcatReordered) std::swap(outs[0], outs[1]);
@@ -83,7 +82,8 @@ TEST(GroupedConvolution, RunsAsOneConvolutionWithLiteRtsValues) {
   // Both SPLITs, five convolutions, and the PAD the grouped convolution reads through.
   EXPECT_EQ(it.ops_skipped(), 8);
   int grouped = 0;
-  for (size_t i = 0; i < g.model.main().ops.size(); ++i) grouped += it.RunsAs(static_cast<int>(i)) == "CONV_2D (grouped)";
+  for (size_t i = 0; i < g.model.main().ops.size(); ++i)
+    grouped += it.RunsAs(static_cast<int>(i)) == "CONV_2D (grouped)";
   EXPECT_EQ(grouped, 2);
   const npy::Array x = RandomF32(kInputShape, 4, -2.0f, 2.0f);
   ExpectMatchesLiteRt(g.model, {x});
