@@ -19,17 +19,12 @@
 namespace gpuclean::exec::kernels {
 namespace {
 
-GPUCLEAN_GELU_CLONES void ExactGeluRun(const float* x, float* z, int64_t n) {
+// A plain loop over restrict pointers: GCC 12 vectorised a 16-element block
+// copy of this body with one scalar load and insert per element (measured:
+// 5.3 ns per element, then 1.1).
+GPUCLEAN_GELU_CLONES void ExactGeluRun(const float* __restrict x, float* __restrict z, int64_t n) {
   constexpr float kMinusSqrtHalf = -0.7071067811865476f;
-  constexpr int kBlock = 16;
-  int64_t i = 0;
-  for (; i + kBlock <= n; i += kBlock) {
-    float a[kBlock], c[kBlock];
-    for (int j = 0; j < kBlock; ++j) a[j] = x[i + j];
-    for (int j = 0; j < kBlock; ++j) c[j] = 0.5f * a[j] * ew::ErfcAnyFloat(a[j] * kMinusSqrtHalf);
-    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
-  }
-  for (; i < n; ++i) z[i] = 0.5f * x[i] * ew::ErfcAnyFloat(x[i] * kMinusSqrtHalf);
+  for (int64_t i = 0; i < n; ++i) z[i] = 0.5f * x[i] * ew::ErfcAnyFloat(x[i] * kMinusSqrtHalf);
 }
 
 void EvalGelu(KernelContext& ctx) {

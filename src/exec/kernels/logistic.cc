@@ -35,16 +35,10 @@ inline float Sigmoid(float x) {
   return x == x ? z : x;  // NaN stays NaN
 }
 
-GPUCLEAN_LOGISTIC_CLONES void SigmoidRun(const float* x, float* z, int64_t n) {
-  constexpr int kBlock = 16;
-  int64_t i = 0;
-  for (; i + kBlock <= n; i += kBlock) {
-    float a[kBlock], c[kBlock];
-    for (int j = 0; j < kBlock; ++j) a[j] = x[i + j];
-    for (int j = 0; j < kBlock; ++j) c[j] = Sigmoid(a[j]);
-    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
-  }
-  for (; i < n; ++i) z[i] = Sigmoid(x[i]);
+// Plain loops over restrict pointers: GCC 12 vectorised a 16-element block
+// copy of these bodies with one scalar load and insert per element.
+GPUCLEAN_LOGISTIC_CLONES void SigmoidRun(const float* __restrict x, float* __restrict z, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) z[i] = Sigmoid(x[i]);
 }
 
 void EvalLogistic(KernelContext& ctx) {
@@ -68,16 +62,8 @@ inline float ClampSilu(float v, float lo, float hi) {
   return hi < m ? hi : m;
 }
 
-GPUCLEAN_LOGISTIC_CLONES void SiluRun(const float* x, float* z, int64_t n, float lo, float hi) {
-  constexpr int kBlock = 16;
-  int64_t i = 0;
-  for (; i + kBlock <= n; i += kBlock) {
-    float a[kBlock], c[kBlock];
-    for (int j = 0; j < kBlock; ++j) a[j] = x[i + j];
-    for (int j = 0; j < kBlock; ++j) c[j] = ClampSilu(a[j] * Sigmoid(a[j]), lo, hi);
-    for (int j = 0; j < kBlock; ++j) z[i + j] = c[j];
-  }
-  for (; i < n; ++i) z[i] = ClampSilu(x[i] * Sigmoid(x[i]), lo, hi);
+GPUCLEAN_LOGISTIC_CLONES void SiluRun(const float* __restrict x, float* __restrict z, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) z[i] = ClampSilu(x[i] * Sigmoid(x[i]), lo, hi);
 }
 
 void EvalFusedSilu(KernelContext& ctx) {
