@@ -43,6 +43,7 @@ std::vector<FoldedOp> FoldBiasAdds(ir::Subgraph& graph) {
       const int p = BiaslessDense(graph, producer, t);
       if (p < 0 || c < 0) continue;
       ir::Op& dense = graph.ops[static_cast<size_t>(p)];
+      if (dense.inputs.size() < 2 || dense.inputs[1] < 0) continue;  // no weights to size the bias by
       const ir::Tensor& weights = graph.tensors[static_cast<size_t>(dense.inputs[1])];
       const ir::Tensor& value = graph.tensors[static_cast<size_t>(t)];
       const ir::Tensor& sum = graph.tensors[static_cast<size_t>(add.outputs[0])];

@@ -45,8 +45,9 @@ inline float SoftmaxExp(float t) {
   return t == t ? e : t;
 }
 
-// One row in fp32: its max, the exponentials into y, their sum, the division.
-GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* x, float* y, int64_t depth, float beta) {
+// One row in fp32: its max, the exponentials into y with their sum (one
+// pass; the same order as summing y afterwards), the scaling.
+GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* __restrict x, float* __restrict y, int64_t depth, float beta) {
   // The max in 16 lanes: a loop-carried max is one compare latency per
   // element and does not vectorise; the max itself does not depend on order.
   float lanes[16];
@@ -62,18 +63,22 @@ GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* x, float* y, int64_t depth,
   // sum in 16 lanes (element c into lane c % 16) added pairwise at the end:
   // a fixed order, so any thread count gives the same bits, at vector speed
   // instead of one add latency per element.
+  float lane[16] = {};
   for (c = 0; c + 16 <= depth; c += 16)
-    for (int j = 0; j < 16; ++j) y[c + j] = SoftmaxExp((x[c + j] - max) * beta);
+    for (int j = 0; j < 16; ++j) {
+      const float e = SoftmaxExp((x[c + j] - max) * beta);
+      y[c + j] = e;
+      lane[j] += e;
+    }
   if (const int64_t rest = depth - c; rest > 0) {
     float block[16];
     for (int j = 0; j < 16; ++j) block[j] = j < rest ? x[c + j] : max;
     for (int j = 0; j < 16; ++j) block[j] = SoftmaxExp((block[j] - max) * beta);
-    for (int j = 0; j < rest; ++j) y[c + j] = block[j];
+    for (int j = 0; j < rest; ++j) {
+      y[c + j] = block[j];
+      lane[j] += block[j];
+    }
   }
-  float lane[16] = {};
-  for (c = 0; c + 16 <= depth; c += 16)
-    for (int j = 0; j < 16; ++j) lane[j] += y[c + j];
-  for (int j = 0; c < depth; ++c, ++j) lane[j] += y[c];
   for (int width = 8; width >= 1; width /= 2)
     for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
   const float sum = lane[0];
