@@ -8,6 +8,7 @@
 // LiteRT's element-order sum) and applied as one reciprocal. A libm call per element and the serial sum
 // were most of mha_parity's SOFTMAX time.
 #include <cmath>
+#include <cstring>
 
 #include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/layout_util.h"
@@ -45,16 +46,24 @@ inline float SoftmaxExp(float t) {
   return t == t ? e : t;
 }
 
+// Sixteen floats as one value: GCC kept 16-element arrays of running maxima
+// and sums on the stack, a store-to-load round trip per block (rows of 196,
+// mha_parity: 0.127 -> 0.085 ms over its 784 rows).
+typedef float Lanes16 __attribute__((vector_size(64)));
+
 // One row in fp32: its max, the exponentials into y with their sum (one
 // pass; the same order as summing y afterwards), the scaling.
 GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* __restrict x, float* __restrict y, int64_t depth, float beta) {
   // The max in 16 lanes: a loop-carried max is one compare latency per
   // element and does not vectorise; the max itself does not depend on order.
-  float lanes[16];
-  for (float& m : lanes) m = std::numeric_limits<float>::lowest();
+  Lanes16 lanes;
+  for (int j = 0; j < 16; ++j) lanes[j] = std::numeric_limits<float>::lowest();
   int64_t c = 0;
-  for (; c + 16 <= depth; c += 16)
-    for (int j = 0; j < 16; ++j) lanes[j] = x[c + j] > lanes[j] ? x[c + j] : lanes[j];
+  for (; c + 16 <= depth; c += 16) {
+    Lanes16 v;
+    std::memcpy(&v, x + c, sizeof v);
+    lanes = v > lanes ? v : lanes;
+  }
   for (int j = 0; c < depth; ++c, ++j) lanes[j] = x[c] > lanes[j] ? x[c] : lanes[j];
   float max = lanes[0];
   for (int j = 1; j < 16; ++j) max = lanes[j] > max ? lanes[j] : max;
@@ -63,22 +72,28 @@ GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* __restrict x, float* __rest
   // sum in 16 lanes (element c into lane c % 16) added pairwise at the end:
   // a fixed order, so any thread count gives the same bits, at vector speed
   // instead of one add latency per element.
-  float lane[16] = {};
-  for (c = 0; c + 16 <= depth; c += 16)
+  Lanes16 sums = {};
+  for (c = 0; c + 16 <= depth; c += 16) {
+    float e[16];
     for (int j = 0; j < 16; ++j) {
-      const float e = SoftmaxExp((x[c + j] - max) * beta);
-      y[c + j] = e;
-      lane[j] += e;
+      e[j] = SoftmaxExp((x[c + j] - max) * beta);
+      y[c + j] = e[j];
     }
+    Lanes16 v;
+    std::memcpy(&v, e, sizeof v);
+    sums += v;
+  }
   if (const int64_t rest = depth - c; rest > 0) {
     float block[16];
     for (int j = 0; j < 16; ++j) block[j] = j < rest ? x[c + j] : max;
     for (int j = 0; j < 16; ++j) block[j] = SoftmaxExp((block[j] - max) * beta);
     for (int j = 0; j < rest; ++j) {
       y[c + j] = block[j];
-      lane[j] += block[j];
+      sums[j] += block[j];
     }
   }
+  float lane[16];
+  std::memcpy(lane, &sums, sizeof lane);
   for (int width = 8; width >= 1; width /= 2)
     for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
   const float sum = lane[0];
