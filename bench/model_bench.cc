@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
   fs::create_directories(work);
 
   const double peak_gflops = bench::MeasureSgemmPeakGflops();
-  fmt::print("sgemm peak (OpenBLAS, 1 thread, 1024^3, measured now): {:.1f} GFLOP/s\n\n", peak_gflops);
+  fmt::print("sgemm peak (best of OpenBLAS and oneDNN, 1 thread, 1024^3, measured now): {:.1f} GFLOP/s\n\n",
+             peak_gflops);
   fmt::print("{:<40} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}\n", "model", "ours 1t", "ours 2t", "litert", "ratio",
              "RSS ours", "RSS lrt");
   std::vector<std::string> layer_lines, fp16_lines;
