@@ -203,7 +203,7 @@ class Reducer {
 struct Reduced {
   std::vector<int> outputs;
   Shape computed_at;
-  std::string decomposed;  // how an op that needs more than 4 axes was split into steps
+  std::string decomposed = {};  // how an op that needs more than 4 axes was split into steps
 };
 
 using Outcome = std::optional<Reduced>;
