@@ -437,6 +437,13 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
     const bool narrow = n <= kNarrowOutputs;
     const int block = narrow ? 32 : 4;
     const int64_t blocks = (items + block - 1) / block;
+    // Indexed by the block's row count, 1 to 4.
+    using RowsFn = void (*)(const float*, int64_t, const float*, int, float*);
+    static constexpr RowsFn kAvx512Rows[] = {nullptr, RowsTimesMatrixAvx512<1>, RowsTimesMatrixAvx512<2>,
+                                             RowsTimesMatrixAvx512<3>, RowsTimesMatrixAvx512<4>};
+    static constexpr RowsFn kF16cRows[] = {nullptr, RowsTimesMatrixF16c<1>, RowsTimesMatrixF16c<2>,
+                                           RowsTimesMatrixF16c<3>, RowsTimesMatrixF16c<4>};
+    const RowsFn* rows_times_matrix = HasAvx512() ? kAvx512Rows : kF16cRows;
     pool.ParallelFor(blocks, conv::GrainFor(blocks, block * n * k), [&](int64_t b0, int64_t b1) {
       std::vector<float> rows(static_cast<size_t>(block) * k), acc(static_cast<size_t>(block) * n);
       std::vector<float> columns(narrow ? static_cast<size_t>(32) * k : 0);
@@ -444,27 +451,10 @@ void DotRows(ThreadPool& pool, int64_t items, int64_t k, const std::vector<float
         const int64_t first = b * block;
         const int count = static_cast<int>(std::min<int64_t>(block, items - first));
         for (int r = 0; r < count; ++r) fill(first + r, rows.data() + r * k, source);
-        if (narrow) {
+        if (narrow)
           ColumnsF16c(rows.data(), count, k, wt.data(), n, acc.data(), columns.data());
-          for (int r = 0; r < count; ++r) done(first + r, acc.data() + static_cast<int64_t>(r) * n);
-          continue;
-        }
-        if (HasAvx512()) {
-          switch (count) {
-            case 4: RowsTimesMatrixAvx512<4>(rows.data(), k, wt.data(), n, acc.data()); break;
-            case 3: RowsTimesMatrixAvx512<3>(rows.data(), k, wt.data(), n, acc.data()); break;
-            case 2: RowsTimesMatrixAvx512<2>(rows.data(), k, wt.data(), n, acc.data()); break;
-            default: RowsTimesMatrixAvx512<1>(rows.data(), k, wt.data(), n, acc.data()); break;
-          }
-          for (int r = 0; r < count; ++r) done(first + r, acc.data() + static_cast<int64_t>(r) * n);
-          continue;
-        }
-        switch (count) {
-          case 4: RowsTimesMatrixF16c<4>(rows.data(), k, wt.data(), n, acc.data()); break;
-          case 3: RowsTimesMatrixF16c<3>(rows.data(), k, wt.data(), n, acc.data()); break;
-          case 2: RowsTimesMatrixF16c<2>(rows.data(), k, wt.data(), n, acc.data()); break;
-          default: RowsTimesMatrixF16c<1>(rows.data(), k, wt.data(), n, acc.data()); break;
-        }
+        else
+          rows_times_matrix[count](rows.data(), k, wt.data(), n, acc.data());
         for (int r = 0; r < count; ++r) done(first + r, acc.data() + static_cast<int64_t>(r) * n);
       }
     });
