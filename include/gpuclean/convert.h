@@ -150,6 +150,11 @@ struct TargetReport {
   bool fp16_broken = false;
   // Set when the fp16-safe rewrites (norms, dot-product scales) were applied because of it.
   std::optional<double> fp16_correlation_before;
+  // Set instead when they were applied because fp32 values already passed
+  // half's range (the planned model's fp16 run was not needed): the largest
+  // such value and its tensor.
+  std::optional<double> fp32_largest_before;
+  std::string fp32_largest_tensor;
   // Bound the rewrites add to the onnxruntime proof (approx passes).
   double added_atol = 0;
   // No error-level finding after the rewrites, and outputs in the target's

@@ -7,6 +7,9 @@
 
 namespace gpuclean {
 
+// The largest finite binary16 value: past it a half is inf.
+constexpr double kHalfMax = 65504;
+
 inline float HalfToFloat(uint16_t h) { return fp16_ieee_to_fp32_value(h); }
 inline uint16_t FloatToHalf(float f) { return fp16_ieee_from_fp32_value(f); }
 

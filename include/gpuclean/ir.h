@@ -110,6 +110,9 @@ class Subgraph {
   // ---- queries (computed from the op list; cheap enough to call freely) ----
   // Index of the op that writes `tensor`, or -1 (graph input, constant, unused).
   int Producer(int tensor) const;
+  // For each tensor, the index of the op that writes it, or -1: Producer
+  // for every tensor at once.
+  std::vector<int> Producers() const;
   // For each tensor, the ops that read it (an op appears once per tensor).
   std::vector<std::vector<int>> Consumers() const;
   // Ops in an order where every producer precedes its consumers. Throws

@@ -39,4 +39,20 @@ nlohmann::json ToJson(const Metrics& m);
 // through it.
 std::vector<double> ToDoubles(const npy::Array& array);
 
+// Calls fn(a_at, b_at), where x_at(i) is element i as a double: read in
+// place for float32 (the proof's outputs, up to 64M elements each, would
+// otherwise be copied twice over as doubles), through ToDoubles otherwise.
+template <typename Fn>
+decltype(auto) WithDoubles(const npy::Array& a, const npy::Array& b, Fn&& fn) {
+  if (a.dtype == tfl::TensorType_FLOAT32 && b.dtype == tfl::TensorType_FLOAT32) {
+    const float* pa = a.as<float>();
+    const float* pb = b.as<float>();
+    return fn([pa](int64_t i) { return static_cast<double>(pa[i]); },
+              [pb](int64_t i) { return static_cast<double>(pb[i]); });
+  }
+  const std::vector<double> va = ToDoubles(a), vb = ToDoubles(b);
+  return fn([&va](int64_t i) { return va[static_cast<size_t>(i)]; },
+            [&vb](int64_t i) { return vb[static_cast<size_t>(i)]; });
+}
+
 }  // namespace gpuclean::analyze

@@ -9,14 +9,13 @@
 #include <unordered_map>
 
 #include "gpuclean/error.h"
+#include "gpuclean/half.h"
 #include "gpuclean/op_table.h"
 #include "gpuclean/run.h"
 
 namespace gpuclean::analyze {
 namespace {
 
-// binary16's largest finite value: an accumulator past it is ±inf.
-constexpr double kHalfMax = 65504;
 // A dot product or conv whose outputs pass this loses a unit of precision
 // per element in half (spacing 2 above 2048) and usually grows further.
 constexpr double kLargeActivation = 2048;

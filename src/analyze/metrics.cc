@@ -53,50 +53,41 @@ std::vector<double> AsDoubles(const npy::Array& a) {
   return v;
 }
 
-}  // namespace
-
-Metrics Compare(const npy::Array& ref, const npy::Array& got) {
-  Metrics m;
-  m.shape_match = ref.shape == got.shape;
-  if (ref.num_elements() != got.num_elements())
-    throw Error(ErrorKind::kBadInput, fmt::format("shapes [{}] and [{}] have different element counts",
-                                                  fmt::join(ref.shape, ","), fmt::join(got.shape, ",")));
-  m.bit_identical = m.shape_match && ref.dtype == got.dtype && ref.data == got.data;
-  const std::vector<double> a = AsDoubles(ref), b = AsDoubles(got);
-  m.count = static_cast<int64_t>(a.size());
-
+// The metrics' sums over element accessors (a(i), b(i) doubles).
+template <typename RefAt, typename GotAt>
+void Accumulate(Metrics& m, const RefAt& a, const GotAt& b) {
   double sa = 0, sb = 0;
   int64_t n = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const bool fa = std::isfinite(a[i]), fb = std::isfinite(b[i]);
+  for (int64_t i = 0; i < m.count; ++i) {
+    const bool fa = std::isfinite(a(i)), fb = std::isfinite(b(i));
     m.nonfinite_ref += !fa;
     m.nonfinite_got += !fb;
     if (!fa || !fb) continue;
-    sa += a[i];
-    sb += b[i];
+    sa += a(i);
+    sb += b(i);
     ++n;
   }
   if (n == 0) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (m.count > 0) m.correlation = m.cosine = m.max_abs_diff = m.mean_abs_diff = m.relative_error = m.snr_db = nan;
-    return m;
+    return;
   }
   const double ma = sa / n, mb = sb / n;
   double cov = 0, va = 0, vb = 0, dot = 0, na = 0, nb = 0, err2 = 0, abs_sum = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!std::isfinite(a[i]) || !std::isfinite(b[i])) continue;
-    const double da = a[i] - ma, db = b[i] - mb, d = a[i] - b[i];
+  for (int64_t i = 0; i < m.count; ++i) {
+    if (!std::isfinite(a(i)) || !std::isfinite(b(i))) continue;
+    const double da = a(i) - ma, db = b(i) - mb, d = a(i) - b(i);
     cov += da * db;
     va += da * da;
     vb += db * db;
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
+    dot += a(i) * b(i);
+    na += a(i) * a(i);
+    nb += b(i) * b(i);
     err2 += d * d;
     abs_sum += std::fabs(d);
     m.max_abs_diff = std::max(m.max_abs_diff, std::fabs(d));
-    m.max_abs_ref = std::max(m.max_abs_ref, std::fabs(a[i]));
-    m.max_abs_got = std::max(m.max_abs_got, std::fabs(b[i]));
+    m.max_abs_ref = std::max(m.max_abs_ref, std::fabs(a(i)));
+    m.max_abs_got = std::max(m.max_abs_got, std::fabs(b(i)));
   }
   m.mean_abs_diff = abs_sum / n;
   if (va > 0 && vb > 0)
@@ -111,6 +102,19 @@ Metrics Compare(const npy::Array& ref, const npy::Array& got) {
     m.cosine = (na == 0 && nb == 0) ? 1.0 : 0.0;
   m.relative_error = na > 0 ? std::sqrt(err2 / na) : (err2 > 0 ? INFINITY : 0.0);
   m.snr_db = err2 > 0 ? 10 * std::log10(na / err2) : INFINITY;
+}
+
+}  // namespace
+
+Metrics Compare(const npy::Array& ref, const npy::Array& got) {
+  Metrics m;
+  m.shape_match = ref.shape == got.shape;
+  if (ref.num_elements() != got.num_elements())
+    throw Error(ErrorKind::kBadInput, fmt::format("shapes [{}] and [{}] have different element counts",
+                                                  fmt::join(ref.shape, ","), fmt::join(got.shape, ",")));
+  m.bit_identical = m.shape_match && ref.dtype == got.dtype && ref.data == got.data;
+  m.count = ref.num_elements();
+  WithDoubles(ref, got, [&m](auto a, auto b) { Accumulate(m, a, b); });
   return m;
 }
 

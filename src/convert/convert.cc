@@ -3,9 +3,11 @@
 #include "gpuclean/gates.h"
 #include "gpuclean/half.h"
 
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -169,22 +171,26 @@ Agreement Agree(const npy::Array& ref, const npy::Array& got, double atol, doubl
     a.why = fmt::format("{} elements vs {}", got.num_elements(), ref.num_elements());
     return a;
   }
-  const auto r = analyze::ToDoubles(ref), g = analyze::ToDoubles(got);
   const bool integral = ref.dtype != tfl::TensorType_FLOAT32 && ref.dtype != tfl::TensorType_FLOAT16 &&
                         ref.dtype != tfl::TensorType_FLOAT64;
-  for (size_t i = 0; i < r.size(); ++i) {
-    const bool rf = std::isfinite(r[i]), gf = std::isfinite(g[i]);
-    if (rf != gf || (!rf && !(std::isnan(r[i]) && std::isnan(g[i])) && r[i] != g[i])) {
-      a.ok = false;
-      a.why = fmt::format("element {}: {} vs {}", i, g[i], r[i]);
-      a.max_abs = a.max_scaled = INFINITY;
-      return a;
+  const bool finite_mismatch = analyze::WithDoubles(ref, got, [&a, n = ref.num_elements()](auto r, auto g) {
+    for (int64_t i = 0; i < n; ++i) {
+      const double rv = r(i), gv = g(i);
+      const bool rf = std::isfinite(rv), gf = std::isfinite(gv);
+      if (rf != gf || (!rf && !(std::isnan(rv) && std::isnan(gv)) && rv != gv)) {
+        a.ok = false;
+        a.why = fmt::format("element {}: {} vs {}", i, gv, rv);
+        a.max_abs = a.max_scaled = INFINITY;
+        return true;
+      }
+      if (!rf) continue;
+      const double d = std::abs(gv - rv);
+      a.max_abs = std::max(a.max_abs, d);
+      a.max_scaled = std::max(a.max_scaled, d / std::max(1.0, std::abs(rv)));
     }
-    if (!rf) continue;
-    const double d = std::abs(g[i] - r[i]);
-    a.max_abs = std::max(a.max_abs, d);
-    a.max_scaled = std::max(a.max_scaled, d / std::max(1.0, std::abs(r[i])));
-  }
+    return false;
+  });
+  if (finite_mismatch) return a;
   if (integral) {
     if (a.max_abs != 0) {
       a.ok = false;
@@ -286,7 +292,8 @@ std::vector<std::vector<npy::Array>> RunHalfStorageVariant(const Options& o,
 // same input sets: an unoptimised session (no fusions: another accumulation
 // order) and the inputs moved by one ulp (how much the network amplifies
 // rounding: a log of a near-cancelled STFT bin amplifies it a thousandfold).
-// Two extra onnxruntime runs, only when something failed.
+// Only when something failed; the unoptimised session only when the
+// nudged inputs leave an output failing.
 //
 // A model with float16 values has a third source: whether a runtime stores
 // each of them as a half. onnxruntime's CPU provider runs most float16 nodes
@@ -365,11 +372,17 @@ void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<
     if (hold()) return;
   }
   Progress(o, "proof: an output exceeds the fixed bound; measuring the model's own fp32 noise on onnxruntime");
-  const ScratchDir plain_dir("gpuclean-noise"), nudged_dir("gpuclean-noise");
-  const auto plain = RunOnnxRuntime(o.onnx_path, g, sets, {}, plain_dir, /*optimize=*/false);
-  const auto nudged = RunOnnxRuntime(o.onnx_path, g, NudgedByOneUlp(sets), {}, nudged_dir);
-  widen(floor, ref, plain, true);
-  widen(floor, ref, nudged, true);
+  // The nudged inputs first: on a quantized model their flipped codes are
+  // most of the noise, and when they already hold every output the
+  // unoptimised session (two more inferences) is not needed. Either way
+  // the floors are what the two together would give or tighter.
+  const ScratchDir nudged_dir("gpuclean-noise");
+  widen(floor, ref, RunOnnxRuntime(o.onnx_path, g, NudgedByOneUlp(sets), {}, nudged_dir), true);
+  if (!hold()) {
+    Progress(o, "proof: measuring onnxruntime's unoptimised session too");
+    const ScratchDir plain_dir("gpuclean-noise");
+    widen(floor, ref, RunOnnxRuntime(o.onnx_path, g, sets, {}, plain_dir, /*optimize=*/false), true);
+  }
   // A quantized model with float16 values: half storage last, and only when
   // onnxruntime's own noise does not already cover every output (on the
   // quantized 1024x1024 ISNet it does; the variant's import and two runs
@@ -561,11 +574,36 @@ Divergence BisectAcrossFormats(const std::string& onnx_path, const ir::Model& tf
 struct NumericRun {
   std::vector<npy::Array> outputs;
   std::vector<int64_t> selected;
+  // Over every float tensor the run computed: the largest finite magnitude
+  // and where, and how many values were inf or NaN.
+  double largest = 0;
+  std::string largest_tensor;
+  int64_t non_finite = 0;
 };
 
+// The largest finite |v[i]| and how many v[i] are inf or NaN: one pass in
+// the form the compiler vectorises, a second only where some are not finite.
+std::pair<float, int64_t> LargestFinite(const float* __restrict v, int64_t n) {
+  float largest = 0;
+  int64_t non_finite = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = std::fabs(v[i]);
+    largest = a > largest ? a : largest;  // NaN never wins
+    non_finite += a > FLT_MAX || a != a;
+  }
+  if (non_finite == 0) return {largest, 0};
+  largest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = std::fabs(v[i]);
+    if (a <= FLT_MAX && a > largest) largest = a;
+  }
+  return {largest, non_finite};
+}
+
 NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, const std::vector<npy::Array>& inputs) {
+  const ir::Subgraph& g = model.main();
   int selection = -1;  // the indices output of the one TOPK_V2, if there is exactly one
-  for (const ir::Op& op : model.main().ops)
+  for (const ir::Op& op : g.ops)
     if (op.code == tfl::BuiltinOperator_TOPK_V2 && op.outputs.size() == 2)
       selection = selection == -1 ? op.outputs[1] : -2;
   exec::InterpreterOptions io;
@@ -574,10 +612,23 @@ NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, con
   exec::Interpreter interp(std::make_shared<const ir::Model>(model), io);
   for (size_t i = 0; i < inputs.size(); ++i) interp.SetInput(static_cast<int>(i), inputs[i]);
   NumericRun run;
-  interp.Invoke([&](int, int tensor, const exec::Tensor& value) {
-    if (tensor != selection || value.dtype != tfl::TensorType_INT32 || value.rank() != 2 || value.dim(0) != 1) return;
-    run.selected.assign(value.as<int32_t>(), value.as<int32_t>() + value.num_elements());
-  });
+  // Untapped: the run computes what a plain run does (skipped PADs, fused
+  // SiLUs), so its outputs are the fix's reference as they are.
+  interp.Invoke(
+      [&](int, int tensor, const exec::Tensor& value) {
+        if (value.dtype == tfl::TensorType_FLOAT32) {
+          const auto [largest, non_finite] = LargestFinite(value.as<float>(), value.num_elements());
+          run.non_finite += non_finite;
+          if (largest > run.largest) {
+            run.largest = largest;
+            run.largest_tensor = g.tensors[tensor].name;
+          }
+        }
+        if (tensor != selection || value.dtype != tfl::TensorType_INT32 || value.rank() != 2 || value.dim(0) != 1)
+          return;
+        run.selected.assign(value.as<int32_t>(), value.as<int32_t>() + value.num_elements());
+      },
+      exec::Tapping::kAsUntapped);
   for (int k = 0; k < interp.num_outputs(); ++k) run.outputs.push_back(interp.Output(k));
   return run;
 }
@@ -735,6 +786,9 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   // rebuilt in their scale-first forms, kept only when that helps.
   const exec::Precision precision = lint::NumericModel(matrix);
   bool safe_norms = false;
+  // The planned model's correlation in the target's arithmetic, run only
+  // when needed: a fallback from safe norms that did not prove asks for it.
+  std::function<double()> planned_correlation;
   if (AppliedWithoutFailure(planned) && precision != exec::Precision::kFp32) {
     Progress(o, fmt::format("checking the outputs in {}'s arithmetic ({})", o.target, exec::PrecisionName(precision)));
     try {
@@ -743,50 +797,93 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
       // rewrites keep it within their bounds); the fix reuses that run.
       const std::vector<npy::Array> first =
           fo.inputs.empty() ? rewrite::ProofInputs(model.main(), fo.seed, {}).at(0) : fo.inputs.at(0);
-      const NumericRun fp32 = RunForNumerics(model, exec::Precision::kFp32, first);
+      auto fp32 = std::make_shared<const NumericRun>(RunForNumerics(model, exec::Precision::kFp32, first));
       fo.reference->outputs.resize(std::max<size_t>(1, fo.inputs.size()));
-      fo.reference->outputs[0] = fp32.outputs;
-      auto correlation = [&](const rewrite::FixResult& fixed, int* swaps) {
+      fo.reference->outputs[0] = fp32->outputs;
+      auto run_reduced = [&model, first, precision](const rewrite::FixResult& fixed) {
         const std::vector<npy::Array> inputs =
             InputsWithHostFed(model.main(), first, fixed.model.main(), fixed.host_inputs);
-        return NumericCorrelation(fp32, RunForNumerics(fixed.model, precision, inputs), swaps);
+        return RunForNumerics(fixed.model, precision, inputs);
       };
-      t.fp16_correlation = correlation(planned, &t.fp16_selection_swaps);
-      if (t.fp16_correlation < kFp16MinCorrelation) {
-        Progress(o, fmt::format("{} correlation {:.6f}: trying the fp16-safe rewrites ({})", t.numeric_model,
-                                t.fp16_correlation, fmt::join(kFp16SafePasses, ", ")));
-        rewrite::FixOptions safe = fo;
-        if (safe.passes.empty()) safe.passes = {"auto"};
-        safe.passes.insert(safe.passes.end(), kFp16SafePasses.begin(), kFp16SafePasses.end());
+      planned_correlation = [fp32, run_reduced, &planned, &t] {
+        return NumericCorrelation(*fp32, run_reduced(planned), &t.fp16_selection_swaps);
+      };
+      rewrite::FixOptions safe = fo;
+      if (safe.passes.empty()) safe.passes = {"auto"};
+      safe.passes.insert(safe.passes.end(), kFp16SafePasses.begin(), kFp16SafePasses.end());
+      // The fp16-safe model, planned and run once: nullopt when the
+      // rewrites change nothing (or fail to apply).
+      std::optional<std::pair<double, int>> safe_correlation;  // correlation, swaps
+      bool safe_tried = false;
+      bool safe_finite = false;
+      auto try_safe = [&]() -> std::optional<std::pair<double, int>> {
+        if (safe_tried) return safe_correlation;
+        safe_tried = true;
         rewrite::FixResult safer = planned_with(safe);
         const bool rebuilt = std::any_of(safer.passes.begin(), safer.passes.end(), [](const rewrite::PassOutcome& p) {
           return !p.sites.empty() &&
                  std::find(kFp16SafePasses.begin(), kFp16SafePasses.end(), p.id) != kFp16SafePasses.end();
         });
         if (!rebuilt) Progress(o, "nothing for the fp16-safe rewrites to change");
-        if (rebuilt && AppliedWithoutFailure(safer)) {
-          int swaps = 0;
-          const double c = correlation(safer, &swaps);
-          if (c > t.fp16_correlation) {
+        if (!rebuilt || !AppliedWithoutFailure(safer)) return std::nullopt;
+        const NumericRun reduced = run_reduced(safer);
+        safe_finite = reduced.non_finite == 0;
+        int swaps = 0;
+        const double c = NumericCorrelation(*fp32, reduced, &swaps);
+        safe_correlation = std::make_pair(c, swaps);
+        return safe_correlation;
+      };
+      auto keep_safe = [&](double c, int swaps) {
+        t.fp16_correlation = c;
+        t.fp16_selection_swaps = swaps;
+        fo = safe;
+        safe_norms = true;
+      };
+      // fp32 values past half's range overflow in the target's arithmetic:
+      // the fp16-safe model runs first, and when every value it computes
+      // stays finite it is kept without running the planned model (on a
+      // 1024x1024 model that run is a third of the convert).
+      bool decided = false;
+      if (fp32->largest > kHalfMax) {
+        t.fp32_largest_before = fp32->largest;
+        t.fp32_largest_tensor = fp32->largest_tensor;
+        Progress(o, fmt::format("fp32 values reach {:.4g} ({}), past half's {:g}: trying the fp16-safe rewrites ({})",
+                                fp32->largest, fp32->largest_tensor, kHalfMax, fmt::join(kFp16SafePasses, ", ")));
+        if (const auto c = try_safe(); c && safe_finite) {
+          keep_safe(c->first, c->second);
+          decided = true;
+        }
+        if (!decided) {
+          t.fp32_largest_before.reset();
+          t.fp32_largest_tensor.clear();
+        }
+      }
+      if (!decided) {
+        t.fp16_correlation = planned_correlation();
+        if (t.fp16_correlation < kFp16MinCorrelation) {
+          if (!safe_tried)
+            Progress(o, fmt::format("{} correlation {:.6f}: trying the fp16-safe rewrites ({})", t.numeric_model,
+                                    t.fp16_correlation, fmt::join(kFp16SafePasses, ", ")));
+          if (const auto c = try_safe(); c && c->first > t.fp16_correlation) {
             t.fp16_correlation_before = t.fp16_correlation;
-            t.fp16_correlation = c;
-            t.fp16_selection_swaps = swaps;
-            fo = safe;
-            safe_norms = true;
+            keep_safe(c->first, c->second);
           }
         }
       }
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
       t.numeric_model.clear();  // the interpreter cannot run it: lint's verdict stands alone
+      planned_correlation = nullptr;
     }
   }
   Progress(o, "proving the rewrites on our interpreter");
   rewrite::FixResult fix = rewrite::Fix(model, fo);
   if (!fix.proven && safe_norms) {  // the fp16-safe rewrites did not prove: without them
     fix = rewrite::Fix(model, unsafe);
-    t.fp16_correlation = *t.fp16_correlation_before;
+    t.fp16_correlation = t.fp16_correlation_before ? *t.fp16_correlation_before : planned_correlation();
     t.fp16_correlation_before.reset();
+    t.fp32_largest_before.reset();
+    t.fp32_largest_tensor.clear();
   }
   if (!fix.proven && fed) {  // feeding did not prove: the plain fix, lint names the constants
     fed = false;
@@ -1223,6 +1320,10 @@ nlohmann::json Report::ToJson() const {
         {"fp16_broken", target.fp16_broken},
         {"fp16_correlation_before_norm_rewrites",
          target.fp16_correlation_before ? nlohmann::json(*target.fp16_correlation_before) : nlohmann::json()},
+        {"fp32_largest_before_norm_rewrites",
+         target.fp32_largest_before
+             ? nlohmann::json{{"value", *target.fp32_largest_before}, {"tensor", target.fp32_largest_tensor}}
+             : nlohmann::json()},
         {"clean", target.clean},
         {"failure", target.failure}};
   if (probe.ran || !probe.skipped_because.empty()) {
@@ -1296,6 +1397,9 @@ std::string Report::RenderText() const {
                            : "",
                        target.fp16_correlation_before
                            ? fmt::format(" (was {:.6f} before the fp16-safe rewrites)", *target.fp16_correlation_before)
+                       : target.fp32_largest_before
+                           ? fmt::format(" (fp16-safe rewrites applied: fp32 values reach {:.4g} at {}, past half's {:g})",
+                                         *target.fp32_largest_before, target.fp32_largest_tensor, kHalfMax)
                            : "",
                        target.fp16_min_correlation > 0 && target.fp16_min_correlation < kFp16MinCorrelation
                            ? fmt::format("; needs >= {:.6f}, the model's own quantization noise held {:g} x",

@@ -216,14 +216,62 @@ std::optional<float> ConstScalar(const ir::Subgraph& graph, int tensor) {
   return v[0];
 }
 
+namespace {
+
+enum class Constness : uint8_t { kUnknown, kVisiting, kConstant, kRuntime };
+
+// Resolves `root` and what it depends on into `state`, each tensor once:
+// a graph thousands of ops deep asked about every tensor (const-fold) would
+// otherwise walk the same producers again for each.
+bool ResolveConstness(const ir::Subgraph& graph, const std::vector<int>& producer, std::vector<Constness>& state,
+                      int root) {
+  std::vector<int> stack = {root};
+  while (!stack.empty()) {
+    const int t = stack.back();
+    Constness& s = state[static_cast<size_t>(t)];
+    if (s == Constness::kConstant || s == Constness::kRuntime) {
+      stack.pop_back();
+      continue;
+    }
+    const int p = producer[static_cast<size_t>(t)];
+    if (graph.tensors[t].is_const() || p < 0 || HasSideEffects(graph.ops[p])) {
+      s = graph.tensors[t].is_const() ? Constness::kConstant : Constness::kRuntime;
+      stack.pop_back();
+      continue;
+    }
+    if (s == Constness::kUnknown) {  // its inputs first
+      s = Constness::kVisiting;
+      for (int in : graph.ops[p].inputs)
+        if (in >= 0 && state[static_cast<size_t>(in)] == Constness::kUnknown) stack.push_back(in);
+      continue;
+    }
+    // Inputs resolved (one still visiting would be a cycle: not constant).
+    const std::vector<int32_t>& inputs = graph.ops[p].inputs;
+    s = std::all_of(inputs.begin(), inputs.end(),
+                    [&](int in) { return in < 0 || state[static_cast<size_t>(in)] == Constness::kConstant; })
+            ? Constness::kConstant
+            : Constness::kRuntime;
+    stack.pop_back();
+  }
+  return state[static_cast<size_t>(root)] == Constness::kConstant;
+}
+
+}  // namespace
+
 bool IsConstantValued(const ir::Subgraph& graph, int tensor) {
   if (tensor < 0) return false;
   if (graph.tensors.at(tensor).is_const()) return true;
-  const int producer = graph.Producer(tensor);
-  if (producer < 0 || HasSideEffects(graph.ops[producer])) return false;
-  for (int in : graph.ops[producer].inputs)
-    if (in >= 0 && !IsConstantValued(graph, in)) return false;
-  return true;
+  std::vector<Constness> state(graph.tensors.size(), Constness::kUnknown);
+  return ResolveConstness(graph, graph.Producers(), state, tensor);
+}
+
+std::vector<bool> ConstantValuedTensors(const ir::Subgraph& graph) {
+  const std::vector<int> producer = graph.Producers();
+  std::vector<Constness> state(graph.tensors.size(), Constness::kUnknown);
+  std::vector<bool> constant(graph.tensors.size());
+  for (size_t t = 0; t < constant.size(); ++t)
+    constant[t] = ResolveConstness(graph, producer, state, static_cast<int>(t));
+  return constant;
 }
 
 npy::Array EvaluateConstant(const ir::Subgraph& graph, int tensor) {

@@ -82,6 +82,8 @@ std::optional<float> ConstScalar(const ir::Subgraph& graph, int tensor);
 // Whether every value `tensor` depends on is a constant (it may be computed
 // by ops, e.g. DENSIFY or BROADCAST_TO of a constant).
 bool IsConstantValued(const ir::Subgraph& graph, int tensor);
+// IsConstantValued for every tensor at once, each resolved once.
+std::vector<bool> ConstantValuedTensors(const ir::Subgraph& graph);
 // False when an ADD, SUB, MUL or DIV fuses an activation; true for every other op.
 bool HasNoFusedActivation(const ir::Op& op);
 // The single-output op writing `tensor` when it has this code and no fused

@@ -56,12 +56,13 @@ class ConstFoldPass final : public Pass {
     const ir::Subgraph& g = edit.graph();
     const auto consumers = g.Consumers();
     const size_t count = g.ops.size();
+    const std::vector<bool> constant_valued = ConstantValuedTensors(g);
     std::vector<bool> constant_op(count, false);
     for (size_t i = 0; i < count; ++i) {
       const ir::Op& op = g.ops[i];
       constant_op[i] =
           std::any_of(op.inputs.begin(), op.inputs.end(), [](int t) { return t >= 0; }) &&
-          std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) { return t >= 0 && IsConstantValued(g, t); });
+          std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) { return t >= 0 && constant_valued[t]; });
     }
     for (size_t i = 0; i < count; ++i) {
       if (!constant_op[i]) continue;
