@@ -66,6 +66,15 @@ using TapFn = std::function<void(int op_index, int tensor_index, const Tensor& v
 // the ops an untapped run computes (per-op timing).
 enum class Tapping { kEveryTensor, kAsUntapped };
 
+// A float32 tensor's largest finite magnitude and how many of its values
+// are inf or NaN (zero for other dtypes). Large tensors are read on every
+// core: a tap over a 1024x1024 model's run reads gigabytes.
+struct FloatRange {
+  float largest_finite = 0;
+  int64_t non_finite = 0;
+};
+FloatRange RangeOf(const Tensor& value);
+
 class Interpreter {
  public:
   // Prepares: checks every op has a kernel for its dtypes (Error kUnsupported

@@ -3,7 +3,6 @@
 #include "gpuclean/gates.h"
 #include "gpuclean/half.h"
 
-#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -303,7 +302,7 @@ std::vector<std::vector<npy::Array>> RunHalfStorageVariant(const Options& o,
 // lowered with every float16 value rounded, against `ours`.
 void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<std::vector<npy::Array>>& sets,
                       const std::vector<std::vector<npy::Array>>& ref, const std::vector<std::vector<npy::Array>>& ours,
-                      Report& r) {
+                      Report& r, std::vector<std::vector<npy::Array>> nudged_ref = {}) {
   // A quantized model's codes flip where a value lands on a rounding
   // boundary, and a flip moves everything after it: its correlation is
   // held to the model's own too.
@@ -376,8 +375,11 @@ void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<
   // most of the noise, and when they already hold every output the
   // unoptimised session (two more inferences) is not needed. Either way
   // the floors are what the two together would give or tighter.
-  const ScratchDir nudged_dir("gpuclean-noise");
-  widen(floor, ref, RunOnnxRuntime(o.onnx_path, g, NudgedByOneUlp(sets), {}, nudged_dir), true);
+  if (nudged_ref.empty()) {
+    const ScratchDir nudged_dir("gpuclean-noise");
+    nudged_ref = RunOnnxRuntime(o.onnx_path, g, NudgedByOneUlp(sets), {}, nudged_dir);
+  }
+  widen(floor, ref, nudged_ref, true);
   if (!hold()) {
     Progress(o, "proof: measuring onnxruntime's unoptimised session too");
     const ScratchDir plain_dir("gpuclean-noise");
@@ -581,25 +583,6 @@ struct NumericRun {
   int64_t non_finite = 0;
 };
 
-// The largest finite |v[i]| and how many v[i] are inf or NaN: one pass in
-// the form the compiler vectorises, a second only where some are not finite.
-std::pair<float, int64_t> LargestFinite(const float* __restrict v, int64_t n) {
-  float largest = 0;
-  int64_t non_finite = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const float a = std::fabs(v[i]);
-    largest = a > largest ? a : largest;  // NaN never wins
-    non_finite += a > FLT_MAX || a != a;
-  }
-  if (non_finite == 0) return {largest, 0};
-  largest = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const float a = std::fabs(v[i]);
-    if (a <= FLT_MAX && a > largest) largest = a;
-  }
-  return {largest, non_finite};
-}
-
 NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, const std::vector<npy::Array>& inputs) {
   const ir::Subgraph& g = model.main();
   int selection = -1;  // the indices output of the one TOPK_V2, if there is exactly one
@@ -616,13 +599,11 @@ NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, con
   // SiLUs), so its outputs are the fix's reference as they are.
   interp.Invoke(
       [&](int, int tensor, const exec::Tensor& value) {
-        if (value.dtype == tfl::TensorType_FLOAT32) {
-          const auto [largest, non_finite] = LargestFinite(value.as<float>(), value.num_elements());
-          run.non_finite += non_finite;
-          if (largest > run.largest) {
-            run.largest = largest;
-            run.largest_tensor = g.tensors[tensor].name;
-          }
+        const exec::FloatRange range = exec::RangeOf(value);
+        run.non_finite += range.non_finite;
+        if (range.largest_finite > run.largest) {
+          run.largest = range.largest_finite;
+          run.largest_tensor = g.tensors[tensor].name;
         }
         if (tensor != selection || value.dtype != tfl::TensorType_INT32 || value.rank() != 2 || value.dim(0) != 1)
           return;
@@ -760,6 +741,7 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   fo.data_dir = o.data_dir;
   fo.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   fo.prove_as_chain = true;
+  if (o.prove) fo.chain_sets = 1;  // onnxruntime's proof of the result covers every set
   fo.inputs = runs.inputs;
   fo.reference = std::make_shared<rewrite::ReferenceOutputs>();
   auto planned_with = [&](const rewrite::FixOptions& options) {
@@ -840,16 +822,17 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
         safe_norms = true;
       };
       // fp32 values past half's range overflow in the target's arithmetic:
-      // the fp16-safe model runs first, and when every value it computes
-      // stays finite it is kept without running the planned model (on a
-      // 1024x1024 model that run is a third of the convert).
+      // the fp16-safe model runs first, and is kept without running the
+      // planned model (on a 1024x1024 model that run is a third of the
+      // convert) when it meets the bar or every value it computes stays
+      // finite. Otherwise both run and the better one is kept.
       bool decided = false;
       if (fp32->largest > kHalfMax) {
         t.fp32_largest_before = fp32->largest;
         t.fp32_largest_tensor = fp32->largest_tensor;
         Progress(o, fmt::format("fp32 values reach {:.4g} ({}), past half's {:g}: trying the fp16-safe rewrites ({})",
                                 fp32->largest, fp32->largest_tensor, kHalfMax, fmt::join(kFp16SafePasses, ", ")));
-        if (const auto c = try_safe(); c && safe_finite) {
+        if (const auto c = try_safe(); c && (safe_finite || c->first >= kFp16MinCorrelation)) {
           keep_safe(c->first, c->second);
           decided = true;
         }
@@ -1031,8 +1014,23 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
   const Stopwatch prove_start;
   r.proof_run = true;
   ScratchDir dir("gpuclean-convert");
-  Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
-  ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
+  // A quantized model's outputs nearly always need its own noise (a code
+  // flips under any change of rounding): the nudged sets run in the same
+  // onnxruntime session, saving a process, an import and a warm-up.
+  std::vector<std::vector<npy::Array>> nudged_ref;
+  if (g.quantized_nodes > 0) {
+    Progress(o,
+             fmt::format("proving: onnxruntime on {} seeded input set(s) and the same nudged by one ulp", sets.size()));
+    std::vector<std::vector<npy::Array>> both = sets;
+    for (std::vector<npy::Array>& nudged : NudgedByOneUlp(sets)) both.push_back(std::move(nudged));
+    ref = RunOnnxRuntime(o.onnx_path, g, both, {}, dir);
+    nudged_ref.assign(std::make_move_iterator(ref.begin() + static_cast<ptrdiff_t>(sets.size())),
+                      std::make_move_iterator(ref.end()));
+    ref.resize(sets.size());
+  } else {
+    Progress(o, fmt::format("proving: onnxruntime on {} seeded input set(s)", sets.size()));
+    ref = RunOnnxRuntime(o.onnx_path, g, sets, {}, dir);
+  }
   auto shared = std::make_shared<const ir::Model>(model);
   r.proven = true;
   std::vector<std::vector<npy::Array>> our_outputs;
@@ -1064,7 +1062,7 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
     }
     our_outputs.push_back(std::move(ours.outputs));
   }
-  HoldToNoiseFloor(o, g, sets, ref, our_outputs, r);
+  HoldToNoiseFloor(o, g, sets, ref, our_outputs, r, std::move(nudged_ref));
   for (const OutputProof& p : r.proof) r.proven = r.proven && p.ok;
   if (!r.proven) {
     Progress(o, "proof failed: bisecting to the first diverging ONNX node");
@@ -1389,22 +1387,23 @@ std::string Report::RenderText() const {
     s += "    after:  " + target.predicted_after + "\n";
     for (const std::string& p : target.passes) s += "    applied: " + p + "\n";
     if (!target.numeric_model.empty())
-      s += fmt::format("    outputs in the target's arithmetic ({}) vs fp32: corr {:.6f}{}{}{}\n", target.numeric_model,
-                       target.fp16_correlation,
-                       target.fp16_selection_swaps > 0
-                           ? fmt::format(" (rows paired by the top-K selection; {} slot(s) selected by one run only)",
-                                         target.fp16_selection_swaps)
-                           : "",
-                       target.fp16_correlation_before
-                           ? fmt::format(" (was {:.6f} before the fp16-safe rewrites)", *target.fp16_correlation_before)
-                       : target.fp32_largest_before
-                           ? fmt::format(" (fp16-safe rewrites applied: fp32 values reach {:.4g} at {}, past half's {:g})",
-                                         *target.fp32_largest_before, target.fp32_largest_tensor, kHalfMax)
-                           : "",
-                       target.fp16_min_correlation > 0 && target.fp16_min_correlation < kFp16MinCorrelation
-                           ? fmt::format("; needs >= {:.6f}, the model's own quantization noise held {:g} x",
-                                         target.fp16_min_correlation, kNoiseMultiple)
-                           : "");
+      s += fmt::format(
+          "    outputs in the target's arithmetic ({}) vs fp32: corr {:.6f}{}{}{}\n", target.numeric_model,
+          target.fp16_correlation,
+          target.fp16_selection_swaps > 0
+              ? fmt::format(" (rows paired by the top-K selection; {} slot(s) selected by one run only)",
+                            target.fp16_selection_swaps)
+              : "",
+          target.fp16_correlation_before
+              ? fmt::format(" (was {:.6f} before the fp16-safe rewrites)", *target.fp16_correlation_before)
+          : target.fp32_largest_before
+              ? fmt::format(" (fp16-safe rewrites applied: fp32 values reach {:.4g} at {}, past half's {:g})",
+                            *target.fp32_largest_before, target.fp32_largest_tensor, kHalfMax)
+              : "",
+          target.fp16_min_correlation > 0 && target.fp16_min_correlation < kFp16MinCorrelation
+              ? fmt::format("; needs >= {:.6f}, the model's own quantization noise held {:g} x",
+                            target.fp16_min_correlation, kNoiseMultiple)
+              : "");
     for (const std::string& line : target.per_target) s += "    " + line + "\n";
     for (const std::string& h : target.host_fed) s += "    fed from the host: " + h + "\n";
     for (const std::string& n : target.not_applied) s += "    not applied: " + n + "\n";

@@ -8,6 +8,7 @@
 #include "exec/grouped_convolution.h"
 #include "exec/kernel.h"
 #include "exec/kernels/fp16_compute.h"
+#include "exec/zeroed_pages.h"
 #include "gpuclean/limits.h"
 #include "gpuclean/op_table.h"
 #include "gpuclean/shapes.h"
@@ -58,7 +59,7 @@ struct Interpreter::Impl {
   std::vector<Tensor> tensors;
   std::vector<int> run_order;  // ops evaluated per Invoke (constant-only ops are folded away)
   std::vector<const Kernel*> kernels;
-  std::vector<std::vector<uint8_t>> owned;  // folded constants, fp16-rounded weights
+  std::vector<ZeroedPages> owned;  // folded constants, fp16-rounded weights
   // Per tensor: written as binary16 in this mode (op outputs; inputs and
   // weights follow their own rules in Prepare).
   std::vector<bool> stored_in_half;
@@ -83,7 +84,7 @@ struct Interpreter::Impl {
   std::vector<int32_t> grouped_input;  // per grouped op: the tensor split
   std::vector<int> concat_of_split;    // per op: a grouped SPLIT's CONCATENATION, or -1
   size_t folded_bytes = 0;
-  std::vector<uint8_t> arena_storage;
+  ZeroedPages arena_storage;
   uint8_t* arena = nullptr;
   size_t arena_size = 0;
   std::unique_ptr<ThreadPool> pool;
@@ -91,7 +92,7 @@ struct Interpreter::Impl {
   MemoryCharge charge;  // the owned copies and the arena, while this interpreter lives
 
   uint8_t* Own(size_t bytes) {
-    owned.emplace_back(std::max<size_t>(bytes, 1));
+    owned.emplace_back(bytes);
     charge.Add(bytes);
     return owned.back().data();
   }
@@ -502,7 +503,7 @@ struct Interpreter::Impl {
     CheckMemory(total + kArenaAlignment + input_bytes,
                 fmt::format("running the graph ({} of tensors and {} of input values, beside {} of folded constants)",
                             FormatBytes(total), FormatBytes(input_bytes), FormatBytes(folded_bytes)));
-    arena_storage.assign(total + kArenaAlignment, 0);
+    arena_storage = ZeroedPages(total + kArenaAlignment);
     charge.Add(total + kArenaAlignment);
     arena = reinterpret_cast<uint8_t*>(AlignUp(reinterpret_cast<uintptr_t>(arena_storage.data())));
     for (int t : live) tensors[t].data = arena + offset[t];

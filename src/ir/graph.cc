@@ -92,7 +92,8 @@ std::vector<int> Subgraph::Producers() const {
   std::vector<int> producer(tensors.size(), -1);
   for (size_t i = ops.size(); i-- > 0;)  // the first writer wins, as in Producer
     for (int32_t out : ops[i].outputs)
-      if (out >= 0 && out < static_cast<int32_t>(tensors.size())) producer[static_cast<size_t>(out)] = static_cast<int>(i);
+      if (out >= 0 && out < static_cast<int32_t>(tensors.size()))
+        producer[static_cast<size_t>(out)] = static_cast<int>(i);
   return producer;
 }
 

@@ -171,15 +171,22 @@ std::vector<npy::Array> InputsFor(const ir::Subgraph& graph, const std::map<std:
   return out;
 }
 
-std::vector<npy::Array> Run(const ir::Model& model, const std::vector<npy::Array>& inputs, int threads) {
+// The model's outputs on each input set, one interpreter for all of them
+// (prepared once; later runs reuse its memory).
+std::vector<std::vector<npy::Array>> RunEach(const ir::Model& model,
+                                             const std::vector<std::vector<npy::Array>>& input_sets, int threads) {
+  std::vector<std::vector<npy::Array>> outputs;
+  if (input_sets.empty()) return outputs;
   exec::InterpreterOptions io;
   io.threads = threads;
   exec::Interpreter interpreter(std::make_shared<const ir::Model>(model), io);
-  for (size_t i = 0; i < inputs.size(); ++i) interpreter.SetInput(static_cast<int>(i), inputs[i]);
-  interpreter.Invoke();
-  std::vector<npy::Array> out;
-  for (int i = 0; i < interpreter.num_outputs(); ++i) out.push_back(interpreter.Output(i));
-  return out;
+  for (const std::vector<npy::Array>& inputs : input_sets) {
+    for (size_t i = 0; i < inputs.size(); ++i) interpreter.SetInput(static_cast<int>(i), inputs[i]);
+    interpreter.Invoke();
+    std::vector<npy::Array>& out = outputs.emplace_back();
+    for (int i = 0; i < interpreter.num_outputs(); ++i) out.push_back(interpreter.Output(i));
+  }
+  return outputs;
 }
 
 double Value(const npy::Array& a, int64_t i) {
@@ -305,11 +312,19 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   // The original runs only once a pass has changed something: a model the
   // interpreter cannot run is still fine when there is nothing to prove.
   std::vector<std::vector<npy::Array>> reference, current_outputs;
-  auto ensure_reference = [&] {
+  // The original's outputs on the first `count` sets (all by default).
+  auto ensure_reference = [&](size_t count = SIZE_MAX) {
     if (reference.empty() && options.reference) reference = options.reference->outputs;
     reference.resize(sets.size());
-    for (size_t s = 0; s < sets.size(); ++s)
-      if (reference[s].empty()) reference[s] = Run(model, InputsFor(model.main(), sets[s]), threads);
+    std::vector<size_t> missing;
+    std::vector<std::vector<npy::Array>> inputs;
+    for (size_t s = 0; s < sets.size() && s < count; ++s)
+      if (reference[s].empty()) {
+        missing.push_back(s);
+        inputs.push_back(InputsFor(model.main(), sets[s]));
+      }
+    std::vector<std::vector<npy::Array>> outputs = RunEach(model, inputs, threads);
+    for (size_t m = 0; m < missing.size(); ++m) reference[missing[m]] = std::move(outputs[m]);
     if (options.reference) options.reference->outputs = reference;
     if (current_outputs.empty()) current_outputs = reference;
   };
@@ -376,10 +391,15 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
           std::vector<std::vector<npy::Array>> outputs;
           try {
             ensure_reference();
-            for (size_t s = 0; s < sets.size(); ++s) {
-              outputs.push_back(Run(candidate, InputsFor(candidate.main(), sets[s]), threads));
-              Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs.back(), outcome.bound));
-            }
+            // Sets a chain proof left unrun: no pass has moved them yet.
+            current_outputs.resize(sets.size());
+            for (size_t s = 0; s < sets.size(); ++s)
+              if (current_outputs[s].empty()) current_outputs[s] = reference[s];
+            std::vector<std::vector<npy::Array>> inputs;
+            for (const auto& set : sets) inputs.push_back(InputsFor(candidate.main(), set));
+            outputs = RunEach(candidate, inputs, threads);
+            for (size_t s = 0; s < sets.size(); ++s)
+              Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs[s], outcome.bound));
           } catch (const Error& e) {
             if (e.kind() == ErrorKind::kInternal) throw;
             outcome.failure =
@@ -424,11 +444,13 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     std::vector<std::vector<npy::Array>> outputs;
     std::vector<OutputDelta> deltas;
     try {
-      ensure_reference();
-      for (size_t s = 0; s < sets.size(); ++s) {
-        outputs.push_back(Run(current, InputsFor(current.main(), sets[s]), threads));
-        Merge(deltas, Deltas(model.main(), reference[s], outputs.back(), std::max(total_bound, kExactTolerance)));
-      }
+      const size_t compared = options.chain_sets > 0 ? static_cast<size_t>(options.chain_sets) : sets.size();
+      ensure_reference(compared);
+      std::vector<std::vector<npy::Array>> inputs;
+      for (const auto& set : sets) inputs.push_back(InputsFor(current.main(), set));
+      outputs = RunEach(current, inputs, threads);
+      for (size_t s = 0; s < sets.size() && s < compared; ++s)
+        Merge(deltas, Deltas(model.main(), reference[s], outputs[s], std::max(total_bound, kExactTolerance)));
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
       return false;  // the one-by-one proofs say which pass and why
@@ -454,7 +476,9 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   }
 
   for (size_t s = 0; s < reference.size(); ++s)
-    Merge(result.total, Deltas(model.main(), reference[s], current_outputs[s], std::max(total_bound, kExactTolerance)));
+    if (!reference[s].empty())  // a set the chain was not compared on
+      Merge(result.total,
+            Deltas(model.main(), reference[s], current_outputs[s], std::max(total_bound, kExactTolerance)));
   result.after = lint::Lint(current, matrix);
   result.model = std::move(current);
   if (!reference.empty()) result.outputs = current_outputs;

@@ -127,6 +127,38 @@ TEST(Fix, AProvenChainKeepsItsOutputsAndSharesTheReference) {
   EXPECT_NE(again.failure.find("pass test-relu-max is not proven"), std::string::npos) << again.failure;
 }
 
+TEST(Fix, AChainComparedOnOneSetStillRunsEverySet) {
+  // convert's onnxruntime proof covers every set: the chain is compared with
+  // the original on the first only, and the original does not run on the
+  // second; the fixed model's outputs cover both.
+  const ReluAsMaximumPass right;
+  const WrongPass wrong;
+  FixOptions options;
+  options.passes = {"auto"};
+  options.extra_passes = {&right};
+  options.prove_as_chain = true;
+  options.chain_sets = 1;
+  options.reference = std::make_shared<ReferenceOutputs>();
+  const FixResult result = Fix(ReluModel(), options);
+  ASSERT_TRUE(result.ok) << result.failure;
+  ASSERT_EQ(result.outputs.size(), 2u);
+  ASSERT_EQ(options.reference->outputs.size(), 2u);
+  EXPECT_FALSE(options.reference->outputs[0].empty());
+  EXPECT_TRUE(options.reference->outputs[1].empty());
+  EXPECT_FALSE(result.outputs[1].empty());
+
+  // A wrong chain still fails on the set it is compared on, and the
+  // one-by-one proofs that follow run the original on every set.
+  FixOptions failing = options;
+  failing.extra_passes = {&wrong};
+  failing.reference = std::make_shared<ReferenceOutputs>();
+  const FixResult broken = Fix(ReluModel(), failing);
+  EXPECT_FALSE(broken.ok);
+  EXPECT_NE(broken.failure.find("pass test-wrong is not proven"), std::string::npos) << broken.failure;
+  ASSERT_EQ(failing.reference->outputs.size(), 2u);
+  EXPECT_FALSE(failing.reference->outputs[1].empty());
+}
+
 TEST(Fix, AppliedOnlyIsNeverProven) {
   const ReluAsMaximumPass right;
   FixOptions options;
