@@ -45,6 +45,16 @@ nlohmann::json ConvertAndProbe(const std::string& onnx, const std::string& out, 
   return nlohmann::json::parse(r.out);
 }
 
+// `m` written as NAME.onnx in `dir` and converted for `target` to NAME.tflite.
+convert::Result ConvertForTarget(const OnnxTestModel& m, testing::TempDir& dir, const std::string& name,
+                                 const std::string& target) {
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file(name + ".onnx"));
+  o.output_path = dir.file(name + ".tflite");
+  o.target = target;
+  return convert::Convert(o);
+}
+
 // The probe ran, every op on the WebGPU delegate in one partition, and every
 // output within correlation 0.999 of onnxruntime.
 void ExpectWhollyOnWebGpu(const nlohmann::json& report) {
@@ -433,11 +443,7 @@ TEST(ConvertTarget, Fp16OverflowWithNothingToRebuildRunsThePlainModel) {
   m.Node("MatMul", {"kept", "w"}, {"y"});
   m.Output("y");
   testing::TempDir dir;
-  convert::Options o;
-  o.onnx_path = m.Write(dir.file("masked.onnx"));
-  o.output_path = dir.file("masked.tflite");
-  o.target = "mldrift-cl@2.1.6";
-  const convert::Result r = convert::Convert(o);
+  const convert::Result r = ConvertForTarget(m, dir, "masked", "mldrift-cl@2.1.6");
   const std::string text = r.report.RenderText();
   EXPECT_EQ(r.report.target.numeric_model, "fp16-compute") << text;
   EXPECT_FALSE(r.report.target.fp32_largest_before.has_value()) << text;
@@ -459,11 +465,7 @@ TEST(ConvertTarget, Fp16SafeNormRebuildKeepsTheHostFedConstants) {
   m.Node("Relu", {"z_plus"}, {"z_out"});
   m.Output("z_out");
   testing::TempDir dir;
-  convert::Options o;
-  o.onnx_path = m.Write(dir.file("preln_table.onnx"));
-  o.output_path = dir.file("preln_table.tflite");
-  o.target = "mldrift-cl@2.1.6";
-  const convert::Result r = convert::Convert(o);
+  const convert::Result r = ConvertForTarget(m, dir, "preln_table", "mldrift-cl@2.1.6");
   const std::string text = r.report.RenderText();
   ASSERT_TRUE(r.report.target.fp32_largest_before.has_value()) << "the norm was not rebuilt: " << text;
   EXPECT_EQ(r.report.target.host_fed.size(), 1u) << text;
