@@ -410,11 +410,10 @@ void HoldToNoiseFloor(const Options& o, const onnx::Graph& g, const std::vector<
   Progress(o, "proof: an output exceeds the fixed bound; measuring the model's own fp32 noise on onnxruntime");
   // The nudged inputs first: on a quantized model their flipped codes are
   // most of the noise, and when they already hold every output the
-  // unoptimised session (two more inferences) is not needed. Either way
-  // the floors are what the two together would give or tighter.
-  // `nudged_ref` may hold the first sets already (the proof's session ran
-  // them): when they hold every output the rest are not run. Fewer sets
-  // give lower floors, so a stricter proof, never a looser one.
+  // unoptimised session (more inferences) is not needed. `nudged_ref` may
+  // hold the first sets already (the proof's own session ran them); the
+  // rest run only when those do not hold. Fewer runs give lower floors, so
+  // a stricter proof, never a looser one.
   bool held = false;
   if (!nudged_ref.empty()) {
     widen(floor, ref, nudged_ref, true);
@@ -912,7 +911,16 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   rewrite::FixResult fix = rewrite::Fix(model, fo);
   if (!fix.proven && safe_norms) {  // the fp16-safe rewrites did not prove: without them
     fix = rewrite::Fix(model, unsafe);
-    t.fp16_correlation = t.fp16_correlation_before ? *t.fp16_correlation_before : planned_correlation();
+    if (t.fp16_correlation_before) {
+      t.fp16_correlation = *t.fp16_correlation_before;
+    } else {  // it was not run: the fp32 values alone chose the safe norms
+      try {
+        t.fp16_correlation = planned_correlation();
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::kInternal) throw;
+        t.numeric_model.clear();
+      }
+    }
     t.fp16_correlation_before.reset();
     t.fp32_largest_before.reset();
     t.fp32_largest_tensor.clear();
