@@ -212,6 +212,10 @@ TEST(RunCommand, BadInputsFailWithOneLine) {
   for (const std::string& args : {"run " + model + " --input 0=" + ShellQuote(dir.file("wrong.npy")) + out,
                                   "run " + model + " --input 0=" + ShellQuote(dir.file("garbage.npy")) + out,
                                   "run " + model + " --input 0=" + ShellQuote(dir.file("missing.npy")) + out,
+                                  // Not regular files: read as empty, not read forever (/dev/zero
+                                  // grew a buffer without end when the reader iterated bytes).
+                                  "run " + model + " --input 0=/dev/zero" + out,
+                                  "run " + model + " --input 0=" + ShellQuote(dir.path().string()) + out,
                                   "run " + model + " --input 5=" + ShellQuote(dir.file("wrong.npy")) + out,
                                   "run " + model + " --input nosuchname=" + ShellQuote(dir.file("wrong.npy")) + out,
                                   "run " + model + " --input novalue" + out, "run " + model + " --threads 0" + out,
