@@ -876,17 +876,13 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
       // finite. Otherwise both run and the better one is kept.
       bool decided = false;
       if (fp32->largest > kHalfMax) {
-        t.fp32_largest_before = fp32->largest;
-        t.fp32_largest_tensor = fp32->largest_tensor;
         Progress(o, fmt::format("fp32 values reach {:.4g} ({}), past half's {:g}: trying the fp16-safe rewrites ({})",
                                 fp32->largest, fp32->largest_tensor, kHalfMax, fmt::join(kFp16SafePasses, ", ")));
         if (const auto c = try_safe(); c && (safe_finite || c->first >= kFp16MinCorrelation)) {
           keep_safe(c->first, c->second);
+          t.fp32_largest_before = fp32->largest;
+          t.fp32_largest_tensor = fp32->largest_tensor;
           decided = true;
-        }
-        if (!decided) {
-          t.fp32_largest_before.reset();
-          t.fp32_largest_tensor.clear();
         }
       }
       if (!decided) {
