@@ -1,5 +1,9 @@
 // ctest-labels: litert
 // SOFTMAX against LiteRT.js: beta, ranks 1 to 4, large logits, depth 1.
+#include <cmath>
+#include <limits>
+
+#include "exec/conv_test_util.h"
 #include "exec/shape_test_util.h"
 
 namespace gpuclean::testing {
@@ -23,6 +27,41 @@ TEST(Softmax, BetaAndRanks) {
                                           RandomF32({4, 1}, 45)};
   ExpectMatchesLiteRt(model, inputs);
   ExpectThreadsAgree(model, inputs);
+}
+
+// Rows that end in a partial block of 16 and rows of whole blocks; beta 1
+// (no multiply), 0.7, and -1.5 (where x - max times beta can overflow); a row
+// holding an infinity, one holding a NaN. The AVX-512 path (masked tails,
+// reductions in registers) against the portable one: the same bits.
+TEST(Softmax, AllInstructionSetsGiveTheSameBits) {
+  GraphBuilder b;
+  std::vector<npy::Array> inputs;
+  const std::vector<std::pair<std::vector<int32_t>, float>> cases = {
+      {{5, 196}, 1.0f}, {{3, 16}, 1.0f}, {{4, 33}, 0.7f}, {{6, 15}, -1.5f}, {{2, 1}, 1.0f}, {{3, 100}, 1.0f}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& [shape, beta] = cases[i];
+    const int x = b.Input("x" + std::to_string(i), tfl::TensorType_FLOAT32, shape);
+    b.Output(b.Softmax(x, beta));
+    inputs.push_back(RandomF32(shape, 60 + static_cast<int>(i), -90, 90));
+  }
+  float* special = reinterpret_cast<float*>(inputs.back().data.data());
+  special[3] = std::numeric_limits<float>::infinity();
+  special[100 + 7] = std::numeric_limits<float>::quiet_NaN();
+  special[200 + 50] = -std::numeric_limits<float>::infinity();
+  const ir::Model model = b.Finish();
+  namespace conv = exec::kernels::conv;
+  convt::IsaGuard guard;
+  conv::SetIsaForTesting(conv::Isa::kGeneric);
+  const std::vector<npy::Array> portable = RunOurs(model, inputs);
+  for (conv::Isa isa : convt::AvailableIsas()) {
+    SCOPED_TRACE(std::string("isa ") + conv::IsaName(conv::SetIsaForTesting(isa)));
+    const std::vector<npy::Array> ours = RunOurs(model, inputs);
+    ASSERT_EQ(ours.size(), portable.size());
+    for (size_t i = 0; i < ours.size(); ++i) ExpectArrayNear(ours[i], portable[i]);
+  }
+  // The finite rows, whatever the path, against LiteRT.
+  inputs.back() = RandomF32({3, 100}, 65, -90, 90);
+  ExpectMatchesLiteRt(model, inputs);
 }
 
 TEST(Softmax, HandComputedUniformRow) {

@@ -1,6 +1,7 @@
 // ctest-labels: litert
 // TRANSPOSE against LiteRT.js: 2-D to 6-D permutations, the tiled 2-D-like
-// path on a larger tensor, int32 and bool data.
+// path on a larger tensor, planes to pixels of a few channels, int32 and
+// bool data.
 #include "exec/shape_test_util.h"
 
 namespace gpuclean::testing {
@@ -37,6 +38,24 @@ TEST(Transpose, LargeTiledWithThreads) {
   const std::vector<npy::Array> inputs = {RandomF32({2, 67, 45, 40}, 106)};
   ExpectMatchesLiteRt(model, inputs);
   ExpectThreadsAgree(model, inputs, 4);
+}
+
+// NCHW -> NHWC of 2, 3 and 4 channels (an image input): the channels'
+// planes interleaved into pixels, float and int32, odd plane sizes, threads.
+TEST(Transpose, PlanesToPixelsOfTwoToFourChannels) {
+  GraphBuilder b;
+  std::vector<npy::Array> inputs;
+  for (int32_t c : {2, 3, 4}) {
+    const int x = b.Input("x" + std::to_string(c), tfl::TensorType_FLOAT32, {2, c, 37, 53});
+    b.Output(b.Transpose(x, {0, 2, 3, 1}));
+    inputs.push_back(RandomF32({2, c, 37, 53}, 110 + c));
+  }
+  const int i = b.Input("i", tfl::TensorType_INT32, {1, 3, 19, 23});
+  b.Output(b.Transpose(i, {0, 2, 3, 1}));
+  inputs.push_back(RandomI32({1, 3, 19, 23}, 115, -1000, 1000));
+  const ir::Model model = b.Finish();
+  ExpectMatchesLiteRt(model, inputs);
+  ExpectThreadsAgree(model, inputs, 3);
 }
 
 TEST(Transpose, Int32AndBool) {

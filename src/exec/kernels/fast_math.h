@@ -9,24 +9,34 @@
 
 namespace gpuclean::exec::kernels::ew {
 
+// Sixteen floats, and their bits, as one value each: a kernel that spells its
+// loop body in these gets one vector register per value (GCC's own
+// vectoriser kept per-lane arrays on the stack in some loops).
+typedef float Floats16 __attribute__((vector_size(64)));
+typedef uint32_t Bits16 __attribute__((vector_size(64)));
+
 // e^x for x in [-87.3, 88.3] (the caller clamps), Cephes' expf polynomial:
-// within 2 ulp of std::exp.
-[[gnu::always_inline]] inline float ExpClamped(float x) {
+// within 2 ulp of std::exp. F is float (U uint32_t) or Floats16 (U Bits16):
+// the same operations in the same order, so a lane gives the scalar's bits.
+template <typename F, typename U>
+[[gnu::always_inline]] inline F ExpClampedAs(F x) {
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float t = x * 1.44269504088896341f + kRound;
+  const F t = x * 1.44269504088896341f + kRound;
   // Unsigned: wraps instead of overflowing on NaN (discarded by the caller).
-  const uint32_t n = __builtin_bit_cast(uint32_t, t) - __builtin_bit_cast(uint32_t, kRound);
-  const float fn = t - kRound;
-  const float r = (x - fn * 0.693359375f) - fn * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
+  const U n = __builtin_bit_cast(U, t) - __builtin_bit_cast(uint32_t, kRound);
+  const F fn = t - kRound;
+  const F r = (x - fn * 0.693359375f) - fn * -2.12194440e-4f;
+  F p = r * 1.9875691500e-4f + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  const float y = p * r * r + r + 1.0f;
-  return __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, y) + (n << 23));
+  const F y = p * r * r + r + 1.0f;
+  return __builtin_bit_cast(F, __builtin_bit_cast(U, y) + (n << 23));
 }
+
+[[gnu::always_inline]] inline float ExpClamped(float x) { return ExpClampedAs<float, uint32_t>(x); }
+[[gnu::always_inline]] inline Floats16 ExpClamped(Floats16 x) { return ExpClampedAs<Floats16, Bits16>(x); }
 
 // erfc(z) for any float z: Numerical Recipes' erfcc (a Chebyshev fit of
 // erfc(a) e^{a^2} in t = 1 / (1 + a/2), fractional error below 1.2e-7 for

@@ -10,8 +10,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "exec/kernels/conv_util.h"
 #include "exec/kernels/fp16_compute.h"
 #include "exec/kernels/layout_util.h"
+
+#if GPUCLEAN_CONV_X86
+#include <immintrin.h>
+#endif
 
 // After the includes: only this file's functions.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -32,76 +37,143 @@ void CheckSoftmax(const ir::Subgraph& graph, const ir::Op& op) {
   if (in && in->rank() < 1) ThrowOpUnsupported(graph, op, "input must have rank >= 1, got a scalar");
 }
 
-// e^t as std::exp gives it, within 2 ulp: 0 below -87.3 (std::exp's
-// subnormal results there are below any softmax's resolution), infinity above
-// 88.7, NaN stays NaN.
-inline float SoftmaxExp(float t) {
+using ew::Floats16;
+typedef int32_t Mask16 __attribute__((vector_size(64)));
+
+[[gnu::always_inline]] inline Floats16 Splat(float v) { return Floats16{} + v; }
+
+[[gnu::always_inline]] inline Floats16 Load16(const float* p) {
+  Floats16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// e^t in 16 lanes as std::exp gives it, within 2 ulp: 0 below -87.3
+// (std::exp's subnormal results there are below any softmax's resolution),
+// NaN stays NaN, and, unless kNonPositive says t <= 0 (beta >= 0: every
+// x - max is), infinity above 88.72. Written in vector values: GCC's
+// vectoriser kept each 16-element block on the stack (a store-to-load round
+// trip per block, and the overflow tests every softmax can skip).
+template <bool kNonPositive>
+[[gnu::always_inline]] inline Floats16 SoftmaxExp16(Floats16 t) {
   constexpr float kLo = -87.3f, kHi = 88.3f;
-  const bool under = t<kLo, over = t> 88.72f;
-  float c = under ? kLo : t;
-  c = c > kHi ? kHi : c;
-  float e = ew::ExpClamped(c);
-  e = under ? 0.0f : e;
-  e = over ? std::numeric_limits<float>::infinity() : e;
+  const Mask16 under = t < kLo;
+  Floats16 c = under ? Splat(kLo) : t;
+  if constexpr (!kNonPositive) c = c > kHi ? Splat(kHi) : c;
+  Floats16 e = ew::ExpClamped(c);
+  e = under ? Floats16{} : e;
+  if constexpr (!kNonPositive) e = t > 88.72f ? Splat(std::numeric_limits<float>::infinity()) : e;
   return t == t ? e : t;
 }
 
-// Sixteen floats as one value: GCC kept 16-element arrays of running maxima
-// and sums on the stack, a store-to-load round trip per block (rows of 196,
-// mha_parity: 0.127 -> 0.085 ms over its 784 rows).
-typedef float Lanes16 __attribute__((vector_size(64)));
-
 // One row in fp32: its max, the exponentials into y with their sum (one
-// pass; the same order as summing y afterwards), the scaling.
-GPUCLEAN_SOFTMAX_CLONES void SoftmaxRow(const float* __restrict x, float* __restrict y, int64_t depth, float beta) {
+// pass; the same order as summing y afterwards), the scaling. kUnitBeta
+// skips the multiply by a beta of 1 (exact, so the same bits).
+template <bool kNonPositive, bool kUnitBeta>
+[[gnu::always_inline]] inline void SoftmaxRowAs(const float* __restrict x, float* __restrict y, int64_t depth,
+                                                float beta) {
   // The max in 16 lanes: a loop-carried max is one compare latency per
   // element and does not vectorise; the max itself does not depend on order.
-  Lanes16 lanes;
-  for (int j = 0; j < 16; ++j) lanes[j] = std::numeric_limits<float>::lowest();
+  Floats16 lanes = Splat(std::numeric_limits<float>::lowest());
   int64_t c = 0;
   for (; c + 16 <= depth; c += 16) {
-    Lanes16 v;
-    std::memcpy(&v, x + c, sizeof v);
+    const Floats16 v = Load16(x + c);
     lanes = v > lanes ? v : lanes;
   }
   for (int j = 0; c < depth; ++c, ++j) lanes[j] = x[c] > lanes[j] ? x[c] : lanes[j];
   float max = lanes[0];
   for (int j = 1; j < 16; ++j) max = lanes[j] > max ? lanes[j] : max;
+  const auto exponent = [&](Floats16 v) {
+    v = v - max;
+    if constexpr (!kUnitBeta) v = v * beta;
+    return SoftmaxExp16<kNonPositive>(v);
+  };
   // The exponentials in 16-wide blocks; the last partial block runs as a
-  // whole block over a copy, so no element takes the long scalar path. Their
-  // sum in 16 lanes (element c into lane c % 16) added pairwise at the end:
-  // a fixed order, so any thread count gives the same bits, at vector speed
-  // instead of one add latency per element.
-  Lanes16 sums = {};
+  // whole block over a copy, so no element takes a scalar path. Their sum in
+  // 16 lanes (element c into lane c % 16) added pairwise at the end: a fixed
+  // order, so any thread count gives the same bits, at vector speed instead
+  // of one add latency per element.
+  Floats16 sums = {};
   for (c = 0; c + 16 <= depth; c += 16) {
-    float e[16];
-    for (int j = 0; j < 16; ++j) {
-      e[j] = SoftmaxExp((x[c + j] - max) * beta);
-      y[c + j] = e[j];
-    }
-    Lanes16 v;
-    std::memcpy(&v, e, sizeof v);
-    sums += v;
+    const Floats16 e = exponent(Load16(x + c));
+    std::memcpy(y + c, &e, sizeof e);
+    sums += e;
   }
   if (const int64_t rest = depth - c; rest > 0) {
-    float block[16];
-    for (int j = 0; j < 16; ++j) block[j] = j < rest ? x[c + j] : max;
-    for (int j = 0; j < 16; ++j) block[j] = SoftmaxExp((block[j] - max) * beta);
+    Floats16 block = Splat(max);
+    std::memcpy(&block, x + c, rest * sizeof(float));
+    const Floats16 e = exponent(block);
     for (int j = 0; j < rest; ++j) {
-      y[c + j] = block[j];
-      sums[j] += block[j];
+      y[c + j] = e[j];
+      sums[j] += e[j];
     }
   }
-  float lane[16];
-  std::memcpy(lane, &sums, sizeof lane);
   for (int width = 8; width >= 1; width /= 2)
-    for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
-  const float sum = lane[0];
+    for (int j = 0; j < width; ++j) sums[j] += sums[j + width];
   // Times the reciprocal, as onnxruntime's MLAS does, not LiteRT's divide:
   // within 1 ulp of the quotient, and a vector divide per 16 elements was
   // half of mha_parity's SOFTMAX time.
-  const float inverse = 1.0f / sum;
+  const float inverse = 1.0f / sums[0];
   for (c = 0; c < depth; ++c) y[c] = y[c] * inverse;
+}
+
+GPUCLEAN_SOFTMAX_CLONES void SoftmaxRowVector(const float* __restrict x, float* __restrict y, int64_t depth,
+                                              float beta) {
+  if (beta == 1.0f) return SoftmaxRowAs<true, true>(x, y, depth, beta);
+  if (beta >= 0.0f) return SoftmaxRowAs<true, false>(x, y, depth, beta);
+  SoftmaxRowAs<false, false>(x, y, depth, beta);
+}
+
+#if GPUCLEAN_CONV_X86
+// SoftmaxRowAs with AVX-512's masks: the tail of a row (196 = 12 * 16 + 4 in
+// mha_parity) loads, stores and sums under a mask, and the lanes reduce in
+// registers, where the portable form went through the stack for both (a
+// third of the row's time). The same operations in the same order, so the
+// same bits; SOFTMAX.AllInstructionSetsGiveTheSameBits checks it.
+template <bool kNonPositive, bool kUnitBeta>
+GPUCLEAN_TARGET_AVX512 void SoftmaxRowAvx512(const float* __restrict x, float* __restrict y, int64_t depth,
+                                             float beta) {
+  const int64_t whole = depth / 16 * 16;
+  const __mmask16 tail = static_cast<__mmask16>((1u << (depth - whole)) - 1);
+  __m512 lanes = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+  for (int64_t c = 0; c < whole; c += 16) lanes = _mm512_max_ps(_mm512_loadu_ps(x + c), lanes);
+  lanes = _mm512_max_ps(_mm512_mask_loadu_ps(lanes, tail, x + whole), lanes);
+  const float max = _mm512_reduce_max_ps(lanes);
+  const auto exponent = [&](__m512 v) -> __m512 {
+    v = v - max;
+    if constexpr (!kUnitBeta) v = v * beta;
+    return SoftmaxExp16<kNonPositive>(v);
+  };
+  __m512 sums = _mm512_setzero_ps();
+  for (int64_t c = 0; c < whole; c += 16) {
+    const __m512 e = exponent(_mm512_loadu_ps(x + c));
+    _mm512_storeu_ps(y + c, e);
+    sums = sums + e;
+  }
+  if (tail) {
+    const __m512 e = exponent(_mm512_mask_loadu_ps(_mm512_set1_ps(max), tail, x + whole));
+    _mm512_mask_storeu_ps(y + whole, tail, e);
+    sums = _mm512_mask_add_ps(sums, tail, sums, e);
+  }
+  // Lane j + 8, then + 4, + 2, + 1: the portable form's pairwise order.
+  const __m512 inverse = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(sums));
+  for (int64_t c = 0; c < whole; c += 16) _mm512_storeu_ps(y + c, _mm512_loadu_ps(y + c) * inverse);
+  if (tail) _mm512_mask_storeu_ps(y + whole, tail, _mm512_maskz_loadu_ps(tail, y + whole) * inverse);
+}
+#endif
+
+using SoftmaxRowFn = void (*)(const float* __restrict, float* __restrict, int64_t, float);
+
+// The row function for this CPU and beta, chosen once per op.
+SoftmaxRowFn PickSoftmaxRow(float beta) {
+#if GPUCLEAN_CONV_X86
+  if (conv::ActiveIsa() == conv::Isa::kAvx512) {
+    if (beta == 1.0f) return SoftmaxRowAvx512<true, true>;
+    if (beta >= 0.0f) return SoftmaxRowAvx512<true, false>;
+    return SoftmaxRowAvx512<false, false>;
+  }
+#endif
+  return SoftmaxRowVector;
 }
 
 void EvalSoftmax(KernelContext& ctx) {
@@ -113,12 +185,13 @@ void EvalSoftmax(KernelContext& ctx) {
   const int64_t rows = input.num_elements() / depth;
   const float* in = input.as<const float>();
   float* out = output.as<float>();
+  const SoftmaxRowFn softmax_row = PickSoftmaxRow(beta);
   ForEachRow(ctx.pool, rows, depth, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const float* x = in + r * depth;
       float* y = out + r * depth;
       if (!fp16::Active(ctx)) {
-        SoftmaxRow(x, y, depth, beta);
+        softmax_row(x, y, depth, beta);
         continue;
       }
       float max = std::numeric_limits<float>::lowest();
