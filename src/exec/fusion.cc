@@ -7,9 +7,8 @@
 // WebGPU was measured to do (tests/analyze/fp16_fused_vs_webgpu_test.cc), not
 // a copy of the backend's graph passes.
 #include <algorithm>
-#include <cstring>
-#include <set>
 
+#include "exec/layer_norm_pattern.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/op_table.h"
 
@@ -88,67 +87,17 @@ class Fusion {
     return in;
   }
 
-  const ir::Op* SoleConsumer(int32_t t, tfl::BuiltinOperator code) const {
-    if (t < 0 || consumers_[t].size() != 1) return nullptr;
-    const ir::Op& op = g_.ops[consumers_[t].front()];
-    return op.code == code ? &op : nullptr;
-  }
-
-  // MEAN over the last axis only, keeping it.
-  bool IsLastAxisMean(const ir::Op& op) const {
-    if (op.code != tfl::BuiltinOperator_MEAN || op.inputs.size() < 2 || op.outputs.size() != 1) return false;
-    const ir::Tensor& axes = g_.tensors[op.inputs[1]];
-    if (!axes.is_const() || axes.dtype != tfl::TensorType_INT32 || axes.num_elements() != 1) return false;
-    int32_t axis = 0;
-    std::memcpy(&axis, axes.data->data(), sizeof(axis));
-    const int rank = g_.tensors[op.inputs[0]].rank();
-    return rank > 0 && (axis == rank - 1 || axis == -1) && g_.tensors[op.outputs[0]].rank() == rank;
-  }
-
-  // A LayerNorm written as mu = MEAN(x), d = SUB(x, mu), s = MUL(d, d) or
-  // SQUARE(d), v = MEAN(s), e = ADD(v, eps), r = RSQRT(e), y = MUL(d, r),
-  // every MEAN over the last axis: the backend computes it as one kernel, so
-  // mu, d, s, v, e and r never reach memory (measured: no overflow at
-  // |x| ~ 440 and 3000, where s passes 65504). The same statistics written
-  // with SQUARED_DIFFERENCE, over another axis, or as RMSNorm are separate
-  // kernels and overflow. `m` is the candidate first MEAN; returns the
-  // internal tensors, or nothing when the pattern does not match.
+  // A LayerNorm (layer_norm_pattern.h): the backend computes it as one
+  // kernel, so mu, d, s, v, e and r never reach memory (measured: no
+  // overflow at |x| ~ 440 and 3000, where s passes 65504). The same
+  // statistics written with SQUARED_DIFFERENCE, over another axis, or as
+  // RMSNorm are separate kernels and overflow. `m` is the candidate first
+  // MEAN; returns the internal tensors, or nothing when the pattern does not
+  // match. As measured, the ADD reads the variance first.
   std::vector<int32_t> LayerNormInternals(int m) const {
-    const ir::Op& mean = g_.ops[m];
-    if (!IsLastAxisMean(mean)) return {};
-    const int32_t x = mean.inputs[0], mu = mean.outputs[0];
-    const ir::Op* sub = SoleConsumer(mu, tfl::BuiltinOperator_SUB);
-    if (!sub || sub->inputs.size() != 2 || sub->inputs[0] != x || sub->inputs[1] != mu) return {};
-    const int32_t d = sub->outputs[0];
-    if (consumers_[d].size() != 2 || g_.IsGraphOutput(d)) return {};
-    const ir::Op* square = nullptr;
-    const ir::Op* scale = nullptr;
-    for (int c : consumers_[d]) {
-      const ir::Op& op = g_.ops[c];
-      const bool squares =
-          (op.code == tfl::BuiltinOperator_MUL && op.inputs.size() == 2 && op.inputs[0] == d && op.inputs[1] == d) ||
-          (op.code == tfl::BuiltinOperator_SQUARE && op.inputs[0] == d);
-      if (squares)
-        square = &op;
-      else if (op.code == tfl::BuiltinOperator_MUL)
-        scale = &op;
-    }
-    if (!square || !scale) return {};
-    const int32_t s = square->outputs[0];
-    const ir::Op* variance = SoleConsumer(s, tfl::BuiltinOperator_MEAN);
-    if (!variance || !IsLastAxisMean(*variance)) return {};
-    const int32_t v = variance->outputs[0];
-    const ir::Op* add = SoleConsumer(v, tfl::BuiltinOperator_ADD);
-    if (!add || add->inputs.size() != 2 || add->inputs[0] != v || !g_.tensors[add->inputs[1]].is_const()) return {};
-    const int32_t e = add->outputs[0];
-    const ir::Op* rsqrt = SoleConsumer(e, tfl::BuiltinOperator_RSQRT);
-    if (!rsqrt) return {};
-    const int32_t r = rsqrt->outputs[0];
-    const ir::Op* normalize = SoleConsumer(r, tfl::BuiltinOperator_MUL);
-    if (normalize != scale) return {};
-    for (int32_t t : {mu, s, v, e, r})
-      if (g_.IsGraphOutput(t)) return {};
-    return {mu, d, s, v, e, r};
+    const std::optional<LayerNormPattern> p = MatchLayerNorm(g_, consumers_, m);
+    if (!p || g_.ops[p->add].inputs[0] != p->v) return {};
+    return p->Intermediates();
   }
 
   const ir::Subgraph& g_;

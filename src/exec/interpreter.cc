@@ -8,6 +8,7 @@
 #include "exec/grouped_convolution.h"
 #include "exec/kernel.h"
 #include "exec/kernels/fp16_compute.h"
+#include "exec/layer_norm_pattern.h"
 #include "exec/zeroed_pages.h"
 #include "gpuclean/limits.h"
 #include "gpuclean/op_table.h"
@@ -67,11 +68,19 @@ struct Interpreter::Impl {
   std::vector<std::any> op_state;  // per op: KernelContext::state
   // Per op: not run unless a tap wants its output: a PAD its only reader
   // pads through (AbsorbPads), a LOGISTIC its SiLU MUL computes (FuseSilu),
-  // the SPLIT and per-group CONV_2Ds of a grouped convolution
+  // a LayerNorm's ops before its normalizing MUL (FuseLayerNorms), the
+  // SPLIT and per-group CONV_2Ds of a grouped convolution
   // (GroupConvolutions).
   std::vector<bool> skipped;
-  // Per op: a MUL(x, LOGISTIC(x)) whose LOGISTIC is skipped: x, or -1.
-  std::vector<int32_t> silu_input;
+  // An op that computes what skipped ops before it did, with another
+  // kernel reading other tensors: a SiLU's MUL reads x, a LayerNorm's
+  // normalizing MUL reads x and the epsilon.
+  struct Replacement {
+    const Kernel* kernel = nullptr;
+    std::vector<int32_t> inputs;
+    const char* runs_as = "";
+  };
+  std::vector<Replacement> replaced;  // per op; kernel null where the op runs as itself
   // Per op: the convolution's skipped PAD (its index), or -1, and its amounts.
   std::vector<int> absorbed_pad;
   std::vector<std::array<int, 4>> absorbed_amounts;
@@ -89,6 +98,7 @@ struct Interpreter::Impl {
   size_t arena_size = 0;
   std::unique_ptr<ThreadPool> pool;
   const Kernel fused_silu_kernel = kernels::FusedSiluKernel();
+  const Kernel fused_layer_norm_kernel = kernels::FusedLayerNormKernel();
   MemoryCharge charge;  // the owned copies and the arena, while this interpreter lives
 
   uint8_t* Own(size_t bytes) {
@@ -143,7 +153,7 @@ struct Interpreter::Impl {
     const std::vector<int> order = g.TopologicalOrder();
     kernels.assign(g.ops.size(), nullptr);
     skipped.assign(g.ops.size(), false);  // GroupConvolutions, AbsorbPads, FuseSilu, after folding
-    silu_input.assign(g.ops.size(), -1);
+    replaced.assign(g.ops.size(), {});
     absorbed_pad.assign(g.ops.size(), -1);
     absorbed_amounts.assign(g.ops.size(), {});
     grouped_op.assign(g.ops.size(), -1);
@@ -223,6 +233,7 @@ struct Interpreter::Impl {
     GroupConvolutions(known);
     AbsorbPads(known);
     FuseSilu();
+    FuseLayerNorms(known);
     PlanArena(known);
     fixed = std::move(known);
   }
@@ -294,10 +305,45 @@ struct Interpreter::Impl {
       const ir::Op& mul = g.ops[m];
       if (mul.code != tfl::BuiltinOperator_MUL || mul.inputs.size() != 2 || mul.outputs.size() != 1 ||
           !((mul.inputs[0] == x && mul.inputs[1] == s) || (mul.inputs[0] == s && mul.inputs[1] == x)) ||
-          tensors[mul.outputs[0]].shape != tensors[x].shape || absorbed_pad[m] >= 0 || silu_input[m] >= 0)
+          tensors[mul.outputs[0]].shape != tensors[x].shape || absorbed_pad[m] >= 0 || replaced[m].kernel)
         continue;
       skipped[i] = true;
-      silu_input[m] = x;
+      replaced[m] = {&fused_silu_kernel, {x}, "MUL (SiLU)"};
+    }
+  }
+
+  // A LayerNorm (layer_norm_pattern.h) runs as one pass per row at its
+  // normalizing MUL (FusedLayerNormKernel, the same fp32 operations): the
+  // MEANs, SUB, square, ADD and RSQRT are skipped. fp32 only, as for SiLU;
+  // not where an internal op clamps, or a tensor is not float32.
+  void FuseLayerNorms(const std::vector<bool>& known) {
+    const ir::Subgraph& g = *graph;
+    if (options.precision != Precision::kFp32) return;
+    const std::vector<std::vector<int>> consumers = g.Consumers();
+    std::vector<bool> runs(g.ops.size(), false);
+    for (int i : run_order) runs[i] = true;
+    const auto activation_free = [&](int op) {
+      const ir::Op& o = g.ops[op];
+      tfl::ActivationFunctionType a = tfl::ActivationFunctionType_NONE;
+      if (const auto* sub = o.options.AsSubOptions()) a = sub->fused_activation_function;
+      if (const auto* mul = o.options.AsMulOptions()) a = mul->fused_activation_function;
+      if (const auto* add = o.options.AsAddOptions()) a = add->fused_activation_function;
+      return a == tfl::ActivationFunctionType_NONE;
+    };
+    for (int m : run_order) {
+      if (g.ops[m].code != tfl::BuiltinOperator_MEAN || skipped[m]) continue;
+      const std::optional<LayerNormPattern> p = MatchLayerNorm(g, consumers, m);
+      if (!p || !known[p->epsilon] || tensors[p->epsilon].dtype != tfl::TensorType_FLOAT32 ||
+          tensors[p->epsilon].num_elements() != 1 || tensors[p->x].dtype != tfl::TensorType_FLOAT32 ||
+          tensors[p->x].rank() == 0 || tensors[p->y].shape != tensors[p->x].shape ||
+          tensors[p->d].shape != tensors[p->x].shape || replaced[p->normalize].kernel || !runs[p->normalize])
+        continue;
+      const std::vector<int> internal = p->InternalOps();
+      if (!std::all_of(internal.begin(), internal.end(),
+                       [&](int op) { return runs[op] && !skipped[op] && !replaced[op].kernel && activation_free(op); }))
+        continue;
+      for (int op : internal) skipped[op] = true;
+      replaced[p->normalize] = {&fused_layer_norm_kernel, {p->x, p->epsilon}, "MUL (LayerNorm)"};
     }
   }
 
@@ -391,9 +437,10 @@ struct Interpreter::Impl {
     for (int32_t t : op.inputs) ctx.in.push_back(t >= 0 ? &tensors[t] : nullptr);
     for (int32_t t : op.outputs) ctx.out.push_back(&tensors[t]);
     const Kernel* kernel = grouped >= 0 ? FindKernel(op) : kernels[index];
-    if (const int32_t x = silu_input[index]; x >= 0) {
-      ctx.in = {&tensors[x]};
-      kernel = &fused_silu_kernel;
+    if (const Replacement& r = replaced[index]; r.kernel) {
+      ctx.in.clear();
+      for (int32_t t : r.inputs) ctx.in.push_back(&tensors[t]);
+      kernel = r.kernel;
     }
     if (const int pad = absorbed_pad[index]; pad >= 0) {
       ctx.in[0] = &tensors[graph->ops[pad].inputs[0]];
@@ -428,6 +475,8 @@ struct Interpreter::Impl {
         const int32_t t = grouped_input[grouped];  // read here, in place of the convolutions' outputs
         if (!known[t] && first[t] != -2) last[t] = std::max(last[t], s);
       }
+      for (int32_t t : replaced[run_order[s]].inputs)  // read here, in place of the skipped ops' outputs
+        if (!known[t] && first[t] != -2) last[t] = std::max(last[t], s);
     }
     // Inputs are set once and must survive every Invoke; outputs are read after it.
     for (const auto* ends : {&g.inputs, &g.outputs})
@@ -533,7 +582,7 @@ size_t Interpreter::arena_bytes() const { return impl_->arena_size; }
 int Interpreter::ops_folded() const { return static_cast<int>(impl_->graph->ops.size() - impl_->run_order.size()); }
 std::string Interpreter::RunsAs(int op_index) const {
   if (impl_->grouped_op.at(op_index) >= 0) return "CONV_2D (grouped)";
-  if (impl_->silu_input.at(op_index) >= 0) return "MUL (SiLU)";
+  if (const auto& r = impl_->replaced.at(op_index); r.kernel) return r.runs_as;
   return impl_->graph->ops.at(op_index).name();
 }
 int Interpreter::ops_skipped() const {

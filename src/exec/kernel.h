@@ -68,11 +68,15 @@ struct Kernel {
 
 // nullptr when no kernel exists for the op.
 const Kernel* FindKernel(const ir::Op& op);
-// MUL(x, LOGISTIC(x)) with the LOGISTIC skipped (Interpreter, FuseSilu):
-// input(0) is x (logistic.cc).
+// Kernels the interpreter runs in place of an op's own when it skips the ops
+// before it. MUL(x, LOGISTIC(x)) with the LOGISTIC skipped (FuseSilu):
+// input(0) is x (logistic.cc). A LayerNorm's normalizing MUL with the six
+// ops before it skipped (FuseLayerNorms): input(0) is x, input(1) the
+// epsilon (layer_norm.cc).
 namespace kernels {
 Kernel FusedSiluKernel();
-}
+Kernel FusedLayerNormKernel();
+}  // namespace kernels
 
 // Throws the standard "unsupported" error for an op at a node.
 [[noreturn]] void ThrowUnsupportedDtype(const ir::Subgraph& graph, const ir::Op& op, ir::DType dtype);

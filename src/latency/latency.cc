@@ -229,7 +229,8 @@ std::string RenderText(const BenchResult& r) {
   if (r.ops_skipped > 0)
     s += fmt::format(
         "  ({} op(s) not run, their work done by an op after them: PADs by the convolution or pool reading "
-        "them, LOGISTICs by their SiLU MUL, a grouped convolution's SPLIT and CONV_2Ds by one CONV_2D (grouped))\n",
+        "them, LOGISTICs by their SiLU MUL, a LayerNorm's MEANs, SUB, square, ADD and RSQRT by its MUL (LayerNorm), "
+        "a grouped convolution's SPLIT and CONV_2Ds by one CONV_2D (grouped))\n",
         r.ops_skipped);
   for (const OpTime& t : r.by_op)
     s += fmt::format("  {:<24} {:>5} op(s) {:>12} {:>5.1f}%\n", t.op, t.count, Ms(t.ms),

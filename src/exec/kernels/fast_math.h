@@ -11,7 +11,11 @@ namespace gpuclean::exec::kernels::ew {
 
 // Sixteen floats, and their bits, as one value each: a kernel that spells its
 // loop body in these gets one vector register per value (GCC's own
-// vectoriser kept per-lane arrays on the stack in some loops).
+// vectoriser kept per-lane arrays on the stack in some loops). Pass them only
+// to always-inline functions, never to a lambda: a lambda is a function of
+// its own, compiled for the baseline instruction set, and a vector argument
+// from a caller cloned for AVX-512 arrives where the lambda does not look
+// (a crash; GCC's -Wpsabi note, which the build turns off, is about this).
 typedef float Floats16 __attribute__((vector_size(64)));
 typedef uint32_t Bits16 __attribute__((vector_size(64)));
 

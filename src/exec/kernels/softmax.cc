@@ -66,6 +66,17 @@ template <bool kNonPositive>
   return t == t ? e : t;
 }
 
+// e^((v - max) * beta), the multiply skipped for a beta of 1 (exact, so the
+// same bits). A function, not a lambda: a lambda is a function of its own,
+// compiled for the baseline, and a 64-byte vector passed into it from a
+// cloned caller is read from the wrong place.
+template <bool kNonPositive, bool kUnitBeta>
+[[gnu::always_inline]] inline Floats16 SoftmaxTerm16(Floats16 v, float max, float beta) {
+  v = v - max;
+  if constexpr (!kUnitBeta) v = v * beta;
+  return SoftmaxExp16<kNonPositive>(v);
+}
+
 // One row in fp32: its max, the exponentials into y with their sum (one
 // pass; the same order as summing y afterwards), the scaling. kUnitBeta
 // skips the multiply by a beta of 1 (exact, so the same bits).
@@ -83,11 +94,6 @@ template <bool kNonPositive, bool kUnitBeta>
   for (int j = 0; c < depth; ++c, ++j) lanes[j] = x[c] > lanes[j] ? x[c] : lanes[j];
   float max = lanes[0];
   for (int j = 1; j < 16; ++j) max = lanes[j] > max ? lanes[j] : max;
-  const auto exponent = [&](Floats16 v) {
-    v = v - max;
-    if constexpr (!kUnitBeta) v = v * beta;
-    return SoftmaxExp16<kNonPositive>(v);
-  };
   // The exponentials in 16-wide blocks; the last partial block runs as a
   // whole block over a copy, so no element takes a scalar path. Their sum in
   // 16 lanes (element c into lane c % 16) added pairwise at the end: a fixed
@@ -95,14 +101,14 @@ template <bool kNonPositive, bool kUnitBeta>
   // of one add latency per element.
   Floats16 sums = {};
   for (c = 0; c + 16 <= depth; c += 16) {
-    const Floats16 e = exponent(Load16(x + c));
+    const Floats16 e = SoftmaxTerm16<kNonPositive, kUnitBeta>(Load16(x + c), max, beta);
     std::memcpy(y + c, &e, sizeof e);
     sums += e;
   }
   if (const int64_t rest = depth - c; rest > 0) {
     Floats16 block = Splat(max);
     std::memcpy(&block, x + c, rest * sizeof(float));
-    const Floats16 e = exponent(block);
+    const Floats16 e = SoftmaxTerm16<kNonPositive, kUnitBeta>(block, max, beta);
     for (int j = 0; j < rest; ++j) {
       y[c + j] = e[j];
       sums[j] += e[j];
@@ -139,19 +145,15 @@ GPUCLEAN_TARGET_AVX512 void SoftmaxRowAvx512(const float* __restrict x, float* _
   for (int64_t c = 0; c < whole; c += 16) lanes = _mm512_max_ps(_mm512_loadu_ps(x + c), lanes);
   lanes = _mm512_max_ps(_mm512_mask_loadu_ps(lanes, tail, x + whole), lanes);
   const float max = _mm512_reduce_max_ps(lanes);
-  const auto exponent = [&](__m512 v) -> __m512 {
-    v = v - max;
-    if constexpr (!kUnitBeta) v = v * beta;
-    return SoftmaxExp16<kNonPositive>(v);
-  };
   __m512 sums = _mm512_setzero_ps();
   for (int64_t c = 0; c < whole; c += 16) {
-    const __m512 e = exponent(_mm512_loadu_ps(x + c));
+    const __m512 e = SoftmaxTerm16<kNonPositive, kUnitBeta>(_mm512_loadu_ps(x + c), max, beta);
     _mm512_storeu_ps(y + c, e);
     sums = sums + e;
   }
   if (tail) {
-    const __m512 e = exponent(_mm512_mask_loadu_ps(_mm512_set1_ps(max), tail, x + whole));
+    const __m512 e =
+        SoftmaxTerm16<kNonPositive, kUnitBeta>(_mm512_mask_loadu_ps(_mm512_set1_ps(max), tail, x + whole), max, beta);
     _mm512_mask_storeu_ps(y + whole, tail, e);
     sums = _mm512_mask_add_ps(sums, tail, sums, e);
   }
