@@ -54,6 +54,11 @@ struct InterpreterOptions {
   int threads = 1;
   Precision precision = Precision::kFp32;
   int subgraph = 0;
+  // fp32: a LayerNorm runs as one pass per row and its square, variance and
+  // reciprocal root are never written, so no tap sees them. Off where a tap
+  // must (convert's fp16 range check: a square past half's 65504 is what the
+  // fp16-safe norm rewrites fix). The outputs are the same bits either way.
+  bool fuse_layer_norms = true;
 };
 
 // Called after each op with each of its outputs (tensor index, values).

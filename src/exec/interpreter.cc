@@ -318,7 +318,7 @@ struct Interpreter::Impl {
   // not where an internal op clamps, or a tensor is not float32.
   void FuseLayerNorms(const std::vector<bool>& known) {
     const ir::Subgraph& g = *graph;
-    if (options.precision != Precision::kFp32) return;
+    if (options.precision != Precision::kFp32 || !options.fuse_layer_norms) return;
     const std::vector<std::vector<int>> consumers = g.Consumers();
     std::vector<bool> runs(g.ops.size(), false);
     for (int i : run_order) runs[i] = true;

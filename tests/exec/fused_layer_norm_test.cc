@@ -41,7 +41,8 @@ LayerNormGraph Build(const Variant& v, uint32_t seed) {
   const int x = b.Input("x", kF32, v.shape);
   const int32_t last = static_cast<int32_t>(v.shape.size()) - 1;
   const int mu = b.Mean(x, {last}, true);
-  const int d = b.Sub(x, mu, v.clamping_internal ? tfl::ActivationFunctionType_RELU6 : tfl::ActivationFunctionType_NONE);
+  const int d =
+      b.Sub(x, mu, v.clamping_internal ? tfl::ActivationFunctionType_RELU6 : tfl::ActivationFunctionType_NONE);
   const int s = v.square_op ? b.Square(d) : b.Mul(d, d);
   LayerNormGraph g;
   g.variance = b.Mean(s, {last}, true);
@@ -65,11 +66,11 @@ int Skipped(const ir::Model& model, exec::Precision precision = exec::Precision:
 
 TEST(FusedLayerNorm, OnePassGivesTheBitsOfTheSevenOps) {
   const std::vector<Variant> variants = {
-      {.shape = {196, 1, 64}},                                    // whole 8-lane blocks
-      {.shape = {5, 37}, .square_op = true},                      // a partial last block
-      {.shape = {2, 3, 13}, .swapped = true, .relu = true},       // operands swapped, a RELU on the result
-      {.shape = {1, 1, 20}},                                      // one row: the MEAN's sum as it is
-      {.shape = {7, 5}},                                          // rows shorter than a block
+      {.shape = {196, 1, 64}},                               // whole 8-lane blocks
+      {.shape = {5, 37}, .square_op = true},                 // a partial last block
+      {.shape = {2, 3, 13}, .swapped = true, .relu = true},  // operands swapped, a RELU on the result
+      {.shape = {1, 1, 20}},                                 // one row: the MEAN's sum as it is
+      {.shape = {7, 5}},                                     // rows shorter than a block
   };
   uint32_t seed = 31;
   for (const Variant& v : variants) {

@@ -58,6 +58,20 @@ TEST(Transpose, PlanesToPixelsOfTwoToFourChannels) {
   ExpectThreadsAgree(model, inputs, 3);
 }
 
+// Heads split and merged ([tokens, heads, dim] <-> [heads, tokens, dim]):
+// contiguous rows of 16 to 256 bytes, copied as whole vector moves.
+TEST(Transpose, RowsOfSixteenToTwoHundredFiftySixBytes) {
+  GraphBuilder b;
+  std::vector<npy::Array> inputs;
+  for (int32_t dim : {4, 8, 16, 32, 64, 5}) {
+    const int x = b.Input("x" + std::to_string(dim), tfl::TensorType_FLOAT32, {7, 3, dim});
+    b.Output(b.Transpose(x, {1, 0, 2}));
+    inputs.push_back(RandomF32({7, 3, dim}, 120 + dim));
+  }
+  const ir::Model model = b.Finish();
+  ExpectMatchesLiteRt(model, inputs);
+}
+
 TEST(Transpose, Int32AndBool) {
   GraphBuilder b;
   const int i = b.Input("i", tfl::TensorType_INT32, {3, 4, 5});

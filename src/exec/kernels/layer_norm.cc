@@ -69,8 +69,8 @@ template <bool kSquaredDeviation>
 // `start`: the MEAN's initial sum, 0.0f, added to the row's; -0.0f where
 // the tensor is one row, which the reduction returns as it is (0 + -0
 // would be +0).
-GPUCLEAN_LAYER_NORM_CLONES void LayerNormRow(const float* __restrict x, float* __restrict y, int64_t n, float start, float epsilon, float lo,
-                  float hi) {
+GPUCLEAN_LAYER_NORM_CLONES void LayerNormRow(const float* __restrict x, float* __restrict y, int64_t n, float start,
+                                             float epsilon, float lo, float hi) {
   const float count = static_cast<float>(n);
   const float mu = (start + LaneSumOfRow<false>(x, n, 0.0f)) / count;
   const float variance = (start + LaneSumOfRow<true>(x, n, mu)) / count;
@@ -87,11 +87,12 @@ void EvalFusedLayerNorm(KernelContext& ctx) {
   Tensor& y = ctx.output(0);
   const int64_t n = x.rank() == 0 ? 1 : x.dim(-1);
   if (y.num_elements() != x.num_elements() || ctx.input(1).num_elements() != 1 || n <= 0)
-    ThrowInternal(fmt::format("{}: a fused LayerNorm of {} elements into {}", OpLabel(ctx), x.num_elements(),
-                              y.num_elements()));
+    ThrowInternal(
+        fmt::format("{}: a fused LayerNorm of {} elements into {}", OpLabel(ctx), x.num_elements(), y.num_elements()));
   const float epsilon = ctx.input(1).as<float>()[0];
   const auto* o = ctx.op.options.AsMulOptions();
-  const Range<float> clamp = ActivationRange<float>(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
+  const Range<float> clamp =
+      ActivationRange<float>(o ? o->fused_activation_function : tfl::ActivationFunctionType_NONE);
   const float* in = x.as<float>();
   float* out = y.as<float>();
   const int64_t rows = x.num_elements() / n;
