@@ -5,7 +5,8 @@
 // operand order of the ADD and the MUL, rows of whole and partial 8-lane
 // blocks, a one-row tensor, the MUL's fused activation), and LiteRT's
 // values; a tapped run still sees the variance; a variance read elsewhere,
-// a clamping internal op, or another numeric mode keeps the seven ops.
+// a clamping internal op, another numeric mode, or
+// InterpreterOptions::fuse_layer_norms off keeps the seven ops.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,11 +106,13 @@ TEST(FusedLayerNorm, ATappedRunSeesTheVariance) {
   EXPECT_GT(variance[1], 100.0f);
 }
 
-TEST(FusedLayerNorm, AClampingInternalOpOrAnotherModeKeepsTheSevenOps) {
+TEST(FusedLayerNorm, AClampingInternalOpAnotherModeOrTheOptionOffKeepsTheSevenOps) {
   EXPECT_EQ(Skipped(Build({.shape = {4, 24}, .clamping_internal = true}, 60).model), 0);
   const ir::Model plain = Build({.shape = {4, 24}}, 61).model;
   for (exec::Precision p : {exec::Precision::kFp16Storage, exec::Precision::kFp16Compute, exec::Precision::kFp16Fused})
     EXPECT_EQ(Skipped(plain, p), 0) << exec::PrecisionName(p);
+  // Asked not to (convert's range check reads the squares), fp32 keeps them too.
+  EXPECT_EQ(exec::Interpreter(std::make_shared<const ir::Model>(plain), {.fuse_layer_norms = false}).ops_skipped(), 0);
 }
 
 }  // namespace
