@@ -14,7 +14,7 @@
 #include "support/arrays.h"
 #include "support/conformance.h"
 
-namespace gpuclean::testing {
+namespace gpuclean::testing::absorbed_pad {
 namespace {
 
 using builder::GraphBuilder;
@@ -140,4 +140,4 @@ TEST(AbsorbedPad, APadWithAnotherValueOrAnotherReaderRuns) {
 }
 
 }  // namespace
-}  // namespace gpuclean::testing
+}  // namespace gpuclean::testing::absorbed_pad

@@ -13,7 +13,7 @@
 #include "support/arrays.h"
 #include "support/conformance.h"
 
-namespace gpuclean::testing {
+namespace gpuclean::testing::fused_silu {
 namespace {
 
 using builder::GraphBuilder;
@@ -85,4 +85,4 @@ TEST(FusedSilu, OtherModesKeepTheTwoOps) {
 }
 
 }  // namespace
-}  // namespace gpuclean::testing
+}  // namespace gpuclean::testing::fused_silu

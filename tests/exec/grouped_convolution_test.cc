@@ -11,7 +11,7 @@
 #include "support/arrays.h"
 #include "support/conformance.h"
 
-namespace gpuclean::testing {
+namespace gpuclean::testing::grouped_convolution {
 namespace {
 
 using builder::GraphBuilder;
@@ -148,4 +148,4 @@ TEST(GroupedConvolution, NearMissesStayApart) {
 }
 
 }  // namespace
-}  // namespace gpuclean::testing
+}  // namespace gpuclean::testing::grouped_convolution

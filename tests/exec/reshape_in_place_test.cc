@@ -8,7 +8,7 @@
 #include "support/arrays.h"
 #include "support/conformance.h"
 
-namespace gpuclean::testing {
+namespace gpuclean::testing::reshape_in_place {
 namespace {
 
 using builder::GraphBuilder;
@@ -60,4 +60,4 @@ TEST(ReshapeInPlace, AnInputReadLaterKeepsItsOwnBuffer) {
 }
 
 }  // namespace
-}  // namespace gpuclean::testing
+}  // namespace gpuclean::testing::reshape_in_place

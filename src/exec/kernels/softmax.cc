@@ -2,11 +2,13 @@
 // kernel (beta comes from the options; a model without options has beta 0).
 //
 // fp32 takes e^t from the branch-free polynomial LOGISTIC uses (within 2 ulp
-// of std::exp) instead of a libm call per element, in loops GCC vectorises
-// without trapping math, cloned for AVX-512 and AVX2 (logistic.cc says why);
-// the denominator is summed in sixteen lanes (within float rounding of
-// LiteRT's element-order sum) and applied as one reciprocal. A libm call per element and the serial sum
-// were most of mha_parity's SOFTMAX time.
+// of std::exp) instead of a libm call per element, written in 16-lane vector
+// values (fast_math.h) and cloned for AVX-512 and AVX2; on AVX-512 a row runs
+// with masked tails and in-register reductions (SoftmaxRowAvx512), the same
+// operations in the same order. The denominator is summed in sixteen lanes
+// (within float rounding of LiteRT's element-order sum) and applied as one
+// reciprocal. A libm call per element, the serial sum, and rows' tails and
+// reductions through the stack were most of mha_parity's SOFTMAX time.
 #include <cmath>
 #include <cstring>
 
