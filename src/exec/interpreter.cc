@@ -152,7 +152,7 @@ struct Interpreter::Impl {
 
     const std::vector<int> order = g.TopologicalOrder();
     kernels.assign(g.ops.size(), nullptr);
-    skipped.assign(g.ops.size(), false);  // GroupConvolutions, AbsorbPads, FuseSilu, after folding
+    skipped.assign(g.ops.size(), false);  // GroupConvolutions, AbsorbPads, FuseSilu, FuseLayerNorms, after folding
     replaced.assign(g.ops.size(), {});
     absorbed_pad.assign(g.ops.size(), -1);
     absorbed_amounts.assign(g.ops.size(), {});
