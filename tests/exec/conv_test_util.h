@@ -101,4 +101,22 @@ inline void ExpectOursAllIsas(const ir::Model& model, const std::vector<npy::Arr
   }
 }
 
+// Our outputs on every instruction set are bit-identical to the generic
+// path's (kernels whose SIMD paths compute the same operations in the same
+// order).
+inline void ExpectEveryIsaGivesTheGenericBits(const ir::Model& model, const std::vector<npy::Array>& inputs) {
+  IsaGuard guard;
+  conv::SetIsaForTesting(conv::Isa::kGeneric);
+  const std::vector<npy::Array> generic = RunOurs(model, inputs);
+  for (conv::Isa isa : AvailableIsas()) {
+    SCOPED_TRACE(std::string("isa ") + conv::IsaName(conv::SetIsaForTesting(isa)));
+    const std::vector<npy::Array> ours = RunOurs(model, inputs);
+    ASSERT_EQ(ours.size(), generic.size());
+    for (size_t i = 0; i < ours.size(); ++i) {
+      SCOPED_TRACE("output " + std::to_string(i));
+      ExpectArrayNear(ours[i], generic[i]);
+    }
+  }
+}
+
 }  // namespace gpuclean::testing::convt

@@ -45,19 +45,7 @@ TEST(ElementwiseIsa, AvxFiveTwelveRunsGiveTheBaselineBits) {
   ys[0] = 0.0f, ys[5] = -0.0f, ys[6] = -2.5f;
   const std::vector<npy::Array> inputs = {F32(std::vector<int>{5, 37}, xs), F32(std::vector<int>{5, 37}, ys),
                                           RandomF32(std::vector<int>{37}, 72, -5.0f, 5.0f)};
-  namespace conv = exec::kernels::conv;
-  convt::IsaGuard guard;
-  conv::SetIsaForTesting(conv::Isa::kGeneric);
-  const std::vector<npy::Array> baseline = RunOurs(model, inputs);
-  for (conv::Isa isa : convt::AvailableIsas()) {
-    SCOPED_TRACE(std::string("isa ") + conv::IsaName(conv::SetIsaForTesting(isa)));
-    const std::vector<npy::Array> ours = RunOurs(model, inputs);
-    ASSERT_EQ(ours.size(), baseline.size());
-    for (size_t i = 0; i < ours.size(); ++i) {
-      SCOPED_TRACE("output " + std::to_string(i));
-      ExpectArrayNear(ours[i], baseline[i]);
-    }
-  }
+  convt::ExpectEveryIsaGivesTheGenericBits(model, inputs);
 }
 
 }  // namespace

@@ -49,16 +49,7 @@ TEST(Softmax, AllInstructionSetsGiveTheSameBits) {
   special[100 + 7] = std::numeric_limits<float>::quiet_NaN();
   special[200 + 50] = -std::numeric_limits<float>::infinity();
   const ir::Model model = b.Finish();
-  namespace conv = exec::kernels::conv;
-  convt::IsaGuard guard;
-  conv::SetIsaForTesting(conv::Isa::kGeneric);
-  const std::vector<npy::Array> portable = RunOurs(model, inputs);
-  for (conv::Isa isa : convt::AvailableIsas()) {
-    SCOPED_TRACE(std::string("isa ") + conv::IsaName(conv::SetIsaForTesting(isa)));
-    const std::vector<npy::Array> ours = RunOurs(model, inputs);
-    ASSERT_EQ(ours.size(), portable.size());
-    for (size_t i = 0; i < ours.size(); ++i) ExpectArrayNear(ours[i], portable[i]);
-  }
+  convt::ExpectEveryIsaGivesTheGenericBits(model, inputs);
   // The finite rows, whatever the path, against LiteRT.
   inputs.back() = RandomF32({3, 100}, 65, -90, 90);
   ExpectMatchesLiteRt(model, inputs);

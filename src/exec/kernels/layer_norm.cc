@@ -32,11 +32,7 @@ namespace {
 typedef float Floats8 __attribute__((vector_size(32)));
 typedef int32_t Ints8 __attribute__((vector_size(32)));
 
-// Eight lanes, element i into lane i % 8, folded pairwise: ContiguousLaneSum's
-// order, of x[i] (kSquaredDeviation false) or of (x[i] - mu)^2, as vector
-// values. The row's last partial block adds +0 in its unused lanes, which
-// changes no lane: a lane starts at +0 and never holds -0.
-// (v - mu)^2 or v. A function, not a lambda: a lambda is compiled for the
+// (v - mu)^2, or v. A function, not a lambda: a lambda is compiled for the
 // baseline, and a vector passed into it from a cloned caller is read from
 // the wrong place.
 template <bool kSquaredDeviation>
@@ -48,6 +44,10 @@ template <bool kSquaredDeviation>
   return v;
 }
 
+// Eight lanes, element i into lane i % 8, folded pairwise: ContiguousLaneSum's
+// order, of x[i] (kSquaredDeviation false) or of (x[i] - mu)^2, as vector
+// values. The row's last partial block adds +0 in its unused lanes, which
+// changes no lane: a lane starts at +0 and never holds -0.
 template <bool kSquaredDeviation>
 [[gnu::always_inline]] inline float LaneSumOfRow(const float* __restrict x, int64_t n, float mu) {
   Floats8 lanes = {};
