@@ -290,9 +290,11 @@ int main(int argc, char** argv) {
                  100 * l["sgemm_peak_fraction"].get<double>());
   fmt::print(
       "\nconvert ms and peak RSS: `gpuclean convert{}` in its own process (import + lower + proof); ours: "
-      "interpreter, 1 thread, on the converted .tflite; ort: onnxruntime-node CPU EP, 1 intra-op thread, on the "
-      ".onnx; same input; median of runs 2..{} (first is warm-up){}\n",
-      prove ? "" : " --no-prove", repeat, rounds > 1 ? fmt::format(", median over {} alternating rounds", rounds) : "");
-  fmt::print("{} of {} timed models slower than onnxruntime at 1 thread (target: ratio <= 1)\n", slower, measured);
+      "interpreter, {} thread(s), on the converted .tflite; ort: onnxruntime-node CPU EP, {} intra-op thread(s), on "
+      "the .onnx; same input; median of runs 2..{} (first is warm-up){}\n",
+      prove ? "" : " --no-prove", threads, threads, repeat,
+      rounds > 1 ? fmt::format(", median over {} alternating rounds", rounds) : "");
+  fmt::print("{} of {} timed models slower than onnxruntime at {} thread(s) (target: ratio <= 1)\n", slower, measured,
+             threads);
   return 0;
 }
