@@ -68,7 +68,8 @@ void EvalConv2d(KernelContext& ctx) {
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
                          g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
   if (!fp16::DotProductsInHalf(ctx) &&
-      conv::OneDnnConv2D(ctx, g, groups, o_total, w.as<float>(), bias, clamp, out.as<float>()))
+      (conv::OneDnnCodesConv2D(ctx, g, groups, o_total, w.as<float>(), bias, clamp, out.as<float>()) ||
+       conv::OneDnnConv2D(ctx, g, groups, o_total, w.as<float>(), bias, clamp, out.as<float>())))
     return;
   for (int grp = 0; grp < groups; ++grp) {
     const float* wg = w.as<float>() + static_cast<int64_t>(grp) * og * k;

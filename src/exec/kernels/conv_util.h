@@ -220,6 +220,15 @@ void ConvGemm(ThreadPool& pool, const float* input, const ConvGeometry& g, const
 // time, a padding it refuses): the caller then runs ConvGemm.
 bool OneDnnConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w, const float* bias,
                   Clamp clamp, float* out);
+// CONV_2D on integer codes by oneDNN's 8-bit convolution (onednn_codes.cc):
+// true when the weights and this run's input are whole numbers of one
+// power-of-two unit each (a dynamically quantized model's codes) and it
+// computed `out` exactly; false otherwise (also with
+// GPUCLEAN_INTEGER_CODES=0), and the caller runs OneDnnConv2D.
+bool OneDnnCodesConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, const float* w,
+                       const float* bias, Clamp clamp, float* out);
+// How many convolutions OneDnnCodesConv2D computed in this process (tests).
+int64_t IntegerCodeConvolutions();
 // DEPTHWISE_CONV_2D by oneDNN: g.in_c is the input's channel count, out_c
 // = in_c * the depth multiplier, `w` the [1, KH, KW, out_c] filter.
 bool OneDnnDepthwiseConv2D(KernelContext& ctx, const ConvGeometry& g, int out_c, const float* w, const float* bias,

@@ -8,6 +8,7 @@
 
 // After the includes: only this file's functions (as logistic.cc).
 #if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options  // popped at the end: a unity batch goes on to other files
 #pragma GCC optimize("no-trapping-math")
 #define GPUCLEAN_GELU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -48,3 +49,7 @@ void EvalGelu(KernelContext& ctx) {
 Kernel GeluKernel() { return {ew::CheckFloatUnary, EvalGelu}; }
 
 }  // namespace gpuclean::exec::kernels
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif

@@ -12,6 +12,7 @@
 
 // After the includes: only this file's functions.
 #if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options  // popped at the end: a unity batch goes on to other files
 #pragma GCC optimize("no-trapping-math")
 #define GPUCLEAN_LOGISTIC_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -84,3 +85,7 @@ Kernel LogisticKernel() { return {ew::CheckFloatUnary, EvalLogistic}; }
 Kernel FusedSiluKernel() { return {nullptr, EvalFusedSilu}; }
 
 }  // namespace gpuclean::exec::kernels
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif

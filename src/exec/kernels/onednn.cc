@@ -18,27 +18,66 @@
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "exec/kernels/onednn_state.h"
 #include "gpuclean/limits.h"
 #endif
 
 namespace gpuclean::exec::kernels::conv {
 
 #if defined(GPUCLEAN_WITH_ONEDNN)
-namespace {
+namespace onednn {
 
 dnnl::engine& CpuEngine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
 }
 
-struct OneDnnState {
-  dnnl::primitive primitive;
-  dnnl::memory weights, bias;
-  const float* source = nullptr;          // the op's weights when built
-  int64_t rows = 0;                       // FULLY_CONNECTED: the M it was built for
-  dnnl::memory::desc src, wei, dst;       // BATCH_MATMUL: its operands' layouts
-  std::vector<int32_t> x_shape, y_shape;  // BATCH_MATMUL: the shapes it was built for
-};
+std::shared_ptr<OneDnnState> Cached(const KernelContext& ctx, bool* other) {
+  *other = false;
+  if (!ctx.state->has_value()) return nullptr;
+  const auto* cached = std::any_cast<std::shared_ptr<OneDnnState>>(ctx.state);
+  *other = cached == nullptr;
+  return cached ? *cached : nullptr;
+}
+
+// Set before a primitive is built, not only before it runs: oneDNN sizes a
+// primitive's work split (and some primitives their parallel region) by
+// omp_get_max_threads() when it is created, and the weights' reorder runs
+// at build time. Left at OpenMP's default (one per core), `--threads 1`
+// started a second OpenMP thread that spun in libgomp after each call. On
+// the loaded 2-core dev box that spinner took 60% of mha_parity's samples
+// (1 thread: 7.7 ms median against a 1.0 ms minimum; see docs/convert.md).
+void UseThreads(const KernelContext& ctx) { omp_set_num_threads(ctx.pool.size()); }
+
+void Execute(const KernelContext& ctx, const dnnl::primitive& primitive,
+             const std::unordered_map<int, dnnl::memory>& args) {
+  UseThreads(ctx);
+  try {
+    dnnl::stream stream(CpuEngine());
+    primitive.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    ThrowInternal(fmt::format("op {} ({}): oneDNN failed to run a primitive it built: {}", ctx.op_index, ctx.op.name(),
+                              e.what()));
+  }
+}
+
+// Negative where a strided window leaves the last rows unread (a VALID
+// stride-2 conv after an explicit PAD) and no padding makes oneDNN's floor
+// division give `out`.
+int PaddingAfter(int in, int k, int stride, int dil, int before, int out) {
+  const int extent = (k - 1) * dil + 1;
+  const int pad = std::max(0, (out - 1) * stride + extent - in - before);
+  return (in + before + pad - extent) / stride + 1 == out ? pad : -1;
+}
+
+}  // namespace onednn
+
+namespace {
+
+using onednn::CpuEngine;
+using onednn::OneDnnState;
+using onednn::UseThreads;
 
 dnnl::primitive_attr ClampAttr(Clamp clamp) {
   dnnl::post_ops post;
@@ -47,16 +86,6 @@ dnnl::primitive_attr ClampAttr(Clamp clamp) {
   dnnl::primitive_attr attr;
   attr.set_post_ops(post);
   return attr;
-}
-
-// The op's cached state: null when none yet, or when this op runs our GEMM
-// (its state holds the packed weights instead).
-std::shared_ptr<OneDnnState> Cached(const KernelContext& ctx, bool* other) {
-  *other = false;
-  if (!ctx.state->has_value()) return nullptr;
-  const auto* cached = std::any_cast<std::shared_ptr<OneDnnState>>(ctx.state);
-  *other = cached == nullptr;
-  return cached ? *cached : nullptr;
 }
 
 // Weights given in `user` layout reordered into the primitive's, bias copied.
@@ -75,28 +104,10 @@ void FillWeights(OneDnnState& state, const dnnl::memory::desc& want, const dnnl:
   state.source = w;
 }
 
-// OpenMP's thread count for what follows: set before a primitive is built,
-// not only before it runs. oneDNN sizes a primitive's work split (and some
-// primitives their parallel region) by omp_get_max_threads() when it is
-// created, and the weights' reorder runs at build time; left at OpenMP's
-// default (one per core), `--threads 1` started a second OpenMP thread that
-// spun in libgomp after each call. On the loaded 2-core dev box that spinner
-// took 60% of mha_parity's samples (1 thread: 7.7 ms median against a
-// 1.0 ms minimum; see docs/convert.md).
-void UseThreads(const KernelContext& ctx) { omp_set_num_threads(ctx.pool.size()); }
-
 void Execute(const KernelContext& ctx, OneDnnState& state, std::unordered_map<int, dnnl::memory> args) {
   if (!args.count(DNNL_ARG_WEIGHTS)) args[DNNL_ARG_WEIGHTS] = state.weights;
   if (state.bias) args[DNNL_ARG_BIAS] = state.bias;
-  UseThreads(ctx);
-  try {
-    dnnl::stream stream(CpuEngine());
-    state.primitive.execute(stream, args);
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    ThrowInternal(fmt::format("op {} ({}): oneDNN failed to run a primitive it built: {}", ctx.op_index, ctx.op.name(),
-                              e.what()));
-  }
+  onednn::Execute(ctx, state.primitive, args);
 }
 
 // `depthwise`: the filter is DEPTHWISE_CONV_2D's [1, KH, KW, C * mult]
@@ -107,17 +118,8 @@ std::shared_ptr<OneDnnState> BuildConv(const KernelContext& ctx, const ConvGeome
   using tag = memory::format_tag;
   const memory::data_type f32 = memory::data_type::f32;
   const int in_c = g.in_c * groups;
-  // Padding after the last element: what makes oneDNN's output size ours.
-  // Negative where a strided window leaves the last rows unread (a VALID
-  // stride-2 conv after an explicit PAD): 0 then, when oneDNN's floor
-  // division still gives our size.
-  const auto pad_after = [](int in, int k, int stride, int dil, int before, int out) {
-    const int extent = (k - 1) * dil + 1;
-    const int pad = std::max(0, (out - 1) * stride + extent - in - before);
-    return (in + before + pad - extent) / stride + 1 == out ? pad : -1;
-  };
-  const int pad_bottom = pad_after(g.in_h, g.kh, g.stride_h, g.dil_h, g.pad_top, g.out_h);
-  const int pad_right = pad_after(g.in_w, g.kw, g.stride_w, g.dil_w, g.pad_left, g.out_w);
+  const int pad_bottom = onednn::PaddingAfter(g.in_h, g.kh, g.stride_h, g.dil_h, g.pad_top, g.out_h);
+  const int pad_right = onednn::PaddingAfter(g.in_w, g.kw, g.stride_w, g.dil_w, g.pad_left, g.out_w);
   if (pad_bottom < 0 || pad_right < 0 || g.pad_top < 0 || g.pad_left < 0) return nullptr;
   const memory::desc src({g.batch, in_c, g.in_h, g.in_w}, f32, tag::nhwc);
   const memory::desc dst({g.batch, out_c, g.out_h, g.out_w}, f32, tag::nhwc);
@@ -221,12 +223,16 @@ bool RunConv(KernelContext& ctx, const ConvGeometry& g, int groups, int out_c, c
   if (!ctx.state || !ctx.input_is_fixed(1) || (bias && !ctx.input_is_fixed(2)) || OneDnnDisabled()) return false;
   UseThreads(ctx);
   bool other = false;
-  std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
+  std::shared_ptr<OneDnnState> state = onednn::Cached(ctx, &other);
   if (other) return false;
-  if (!state || state->source != w) {
-    state = BuildConv(ctx, g, groups, out_c, w, bias, clamp, depthwise);
-    if (!state) return false;
-    *ctx.state = state;
+  if (!state || state->source != w || !state->primitive) {
+    std::shared_ptr<OneDnnState> built = BuildConv(ctx, g, groups, out_c, w, bias, clamp, depthwise);
+    if (!built) return false;
+    if (state && state->source == w) {  // keep what the integer-codes path decided
+      built->codes_decided = state->codes_decided;
+      built->codes = state->codes;
+    }
+    *ctx.state = state = built;
   }
   using dnnl::memory;
   const memory::data_type f32 = memory::data_type::f32;
@@ -256,7 +262,7 @@ bool OneDnnFullyConnected(KernelContext& ctx, int64_t m, int n, int k, const flo
   if (!ctx.state || !ctx.input_is_fixed(1) || (bias && !ctx.input_is_fixed(2)) || OneDnnDisabled()) return false;
   UseThreads(ctx);
   bool other = false;
-  std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
+  std::shared_ptr<OneDnnState> state = onednn::Cached(ctx, &other);
   if (other) return false;
   if (!state || state->source != w || state->rows != m) {
     state = BuildMatMul(ctx, m, n, k, w, bias, clamp);
@@ -278,7 +284,7 @@ bool OneDnnBatchMatMul(KernelContext& ctx, bool adj_x, bool adj_y) {
   if (!ctx.state || OneDnnDisabled() || out.rank() < 2 || out.rank() > 5) return false;
   UseThreads(ctx);
   bool other = false;
-  std::shared_ptr<OneDnnState> state = Cached(ctx, &other);
+  std::shared_ptr<OneDnnState> state = onednn::Cached(ctx, &other);
   if (other) return false;
   if (!state || state->x_shape != x.shape || state->y_shape != y.shape) {
     state = BuildBatchMatMul(x, y, out, adj_x, adj_y);

@@ -22,6 +22,7 @@
 
 // After the includes: only this file's functions.
 #if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options  // popped at the end: a unity batch goes on to other files
 #pragma GCC optimize("no-trapping-math")
 #define GPUCLEAN_SOFTMAX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -216,3 +217,7 @@ void EvalSoftmax(KernelContext& ctx) {
 Kernel SoftmaxKernel() { return {CheckSoftmax, EvalSoftmax}; }
 
 }  // namespace gpuclean::exec::kernels
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
