@@ -8,7 +8,15 @@ namespace {
 void EvalLeakyRelu(KernelContext& ctx) {
   const auto* options = ctx.op.options.AsLeakyReluOptions();
   const float alpha = options ? options->alpha : 0.0f;
-  ew::FloatUnary(ctx, [alpha](float x) { return x > 0.0f ? x : alpha * x; });
+  // The product is formed for every element so the select vectorises: a
+  // multiply only on one branch may not be hoisted under trapping math, and
+  // GCC left a compare and branch per element (half mispredicted on
+  // activations around zero: 2.3 ns per element, half of openWakeWord's
+  // embedding model).
+  ew::FloatUnary(ctx, [alpha](float x) {
+    const float scaled = alpha * x;
+    return x > 0.0f ? x : scaled;
+  });
 }
 
 }  // namespace

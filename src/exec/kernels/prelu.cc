@@ -8,7 +8,10 @@ namespace {
 void CheckPrelu(const ir::Subgraph& graph, const ir::Op& op) { ew::CheckSameDType(graph, op, 2, {ew::kF32}); }
 
 void EvalPrelu(KernelContext& ctx) {
-  ew::Binary<float, float, float>(ctx, [](float x, float alpha) { return x >= 0.0f ? x : x * alpha; });
+  ew::Binary<float, float, float>(ctx, [](float x, float alpha) {
+    const float scaled = x * alpha;  // for every element, as leaky_relu.cc: the select vectorises
+    return x >= 0.0f ? x : scaled;
+  });
 }
 
 }  // namespace
