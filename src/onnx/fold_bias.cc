@@ -5,18 +5,35 @@
 namespace gpuclean::onnx {
 namespace {
 
-// The FULLY_CONNECTED writing `t`, when it has no bias, no fused activation
-// and one output; -1 otherwise.
-int BiaslessDense(const ir::Subgraph& g, const std::vector<int>& producer, int32_t t) {
+// The op writing `t` whose bias an ADD of a constant can become, and its
+// output channel count: a FULLY_CONNECTED without a bias, or a CONV_2D or
+// DEPTHWISE_CONV_2D (with or without one), each with no fused activation
+// and one output. -1 otherwise.
+int BiasTarget(const ir::Subgraph& g, const std::vector<int>& producer, int32_t t, int32_t* channels) {
   if (t < 0 || producer[static_cast<size_t>(t)] < 0) return -1;
   const int p = producer[static_cast<size_t>(t)];
   const ir::Op& op = g.ops[static_cast<size_t>(p)];
-  const auto* o = op.options.AsFullyConnectedOptions();
-  if (op.code != tfl::BuiltinOperator_FULLY_CONNECTED || !o ||
-      o->fused_activation_function != tfl::ActivationFunctionType_NONE || op.outputs.size() != 1 ||
-      op.inputs.size() < 2 || (op.inputs.size() > 2 && op.inputs[2] >= 0))
+  if (op.outputs.size() != 1 || op.inputs.size() < 2 || op.inputs[1] < 0) return -1;
+  const ir::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
+  const bool has_bias = op.inputs.size() > 2 && op.inputs[2] >= 0;
+  tfl::ActivationFunctionType act = tfl::ActivationFunctionType_NONE;
+  if (const auto* o = op.options.AsFullyConnectedOptions(); o && op.code == tfl::BuiltinOperator_FULLY_CONNECTED) {
+    if (has_bias || w.rank() != 2) return -1;
+    act = o->fused_activation_function;
+    *channels = w.shape[0];
+  } else if (const auto* c = op.options.AsConv2DOptions(); c && op.code == tfl::BuiltinOperator_CONV_2D) {
+    if (w.rank() != 4) return -1;
+    act = c->fused_activation_function;
+    *channels = w.shape[0];
+  } else if (const auto* d = op.options.AsDepthwiseConv2DOptions();
+             d && op.code == tfl::BuiltinOperator_DEPTHWISE_CONV_2D) {
+    if (w.rank() != 4) return -1;
+    act = d->fused_activation_function;
+    *channels = w.shape[3];
+  } else {
     return -1;
-  return p;
+  }
+  return act == tfl::ActivationFunctionType_NONE ? p : -1;
 }
 
 // `c` holds N floats along its last axis only ([N], [1, N], [1, 1, 1, N]).
@@ -25,6 +42,12 @@ bool IsRowOfN(const ir::Tensor& c, int32_t n) {
     return false;
   return std::all_of(c.shape.begin(), c.shape.end() - 1, [](int32_t d) { return d == 1; }) &&
          c.data->size() == static_cast<size_t>(n) * sizeof(float);
+}
+
+void SetActivation(ir::Op& op, tfl::ActivationFunctionType act) {
+  if (auto* o = op.options.AsFullyConnectedOptions()) o->fused_activation_function = act;
+  if (auto* o = op.options.AsConv2DOptions()) o->fused_activation_function = act;
+  if (auto* o = op.options.AsDepthwiseConv2DOptions()) o->fused_activation_function = act;
 }
 
 }  // namespace
@@ -40,31 +63,43 @@ std::vector<FoldedOp> FoldBiasAdds(ir::Subgraph& graph) {
     if (add.code != tfl::BuiltinOperator_ADD || add.inputs.size() != 2 || add.outputs.size() != 1) continue;
     for (int side = 0; side < 2; ++side) {
       const int32_t t = add.inputs[static_cast<size_t>(side)], c = add.inputs[static_cast<size_t>(1 - side)];
-      const int p = BiaslessDense(graph, producer, t);
+      int32_t n = 0;
+      const int p = BiasTarget(graph, producer, t, &n);
       if (p < 0 || c < 0) continue;
-      ir::Op& dense = graph.ops[static_cast<size_t>(p)];
-      if (dense.inputs.size() < 2 || dense.inputs[1] < 0) continue;  // no weights to size the bias by
-      const ir::Tensor& weights = graph.tensors[static_cast<size_t>(dense.inputs[1])];
       const ir::Tensor& value = graph.tensors[static_cast<size_t>(t)];
       const ir::Tensor& sum = graph.tensors[static_cast<size_t>(add.outputs[0])];
-      if (weights.shape.size() != 2 || !IsRowOfN(graph.tensors[static_cast<size_t>(c)], weights.shape[0]) ||
-          consumers[static_cast<size_t>(t)].size() != 1 || graph.IsGraphOutput(t) ||
-          value.dtype != tfl::TensorType_FLOAT32 || sum.dtype != tfl::TensorType_FLOAT32 || sum.shape != value.shape)
+      if (!IsRowOfN(graph.tensors[static_cast<size_t>(c)], n) || consumers[static_cast<size_t>(t)].size() != 1 ||
+          graph.IsGraphOutput(t) || value.dtype != tfl::TensorType_FLOAT32 || sum.dtype != tfl::TensorType_FLOAT32 ||
+          sum.shape != value.shape)
         continue;
-      FoldedOp names{value.name, sum.name};
-      const int32_t n = weights.shape[0];
-      int32_t bias = c;
-      if (graph.tensors[static_cast<size_t>(c)].shape.size() != 1) {  // AddConst may move every tensor
-        const ir::Tensor& row = graph.tensors[static_cast<size_t>(c)];
-        std::string name = row.name + "|bias";
-        Bytes data = *row.data;
-        bias = graph.AddConst(std::move(name), tfl::TensorType_FLOAT32, {n}, std::move(data));
+      ir::Op& layer = graph.ops[static_cast<size_t>(p)];
+      const int32_t old_bias = layer.inputs.size() > 2 ? layer.inputs[2] : -1;
+      if (old_bias >= 0) {
+        const ir::Tensor& b = graph.tensors[static_cast<size_t>(old_bias)];
+        if (!b.is_const() || b.dtype != tfl::TensorType_FLOAT32 || b.sparsity ||
+            b.data->size() != static_cast<size_t>(n) * sizeof(float))
+          continue;
       }
-      if (dense.inputs.size() < 3) dense.inputs.resize(3, -1);
-      dense.inputs[2] = bias;
-      dense.options.AsFullyConnectedOptions()->fused_activation_function =
-          ao ? ao->fused_activation_function : tfl::ActivationFunctionType_NONE;
-      dense.outputs[0] = add.outputs[0];
+      FoldedOp names{value.name, sum.name};
+      int32_t bias = c;
+      if (old_bias >= 0 || graph.tensors[static_cast<size_t>(c)].shape.size() != 1) {
+        // A new [N] constant: the row itself, or the old bias plus it (one
+        // rounding per channel). AddConst may move every tensor.
+        const auto row = graph.tensors[static_cast<size_t>(c)].data->as<float>();
+        std::vector<float> values(row.begin(), row.end());
+        if (old_bias >= 0) {
+          const auto before = graph.tensors[static_cast<size_t>(old_bias)].data->as<float>();
+          for (size_t i = 0; i < values.size(); ++i) values[i] = before[i] + values[i];
+        }
+        std::string name = graph.tensors[static_cast<size_t>(c)].name + "|bias";
+        bias = graph.AddConst(std::move(name), tfl::TensorType_FLOAT32, {n},
+                              Bytes::FromValues(std::span<const float>(values)));
+      }
+      ir::Op& target = graph.ops[static_cast<size_t>(p)];
+      if (target.inputs.size() < 3) target.inputs.resize(3, -1);
+      target.inputs[2] = bias;
+      SetActivation(target, ao ? ao->fused_activation_function : tfl::ActivationFunctionType_NONE);
+      target.outputs[0] = add.outputs[0];
       folded[a] = true;
       out.push_back(std::move(names));
       break;

@@ -15,6 +15,7 @@
 #include "gpuclean/op_table.h"
 #include "onnx/fold_activations.h"
 #include "onnx/fold_bias.h"
+#include "onnx/fold_channel_scale.h"
 #include "onnx/fuse_gelu.h"
 
 namespace gpuclean::onnx {
@@ -886,8 +887,10 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
       result.origins[graph.tensors[t].name] = {name, perm, {}};
     }
   }
-  // Bias first: MatMul + Add + Relu becomes one FULLY_CONNECTED.
-  std::vector<FoldedOp> folded = FoldBiasAdds(result.model.main());
+  // Scale, then bias, then activation: Conv + BatchNormalization (MUL, ADD)
+  // + Relu, or MatMul + Add + Relu, becomes one op.
+  std::vector<FoldedOp> folded = FoldChannelScales(result.model.main());
+  for (FoldedOp& f : FoldBiasAdds(result.model.main())) folded.push_back(std::move(f));
   for (FoldedOp& f : FoldActivations(result.model.main())) folded.push_back(std::move(f));
   if (!folded.empty()) result.model.RemoveDeadTensors(0);
   for (const FoldedOp& f : folded) {

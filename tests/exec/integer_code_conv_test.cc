@@ -39,7 +39,8 @@ struct ConvCase {
 // The exact integer sum of codes, scaled by both units (a power of two:
 // exact) plus the bias, rounded once to float and clamped: what the 8-bit
 // path must give.
-std::vector<float> CorrectlyRounded(const Shape& in, const Codes& x, float x_unit, const ConvCase& c, Shape* out_shape) {
+std::vector<float> CorrectlyRounded(const Shape& in, const Codes& x, float x_unit, const ConvCase& c,
+                                    Shape* out_shape) {
   const int h = in[1], w = in[2], ch = in[3];
   const int o = c.filter[0], kh = c.filter[1], kw = c.filter[2];
   const int eh = (kh - 1) * c.dilation + 1, ew = (kw - 1) * c.dilation + 1;
@@ -165,7 +166,7 @@ TEST(IntegerCodeConv, WeightsThatAreNotCodesRunInFloat) {
   const Shape in = {1, 6, 7, 8};
   std::vector<ConvCase> cases = Cases(in[3]);
   cases[0].weights = RandomCodes(CountOf(cases[0].filter), 41, -200, 200);  // 401 values
-  cases[1].weight_unit = 0.3f;                                                // not a power of two
+  cases[1].weight_unit = 0.3f;                                              // not a power of two
   cases.resize(2);
   const int64_t before = conv::IntegerCodeConvolutions();
   ExpectMatchesLiteRt(CodesModel(in, cases), {F32(in, Scaled(RandomCodes(CountOf(in), 42, 0, 255), 1))});

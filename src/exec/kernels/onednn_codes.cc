@@ -56,12 +56,12 @@ int64_t IntegerCodeConvolutions() { return g_code_convolutions.load(std::memory_
 namespace onednn {
 
 struct CodesConv {
-  dnnl::primitive primitive;  // u8 source with a runtime zero point, s8 weights, s32 destination
-  dnnl::memory weights;       // integer weights minus `weight_offset`, in the primitive's layout
-  float weight_unit = 1;      // q: every weight is an integer times this power of two
-  int32_t weight_offset = 0;  // c
-  int reduction = 0;          // KH * KW * input channels
-  bool input_refused = false; // an input was not codes: stop looking
+  dnnl::primitive primitive;   // u8 source with a runtime zero point, s8 weights, s32 destination
+  dnnl::memory weights;        // integer weights minus `weight_offset`, in the primitive's layout
+  float weight_unit = 1;       // q: every weight is an integer times this power of two
+  int32_t weight_offset = 0;   // c
+  int reduction = 0;           // KH * KW * input channels
+  bool input_refused = false;  // an input was not codes: stop looking
 };
 
 }  // namespace onednn
@@ -79,7 +79,7 @@ constexpr double kMaxCodeMagnitude = 1 << 24;
 // The exponent of the lowest set bit of a finite nonzero x.
 int LowestBitExponent(float x) {
   int e = 0;
-  const float m = std::frexp(x, &e);  // x = m * 2^e, 0.5 <= |m| < 1
+  const float m = std::frexp(x, &e);                                        // x = m * 2^e, 0.5 <= |m| < 1
   const auto mantissa = static_cast<uint32_t>(std::fabs(m) * 16777216.0f);  // exact: 24 bits
   return e - 24 + __builtin_ctz(mantissa);
 }
@@ -133,8 +133,8 @@ std::shared_ptr<CodesConv> BuildCodesConv(const KernelContext& ctx, const ConvGe
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     onednn::UseThreads(ctx);
     const dnnl::convolution_forward::primitive_desc pd(desc, attr, CpuEngine());
-    CheckMemory(pd.weights_desc().get_size(), fmt::format("oneDNN 8-bit weights of op {} ({})", ctx.op_index,
-                                                          ctx.op.name()));
+    CheckMemory(pd.weights_desc().get_size(),
+                fmt::format("oneDNN 8-bit weights of op {} ({})", ctx.op_index, ctx.op.name()));
     codes->primitive = dnnl::convolution_forward(pd);
     codes->weights = memory(pd.weights_desc(), CpuEngine());
     memory given({wdims, memory::data_type::s8, tag::ohwi}, CpuEngine(), const_cast<int8_t*>(weights->data()));
@@ -185,8 +185,8 @@ GPUCLEAN_CONV_HOT Extent ExtentOf(const float* x, int64_t n) {
 // sum of each pixel's u in `sums` (when given). False when some x[i] / unit
 // is not an integer. The caller has checked every value is finite and
 // within kMaxCodeMagnitude units, so the conversions are exact.
-GPUCLEAN_CONV_HOT bool ToCodes(const float* x, int64_t pixels, int depth, float inverse_unit, int32_t first,
-                               uint8_t* u, int32_t* sums) {
+GPUCLEAN_CONV_HOT bool ToCodes(const float* x, int64_t pixels, int depth, float inverse_unit, int32_t first, uint8_t* u,
+                               int32_t* sums) {
   int inexact = 0;
   for (int64_t p = 0; p < pixels; ++p) {
     const float* xp = x + p * depth;
@@ -236,8 +236,8 @@ CodesScratch& Scratch(int64_t codes, int64_t sums, const KernelContext& ctx) {
 struct Epilogue {
   const ConvGeometry* g;
   int out_c;
-  int32_t offset;            // c
-  const int32_t* sums;       // per input pixel: sum of its u (c != 0 only)
+  int32_t offset;             // c
+  const int32_t* sums;        // per input pixel: sum of its u (c != 0 only)
   int64_t first_times_depth;  // the zero point's share of each pixel's sum
   float unit;
   const float* bias;
@@ -361,8 +361,14 @@ bool OneDnnCodesConv2D(KernelContext& ctx, const ConvGeometry& g, int groups, in
                    {DNNL_ARG_DST, dst},
                    {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory}});
 
-  const Epilogue epilogue{&g,   out_c, codes->weight_offset, sums, static_cast<int64_t>(first) * g.in_c,
-                          static_cast<float>(unit * codes->weight_unit), bias, clamp};
+  const Epilogue epilogue{&g,
+                          out_c,
+                          codes->weight_offset,
+                          sums,
+                          static_cast<int64_t>(first) * g.in_c,
+                          static_cast<float>(unit * codes->weight_unit),
+                          bias,
+                          clamp};
   const int64_t out_pixels = static_cast<int64_t>(g.batch) * g.out_h * g.out_w;
   ctx.pool.ParallelFor(out_pixels, std::max<int64_t>(1, (1 << 14) / out_c),
                        [&](int64_t begin, int64_t end) { FinishPixels(epilogue, out, begin, end); });

@@ -15,7 +15,7 @@ namespace gpuclean::exec::kernels::conv::onednn {
 struct CodesConv;  // onednn_codes.cc
 
 struct OneDnnState {
-  dnnl::primitive primitive;              // the fp32 one; null until an fp32 run needs it
+  dnnl::primitive primitive;  // the fp32 one; null until an fp32 run needs it
   dnnl::memory weights, bias;
   const float* source = nullptr;          // the op's weights when built
   int64_t rows = 0;                       // FULLY_CONNECTED: the M it was built for
