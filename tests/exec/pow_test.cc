@@ -33,6 +33,31 @@ TEST(Pow, SpecialValuesOnOurs) {
                    {1.0f, NAN, 1.0f, 1.0f, kInf, -kInf, kInf, NAN, kInf});
 }
 
+// A scalar exponent of 2 is x * x: the correctly rounded square, bit for
+// bit, special values included. LiteRT.js agrees within rounding on finite
+// squares; where the square overflows it returns FLT_MAX (3.4e38 for inf^2
+// and 1e30^2, measured), though its POW with a tensor exponent returns inf
+// (Pow.MatchesLiteRt). Ours gives inf for both, as IEEE arithmetic and a GPU
+// shader do, so overflow stays visible to the fp16 checks.
+TEST(Pow, AScalarExponentOfTwoSquares) {
+  std::vector<float> x = RandomValues(4000, 1400, -300.0f, 300.0f);
+  x.insert(x.end(), {0.0f, -0.0f, NAN, -1e-30f, 1.0f + 0x1p-12f});
+  const int finite = static_cast<int>(x.size());
+  x.insert(x.end(), {kInf, -kInf, 1e30f});
+  const int n = static_cast<int>(x.size());
+  const auto square_of = [](int count) {
+    GraphBuilder b;
+    const int in_x = b.Input("x", kF32, {count});
+    b.Output(OpPow(b, in_x, b.ConstF32("two", {}, {2.0f})));
+    return b.Finish();
+  };
+  std::vector<float> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] * x[i];
+  ExpectFloatsNear(ValuesOf<float>(RunOurs(square_of(n), {F32({n}, x)})[0]), want);
+  x.resize(static_cast<size_t>(finite));
+  ExpectMatchesLiteRt(square_of(finite), {F32({finite}, x)}, 1e-6);
+}
+
 TEST(Pow, Int32NegativeExponentFails) {
   GraphBuilder b;
   const int in_i = b.Input("i", kI32, {2});

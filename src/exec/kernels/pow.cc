@@ -1,6 +1,9 @@
 // POW: a^b with numpy broadcasting. float32: std::pow (pow(x, 0) = 1,
 // pow(1, y) = 1, a negative base with a fractional exponent is NaN).
-// int32: as LiteRT, a negative exponent fails the op; the power is computed in
+// A float32 exponent that is one value, 2, squares: x * x is the correctly
+// rounded square, which std::pow approximates through logarithms (0.82 ulp
+// at worst in glibc) 20 times slower (openWakeWord's melspectrogram squares
+// its STFT). int32: as LiteRT, a negative exponent fails the op; the power is computed in
 // double and converted back, saturating at the int32 limits.
 #include "exec/kernels/elementwise_util.h"
 
@@ -22,7 +25,11 @@ void EvalPow(KernelContext& ctx) {
         return ew::SaturatingTrunc<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
       });
     } else {
-      ew::Binary<T, T, T>(ctx, [](T a, T b) { return std::pow(a, b); });
+      const Tensor& e = ctx.input(1);
+      if (e.num_elements() == 1 && e.as<T>()[0] == T(2))
+        ew::Binary<T, T, T>(ctx, [](T a, T) { return a * a; });
+      else
+        ew::Binary<T, T, T>(ctx, [](T a, T b) { return std::pow(a, b); });
     }
   });
 }
