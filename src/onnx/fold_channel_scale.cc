@@ -110,8 +110,7 @@ std::vector<FoldedOp> FoldChannelScales(ir::Subgraph& graph) {
         continue;
       std::vector<float> w(weights->begin(), weights->end());
       const size_t per_channel = w.size() / scale.size();
-      for (size_t i = 0; i < w.size(); ++i)
-        w[i] *= scale[layout->channel_last ? i % scale.size() : i / per_channel];
+      for (size_t i = 0; i < w.size(); ++i) w[i] *= scale[layout->channel_last ? i % scale.size() : i / per_channel];
       const ir::Tensor& old_w = graph.tensors[static_cast<size_t>(op.inputs[1])];
       FoldedOp names{value.name, product.name};
       const tfl::ActivationFunctionType act = mo ? mo->fused_activation_function : tfl::ActivationFunctionType_NONE;
