@@ -76,21 +76,29 @@ using onednn::OneDnnState;
 // sum inside 32 bits (checked with the reduction size per op).
 constexpr double kMaxCodeMagnitude = 1 << 24;
 
-// The exponent of the lowest set bit of a finite nonzero x.
-int LowestBitExponent(float x) {
+// The exponent of the lowest set bit of a finite nonzero x, and how many
+// significant bits it has.
+int LowestBitExponent(float x, int* significant_bits) {
   int e = 0;
   const float m = std::frexp(x, &e);                                        // x = m * 2^e, 0.5 <= |m| < 1
   const auto mantissa = static_cast<uint32_t>(std::fabs(m) * 16777216.0f);  // exact: 24 bits
-  return e - 24 + __builtin_ctz(mantissa);
+  const int zeros = __builtin_ctz(mantissa);
+  *significant_bits = 24 - zeros;
+  return e - 24 + zeros;
 }
 
 // The weights as s8 codes, or nothing when they are not integers of one
 // power-of-two unit spanning at most 256 values.
 std::optional<std::vector<int8_t>> WeightCodes(const float* w, int64_t n, float* unit, int32_t* offset) {
+  // A code of at most 255 in magnitude has at most 8 significant bits: a
+  // model's float weights fail at their first element.
   int lowest = INT_MAX;
   for (int64_t i = 0; i < n; ++i) {
     if (!std::isfinite(w[i])) return std::nullopt;
-    if (w[i] != 0) lowest = std::min(lowest, LowestBitExponent(w[i]));
+    if (w[i] == 0) continue;
+    int bits = 0;
+    lowest = std::min(lowest, LowestBitExponent(w[i], &bits));
+    if (bits > 8) return std::nullopt;
   }
   if (lowest == INT_MAX || lowest < -140 || lowest > 100) return std::nullopt;  // all zero, or no float unit
   const double q = std::ldexp(1.0, lowest);
