@@ -19,17 +19,21 @@ std::optional<tfl::ActivationFunctionType> AsFusedActivation(tfl::BuiltinOperato
 // (operation_parser.cc's NONE/RELU/RELU6/RELU_N1_TO_1/TANH/SIGMOID list in
 // data/compat) and LiteRT's CPU kernels apply after the op's own rounding.
 tfl::ActivationFunctionType* FreeActivationSlot(ir::Op& op) {
-  tfl::ActivationFunctionType* slot = nullptr;
-  if (auto* o = op.options.AsConv2DOptions()) slot = &o->fused_activation_function;
-  if (auto* o = op.options.AsDepthwiseConv2DOptions()) slot = &o->fused_activation_function;
-  if (auto* o = op.options.AsFullyConnectedOptions()) slot = &o->fused_activation_function;
-  if (auto* o = op.options.AsAddOptions()) slot = &o->fused_activation_function;
-  if (auto* o = op.options.AsSubOptions()) slot = &o->fused_activation_function;
-  if (auto* o = op.options.AsMulOptions()) slot = &o->fused_activation_function;
+  tfl::ActivationFunctionType* slot = FusedActivationField(op);
   return slot && *slot == tfl::ActivationFunctionType_NONE ? slot : nullptr;
 }
 
 }  // namespace
+
+tfl::ActivationFunctionType* FusedActivationField(ir::Op& op) {
+  if (auto* o = op.options.AsConv2DOptions()) return &o->fused_activation_function;
+  if (auto* o = op.options.AsDepthwiseConv2DOptions()) return &o->fused_activation_function;
+  if (auto* o = op.options.AsFullyConnectedOptions()) return &o->fused_activation_function;
+  if (auto* o = op.options.AsAddOptions()) return &o->fused_activation_function;
+  if (auto* o = op.options.AsSubOptions()) return &o->fused_activation_function;
+  if (auto* o = op.options.AsMulOptions()) return &o->fused_activation_function;
+  return nullptr;
+}
 
 std::vector<int> ProducerOfEachTensor(const ir::Subgraph& graph) {
   std::vector<int> producer(graph.tensors.size(), -1);

@@ -24,6 +24,9 @@ struct FoldedOp {
 // `drop` marks, removed at once (each fold leaves two writers of one
 // tensor until its op goes): the two steps every fold here shares.
 std::vector<int> ProducerOfEachTensor(const ir::Subgraph& graph);
+// The op's fused activation field: CONV_2D, DEPTHWISE_CONV_2D,
+// FULLY_CONNECTED, ADD, SUB and MUL have one; null for other ops.
+tfl::ActivationFunctionType* FusedActivationField(ir::Op& op);
 void DropOps(ir::Subgraph& graph, const std::vector<bool>& drop);
 
 // Folds every such pair in `graph`: the activation's output tensor, with its

@@ -44,12 +44,6 @@ bool IsRowOfN(const ir::Tensor& c, int32_t n) {
          c.data->size() == static_cast<size_t>(n) * sizeof(float);
 }
 
-void SetActivation(ir::Op& op, tfl::ActivationFunctionType act) {
-  if (auto* o = op.options.AsFullyConnectedOptions()) o->fused_activation_function = act;
-  if (auto* o = op.options.AsConv2DOptions()) o->fused_activation_function = act;
-  if (auto* o = op.options.AsDepthwiseConv2DOptions()) o->fused_activation_function = act;
-}
-
 }  // namespace
 
 std::vector<FoldedOp> FoldBiasAdds(ir::Subgraph& graph) {
@@ -98,7 +92,7 @@ std::vector<FoldedOp> FoldBiasAdds(ir::Subgraph& graph) {
       ir::Op& target = graph.ops[static_cast<size_t>(p)];
       if (target.inputs.size() < 3) target.inputs.resize(3, -1);
       target.inputs[2] = bias;
-      SetActivation(target, ao ? ao->fused_activation_function : tfl::ActivationFunctionType_NONE);
+      *FusedActivationField(target) = ao ? ao->fused_activation_function : tfl::ActivationFunctionType_NONE;
       target.outputs[0] = add.outputs[0];
       folded[a] = true;
       out.push_back(std::move(names));

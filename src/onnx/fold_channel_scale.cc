@@ -66,13 +66,6 @@ std::optional<Layout> FoldableProducer(const ir::Subgraph& g, const ir::Op& op) 
   return layout;
 }
 
-tfl::ActivationFunctionType* ActivationSlot(ir::Op& op) {
-  if (auto* o = op.options.AsConv2DOptions()) return &o->fused_activation_function;
-  if (auto* o = op.options.AsDepthwiseConv2DOptions()) return &o->fused_activation_function;
-  if (auto* o = op.options.AsFullyConnectedOptions()) return &o->fused_activation_function;
-  return nullptr;
-}
-
 bool AllWholeNumbers(std::span<const float> w) {
   return std::all_of(w.begin(), w.end(), [](float v) { return std::isfinite(v) && v == std::nearbyint(v); });
 }
@@ -130,7 +123,7 @@ std::vector<FoldedOp> FoldChannelScales(ir::Subgraph& graph) {
       if (bias)
         conv.inputs[2] = graph.AddConst(b_name, tfl::TensorType_FLOAT32, {static_cast<int32_t>(b.size())},
                                         Bytes::FromValues(std::span<const float>(b)));
-      *ActivationSlot(conv) = act;
+      *FusedActivationField(conv) = act;
       conv.outputs[0] = output;
       folded[m] = true;
       out.push_back(std::move(names));

@@ -27,13 +27,14 @@
 // rounded one; an fp32 convolution gives the same bits whenever its partial
 // sums are exact (under 2^24 steps) and its bias is added last, and
 // otherwise differs by its own rounding.
+#include <atomic>
+
 #include "exec/kernels/conv_util.h"
 
 #if defined(GPUCLEAN_WITH_ONEDNN)
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstring>
