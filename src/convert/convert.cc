@@ -245,7 +245,7 @@ std::vector<std::vector<npy::Array>> RunOnnxRuntime(const std::string& onnx_path
     // Every core, as our interpreter uses, unless the caller shares them:
     // the reference's summation order may move, which the proof's bound and
     // noise floor already take.
-    q.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    q.threads = threads > 0 ? threads : HardwareCores();
     q.out_dir = dir / fmt::format("ort{}{}", optimize ? "" : "noopt", s);
     q.output_names = names;
     fs::create_directories(q.out_dir);
@@ -649,6 +649,9 @@ NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, con
       selection = selection == -1 ? op.outputs[1] : -2;
   exec::InterpreterOptions io;
   io.precision = precision;
+  // fp32: many short ops, each a barrier a descheduled thread stalls; the
+  // fp16-compute run's long dot products were faster on every core even
+  // beside onnxruntime (one thread: 25 s per quantized-ISNet convert, 23 s).
   io.threads = precision == exec::Precision::kFp32 ? FreeCores() : HardwareCores();
   io.fuse_layer_norms = false;  // the range check reads a LayerNorm's squares
   exec::Interpreter interp(std::make_shared<const ir::Model>(model), io);
@@ -798,7 +801,7 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   rewrite::FixOptions fo;
   fo.target = o.target;
   fo.data_dir = o.data_dir;
-  fo.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  fo.threads = HardwareCores();
   fo.prove_as_chain = true;
   if (o.prove) fo.chain_sets = 1;  // onnxruntime's proof of the result covers every set
   fo.inputs = runs.inputs;
