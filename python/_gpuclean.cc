@@ -24,6 +24,7 @@
 
 #include "gpuclean/bisect.h"
 #include "gpuclean/convert.h"
+#include "gpuclean/convert_pipeline.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
@@ -405,11 +406,15 @@ py::object Fix(const py::object& model_or_path, const std::optional<std::string>
 }
 
 // convert: ONNX -> .tflite proven against onnxruntime (`gpuclean convert --json`).
+py::object ConvertPipeline(const convert::Options& options, const std::string& islands);
+
 py::object Convert(const std::string& path, const std::optional<std::string>& output,
                    const std::map<std::string, std::vector<int64_t>>& inputs, const std::string& weights,
                    const std::string& io_layout, bool prove, const std::string& target, bool allow_remaining,
-                   const std::map<std::string, std::vector<double>>& input_values) {
+                   const std::map<std::string, std::vector<double>>& input_values, const std::string& host_ops,
+                   const std::string& islands) {
   if (weights != "fp32" && weights != "fp16") throw Error(ErrorKind::kUsage, "weights must be 'fp32' or 'fp16'");
+  if (host_ops != "none" && host_ops != "auto") throw Error(ErrorKind::kUsage, "host_ops must be 'none' or 'auto'");
   if (io_layout != "onnx" && io_layout != "nhwc") throw Error(ErrorKind::kUsage, "io_layout must be 'onnx' or 'nhwc'");
   convert::Options options;
   options.onnx_path = path;
@@ -421,6 +426,7 @@ py::object Convert(const std::string& path, const std::optional<std::string>& ou
   options.target = target;
   options.allow_remaining = allow_remaining;
   options.input_values = input_values;
+  if (host_ops == "auto") return ConvertPipeline(options, islands);
   nlohmann::json report;
   std::shared_ptr<PyModel> converted;
   {
@@ -475,6 +481,31 @@ std::shared_ptr<PyPipeline> LoadPipeline(const std::string& path) {
   auto p = std::make_shared<PyPipeline>();
   p->spec = pipeline::LoadSpec(path);
   return p;
+}
+
+// convert(..., host_ops="auto"): (report dict, Pipeline or None when nothing
+// was written); a model that needs no island gives the plain conversion's
+// (report, Model).
+py::object ConvertPipeline(const convert::Options& options, const std::string& islands) {
+  convert::PipelineOptions pipeline_options;
+  pipeline_options.islands = split::ParseIslands(islands);
+  nlohmann::json report;
+  std::shared_ptr<PyModel> single;
+  std::shared_ptr<PyPipeline> written;
+  {
+    py::gil_scoped_release release;
+    convert::PipelineResult result = convert::ConvertToPipeline(options, pipeline_options);
+    report = result.ToJson();
+    if (result.written) {
+      written = LoadPipeline(result.spec_path);
+    } else if (!result.cut_made && result.exit_code() == 0) {
+      single = std::make_shared<PyModel>();
+      single->path = options.onnx_path + " (converted)";
+      single->model = std::make_shared<const ir::Model>(std::move(result.conversion.model));
+    }
+  }
+  if (written) return py::make_tuple(ToPython(report), py::cast(written));
+  return py::make_tuple(ToPython(report), single ? py::cast(single) : py::none());
 }
 
 // A fresh folder for the LiteRT runtimes' files, removed when done.
@@ -648,11 +679,15 @@ PYBIND11_MODULE(_gpuclean, m) {
         py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("weights") = "fp32",
         py::arg("io_layout") = "onnx", py::arg("prove") = true, py::arg("target") = lint::kDefaultTarget,
         py::arg("allow_remaining") = false, py::arg("input_values") = std::map<std::string, std::vector<double>>{},
+        py::arg("host_ops") = "none", py::arg("islands") = "cpu",
         "Convert an ONNX model (`gpuclean convert`): returns (report dict, Model or None when the proof against "
         "onnxruntime failed or lint errors remain for `target`); writes `output` only when proven and GPU-clean "
         "(allow_remaining=True: proven is enough). inputs={'name': [1, 3, 224, 224]} pins dynamic dimensions; "
         "weights='fp16' stores float weights as float16; target='none' keeps the plain lowering; "
-        "input_values={'sr': [16000]} fixes inputs to constants at convert time (they leave the model).");
+        "input_values={'sr': [16000]} fixes inputs to constants at convert time (they leave the model). "
+        "host_ops='auto' (output is then a prefix) cuts the ops `target` keeps off the GPU into CPU graphs "
+        "(islands='steps': host steps) and returns (report, Pipeline or None), proven in fp32 and in the target's "
+        "arithmetic.");
   m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
         "Cut at the named tensors (`gpuclean split`): returns (pipeline spec dict, proof under 'proof', list of part "
         "Models); writes OUTPUT.part<k>.tflite and OUTPUT.pipeline.json when output is given and the chain is "

@@ -121,6 +121,12 @@ class Interpreter {
 // `lint` and `fix` refuse too, before any work.
 void CheckTensorsFitMemory(const ir::Model& model);
 
+// Whether a CPU graph can hold op `op_index` of `graph`: a TFLite builtin
+// (what LiteRT's CPU path and LiteRT.js wasm run) that gpuclean's interpreter
+// has a kernel for, dtypes and attributes included, so the island can be
+// proven before it is written. `why_not` says which part fails.
+bool RunsAsCpuGraphOp(const ir::Subgraph& graph, int op_index, std::string* why_not = nullptr);
+
 // The documented input generator of `gpuclean run`: float inputs uniform in
 // [0,1), integer inputs 0, bool false. mulberry32 seeded per input with
 // (seed + i * 0x9E3779B9) mod 2^32 - the same as probe/litert_run.mjs.

@@ -167,6 +167,13 @@ class Model {
   int RemoveDeadTensors(int subgraph);
   const Subgraph& main() const { return subgraphs.at(0); }
   void Validate() const;
+  // Replaces the signatures with one, "serving_default", over the main
+  // graph's inputs and outputs in order, named `inputs`/`outputs` (empty:
+  // the tensors' names): what an app binds buffers by, in place of slot
+  // order. Error(kInternal) for a count that does not match.
+  void NameSignature(const std::vector<std::string>& inputs = {}, const std::vector<std::string>& outputs = {});
 };
+
+inline constexpr const char* kDefaultSignatureKey = "serving_default";
 
 }  // namespace gpuclean::ir

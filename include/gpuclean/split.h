@@ -83,34 +83,56 @@ std::optional<HostStep> HostStepFor(const ir::Subgraph& g, int op, std::string* 
 // Error(kUsage) for a name that is no TFLite op.
 std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string>& types);
 
+// What the ops the GPU cannot take become. kCpuGraphs (what `convert
+// --host-ops auto` writes): .tflite graphs with placement "cpu", run by
+// LiteRT's CPU path (LiteRT.js wasm, CompiledModel with the CPU
+// accelerator); any TFLite builtin gpuclean's interpreter runs can be in one
+// (exec::RunsAsCpuGraphOp). kHostSteps: one host step per op
+// (host_steps.h), for an app that runs no CPU graphs; only the ops a step
+// computes can move.
+enum class Islands { kCpuGraphs, kHostSteps };
+const char* IslandsName(Islands islands);  // "cpu" | "steps"
+Islands ParseIslands(const std::string& name);  // Error(kUsage) for another name
+
+// Whether op `op` of `g` can be in an island of that kind; `why_not` says
+// why not.
+bool IslandCanHold(const ir::Subgraph& g, int op, Islands islands, std::string* why_not = nullptr);
+
 // The ops `target`'s matrix keeps off the GPU (rejected, fallback) or marks
-// as computed wrongly there (incorrect) that a host step computes: what
-// --host auto moves. Such ops without a host step are listed in `stays`,
+// as computed wrongly there (incorrect) that an island can hold: what
+// --host auto moves. Such ops no island can hold are listed in `stays`,
 // one line each.
-std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& target,
+std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& target, Islands islands,
                                   std::vector<std::string>* stays = nullptr);
 
 struct HostCut {
   pipeline::Spec spec;  // files relative to the spec: STEM.graph<k>.tflite, STEM.const.<value>.npy
   std::vector<std::pair<std::string, ir::Model>> graphs;      // file name -> graph
   std::vector<std::pair<std::string, npy::Array>> constants;  // file name -> value
-  int host_ops = 0;
+  Islands islands = Islands::kHostSteps;
+  int host_ops = 0;    // ops in islands (one host step each with kHostSteps)
   int joined_ops = 0;  // of host_ops, those GrowHostIslands added
+  int cpu_graphs = 0;  // kCpuGraphs: the islands' graphs
 };
-// `host_ops` plus every op between them that a host step computes from
-// host values only: the index arithmetic between a TOPK_V2 and the
-// GATHER_ND it feeds (TILE, LESS, ADD, SELECT_V2, CONCATENATION of the
-// converted GatherElements) would otherwise be a GPU graph of its own. An
-// op joins when all its runtime inputs come from host ops and one of its
-// outputs leads to a host op; constants count as available everywhere.
-std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& host_ops);
-// Every op in `host_ops`, and those GrowHostIslands adds, becomes a host
-// step; the other runtime ops form graphs, each op in the earliest graph its
-// inputs allow. Error(kUsage) for an empty list, an op without a host step
-// (naming it and why), or a host op that reads a tensor computed from
-// constants by another op.
-HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem);
-// Each graph of the cut linted and fixed for `target` (rewrite::Fix, every
+// `host_ops` plus the ops around them that belong with them:
+// - forward: every op between them that an island can hold and that reads
+//   island values only (constants count as available everywhere) and leads
+//   to an island op - the index arithmetic between a TOPK_V2 and the
+//   GATHER_ND it feeds (TILE, LESS, ADD, SELECT_V2, CONCATENATION of the
+//   converted GatherElements) would otherwise be a GPU graph of its own;
+// - backward (kCpuGraphs): integer and boolean chains whose every reader is
+//   an island op (a BROADCAST_TO of indices, a CAST to int32 before a
+//   GATHER): the GPU computes no index arithmetic a CPU graph needs.
+std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& host_ops,
+                                 Islands islands = Islands::kHostSteps);
+// Every op in `host_ops`, and those GrowHostIslands adds, goes to an
+// island; the other runtime ops form GPU graphs, each op in the earliest
+// graph its inputs allow. Error(kUsage) for an empty list, an op no island
+// of that kind can hold (naming it and why), or (kHostSteps) a host op that
+// reads a tensor computed from constants by another op.
+HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& host_ops, const std::string& file_stem,
+                       Islands islands = Islands::kHostSteps);
+// Each GPU graph of the cut linted and fixed for `target` (rewrite::Fix, every
 // pass proven): the cut's own outputs can break a GPU rule the monolith
 // kept (a [1,N,C] token output also read inside the graph). Fixed graphs
 // replace the cut's; a host input a rewrite adds (the "x * one" of
@@ -127,13 +149,16 @@ std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target);
 std::string DescribeCleanup(const std::vector<GraphCleanup>& cleanup, const std::string& target);
 int ErrorsLeft(const std::vector<GraphCleanup>& cleanup);
 
-// "3 host step(s)", or "12 host step(s) (9 joined between them)".
+// "3 host step(s)", "12 host step(s) (9 joined between them)", or
+// "9 op(s) in 2 CPU graph(s) (4 joined)".
 std::string HostStepSummary(const HostCut& cut);
 // Stage by stage: each graph file with its op count, each host step with
 // its parameters, and the values they read and write.
 std::string DescribeHostCut(const pipeline::Spec& spec);
 // Writes the graphs and constants beside PREFIX.pipeline.json, then the spec
-// (last, atomically); sets cut.spec.path. Returns the spec's path.
+// (last, atomically); sets cut.spec.path. Returns the spec's path. Each
+// graph gets a signature named by its stage's values, so an app binds by
+// name.
 std::string WriteHostCut(HostCut& cut, const std::string& prefix);
 
 }  // namespace gpuclean::split

@@ -34,7 +34,7 @@ def from_torch(module, example_inputs, output=None, target=DEFAULT_TARGET, input
     the model's. The ONNX file lives in a temporary folder only for the
     conversion; the proof runs it on onnxruntime as ``convert`` does. Returns
     ``convert``'s (report, Model or None). Other keyword arguments go to
-    ``convert`` (weights, io_layout, input_values, allow_remaining, ...).
+    ``convert`` (weights, io_layout, input_values, allow_remaining, host_ops="auto" for a pipeline, ...).
     """
     import os
     import tempfile

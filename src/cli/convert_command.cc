@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "gpuclean/convert.h"
+#include "gpuclean/convert_pipeline.h"
 #include "gpuclean/error.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/node_suite.h"
@@ -18,90 +19,18 @@ namespace gpuclean::cli {
 
 namespace {
 
-// --host-ops auto: convert (lint errors allowed), cut around the ops the
-// target keeps off the GPU that a host step computes, prove the pipeline
-// against the ONNX model on onnxruntime, and keep it only when it passes.
+// --host-ops auto: the library's pipeline conversion (convert_pipeline.h).
 template <typename Args>
 int ConvertToPipeline(Args& args) {
-  if (args.options.output_path.empty())
-    throw Error(ErrorKind::kUsage, "--host-ops auto needs -o PREFIX (the pipeline's files are PREFIX.*)");
-  const std::string prefix = args.options.output_path;
-  convert::Options options = args.options;
-  options.output_path.clear();
-  options.allow_remaining = true;
-  const convert::Result result = convert::Convert(options);
-  if (!args.json) std::cout << result.report.RenderText();
-  if (!result.report.proven) return 1;
-  std::vector<std::string> stays;
-  // With several targets, an op goes to the host when any of them needs it
-  // there, and every graph is cleaned for each of them.
-  const std::vector<std::string> targets = lint::SplitTargets(options.target);
-  std::vector<int> ops;
-  for (const std::string& t : targets) {
-    const std::vector<int> mine = split::HostOpsForTarget(result.model, t, &stays);
-    ops.insert(ops.end(), mine.begin(), mine.end());
-  }
-  std::sort(ops.begin(), ops.end());
-  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-  for (const std::string& line : stays) std::cerr << "convert: " << line << "\n";
-  if (ops.empty()) {
-    if (!args.json) std::cout << "no op needs the host for " << options.target << "; no pipeline written\n";
-    return result.exit_code();
-  }
-  split::HostCut cut = split::CutHostIslands(result.model, ops, std::filesystem::path(prefix).filename().string());
-  // Inputs the rewrites added for the host to feed are constants of the pipeline.
-  for (const auto& [name, value] : result.host_inputs) {
-    auto it = std::find(cut.spec.inputs.begin(), cut.spec.inputs.end(), name);
-    if (it == cut.spec.inputs.end()) continue;
-    cut.spec.inputs.erase(it);
-    const std::string file = std::filesystem::path(prefix).filename().string() + ".const." + name + ".npy";
-    cut.spec.constants.push_back({name, file});
-    cut.constants.emplace_back(file, value);
-  }
-  // The cut's new graph outputs can break a GPU rule: each graph is linted and fixed again.
-  // Each target's clean-up in turn, then a second round whose lint is the verdict.
-  for (const std::string& t : targets) split::CleanGraphs(cut, t);
-  std::string cleanup_text;
-  int errors_left = 0;
-  for (const std::string& t : targets) {
-    const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, t);
-    errors_left += split::ErrorsLeft(cleanup);
-    cleanup_text += split::DescribeCleanup(cleanup, t);
-  }
-  if (errors_left > 0 && !args.options.allow_remaining) {
-    if (!args.json)
-      std::cout << cleanup_text
-                << fmt::format(
-                       "not GPU-clean for {}: {} lint error(s) remain in the pipeline's graphs; nothing "
-                       "written (--allow-remaining writes it anyway)\n",
-                       options.target, errors_left);
-    return 1;
-  }
-  const std::string spec_path = split::WriteHostCut(cut, prefix);
-  pipeline::ProveOptions prove;
-  prove.run.work_dir = prefix + ".prove";
-  pipeline::ProveReport report;
-  try {
-    report = pipeline::Prove(pipeline::LoadSpec(spec_path), options.onnx_path, prove);
-  } catch (...) {
-    std::filesystem::remove(spec_path);
-    std::filesystem::remove_all(prove.run.work_dir);
-    throw;
-  }
-  std::filesystem::remove_all(prove.run.work_dir);
-  if (!report.passed) std::filesystem::remove(spec_path);
-  if (args.json) {
-    nlohmann::json j = {{"convert", result.report.ToJson()},
-                        {"pipeline", pipeline::ToJson(cut.spec)},
-                        {"graph_lint_errors_left", errors_left},
-                        {"proof", pipeline::ToJson(report)}};
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << fmt::format("pipeline for {}: {} between GPU graphs\n", options.target, split::HostStepSummary(cut))
-              << split::DescribeHostCut(cut.spec) << cleanup_text << pipeline::RenderProve(report)
-              << (report.passed ? "wrote " + spec_path + "\n" : std::string("the pipeline spec was not written\n"));
-  }
-  return report.passed && errors_left == 0 ? 0 : 1;
+  convert::PipelineOptions options;
+  options.islands = split::ParseIslands(args.islands);
+  options.fp16_check = !args.no_fp16_check;
+  const convert::PipelineResult result = convert::ConvertToPipeline(args.options, options);
+  if (args.json)
+    std::cout << result.ToJson().dump(2) << "\n";
+  else
+    std::cout << result.RenderText();
+  return result.exit_code();
 }
 
 }  // namespace
@@ -125,6 +54,8 @@ void AddConvert(CLI::App& app, Handler& handler) {
     bool no_prove = false;
     bool quiet = false;
     std::string host_ops = "none";
+    std::string islands = "cpu";
+    bool no_fp16_check = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL", args->options.onnx_path, "the .onnx file")->required();
@@ -169,11 +100,19 @@ void AddConvert(CLI::App& app, Handler& handler) {
   cmd->add_flag("--json", args->json, "print the report as JSON");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   cmd->add_option("--host-ops", args->host_ops,
-                  "auto: ops the --target keeps off the GPU that a host step computes (TopK, Gather on runtime "
-                  "indices, ...) run on the host between GPU graphs; -o is then the prefix of a pipeline "
-                  "(PREFIX.pipeline.json, docs/pipeline.md), proven against onnxruntime")
+                  "auto: ops the --target keeps off the GPU (TopK, Gather on runtime indices, BroadcastTo, ...) run "
+                  "in CPU graphs between GPU graphs; -o is then the prefix of a pipeline (PREFIX.pipeline.json, "
+                  "docs/pipeline.md), proven against onnxruntime in fp32 and in each target's GPU arithmetic")
       ->check(CLI::IsMember({"none", "auto"}))
       ->default_val("none");
+  cmd->add_option("--islands", args->islands,
+                  "with --host-ops auto, what the ops off the GPU become: cpu (CPU graphs LiteRT's CPU path runs) or "
+                  "steps (host steps, for an app that runs no CPU graph)")
+      ->check(CLI::IsMember({"cpu", "steps"}))
+      ->default_val("cpu");
+  cmd->add_flag("--no-fp16-check", args->no_fp16_check,
+                "with --host-ops auto, prove the pipeline in fp32 only (the report then says nothing of the GPU's "
+                "arithmetic)");
   cmd->callback([args, &handler] {
     handler = [args] {
       for (const exec::InputShape& s : exec::ParseInputShapes(args->input_shapes))

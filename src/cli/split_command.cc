@@ -16,20 +16,22 @@ namespace gpuclean::cli {
 namespace {
 
 struct SplitArgs {
-  std::string model, prefix, host, target = lint::kDefaultTarget;
+  std::string model, prefix, host, target = lint::kDefaultTarget, islands = "steps";
   std::vector<std::string> at, input_shapes;
   uint32_t seed = 0;
   bool dry_run = false, json = false;
 };
 
-std::vector<int> AutoHostOps(const ir::Model& model, const std::string& target) {
+std::vector<int> AutoHostOps(const ir::Model& model, const std::string& target, split::Islands islands) {
   std::vector<std::string> stays;
-  const std::vector<int> ops = split::HostOpsForTarget(model, target, &stays);
+  const std::vector<int> ops = split::HostOpsForTarget(model, target, islands, &stays);
   for (const std::string& line : stays) std::cerr << "split: " << line << "\n";
   if (ops.empty())
-    throw Error(ErrorKind::kUsage, fmt::format("--host auto: no op that {} keeps off the GPU has a host step "
+    throw Error(ErrorKind::kUsage, fmt::format("--host auto: no op that {} keeps off the GPU can move to {} "
                                                "(gpuclean lint MODEL --target {} lists them)",
-                                               target, target));
+                                               target,
+                                               islands == split::Islands::kCpuGraphs ? "a CPU graph" : "a host step",
+                                               target));
   return ops;
 }
 
@@ -39,10 +41,11 @@ int SplitForHost(const SplitArgs& args) {
   std::stringstream list(args.host);
   for (std::string t; std::getline(list, t, ',');)
     if (!t.empty()) types.push_back(t);
+  const split::Islands islands = split::ParseIslands(args.islands);
   const std::vector<int> ops =
-      args.host == "auto" ? AutoHostOps(model, args.target) : split::OpsOfTypes(model.main(), types);
+      args.host == "auto" ? AutoHostOps(model, args.target, islands) : split::OpsOfTypes(model.main(), types);
   const std::string stem = std::filesystem::path(args.prefix.empty() ? "split" : args.prefix).filename().string();
-  split::HostCut cut = split::CutHostIslands(model, ops, stem);
+  split::HostCut cut = split::CutHostIslands(model, ops, stem, islands);
   const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, args.target);
   int graphs = 0;
   for (const auto& s : cut.spec.stages) graphs += s.kind == pipeline::Stage::Kind::kGraph;
@@ -126,6 +129,11 @@ void AddSplit(CLI::App& app, Handler& handler) {
                   "op types to run as host steps between graphs (TOPK_V2,GATHER,...), or 'auto': the ops --target "
                   "keeps off the GPU that a host step computes");
   cmd->add_option("--target", args->target, "target for --host auto")->capture_default_str();
+  cmd->add_option("--islands", args->islands,
+                  "what --host ops become: steps (one host step per op, the default) or cpu (CPU graphs that "
+                  "LiteRT's CPU path runs; any op gpuclean's interpreter runs)")
+      ->check(CLI::IsMember({"steps", "cpu"}))
+      ->capture_default_str();
   cmd->add_option("-o,--output", args->prefix,
                   "prefix of the written files: PREFIX.part<k>.tflite (--at) or PREFIX.graph<k>.tflite and "
                   "PREFIX.const.*.npy (--host), and PREFIX.pipeline.json");

@@ -1246,6 +1246,9 @@ Result Convert(const Options& o) {
   }
   if (o.target != "none") CheckFp16Outputs(r, r.target);
 
+  // Apps bind by name: inputs (host-fed constants among them) and outputs
+  // keep the ONNX model's names in the signature.
+  model.NameSignature();
   const std::vector<uint8_t> bytes = format::Serialize(model);
   r.tflite_bytes = bytes.size();
   if (!o.output_path.empty() && (r.proven || !o.prove) && (r.target.clean || o.allow_remaining)) {

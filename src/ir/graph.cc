@@ -403,4 +403,22 @@ int Model::RemoveDeadTensors(int subgraph) {
   return static_cast<int>(before - sg.tensors.size());
 }
 
+void Model::NameSignature(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  const Subgraph& g = main();
+  auto refs = [&](const std::vector<int32_t>& tensors, const std::vector<std::string>& names, const char* what) {
+    if (!names.empty() && names.size() != tensors.size())
+      ThrowInternal(fmt::format("signature: {} {} name(s) for {} tensor(s)", names.size(), what, tensors.size()));
+    std::vector<TensorRef> out;
+    for (size_t k = 0; k < tensors.size(); ++k)
+      out.push_back({names.empty() ? g.tensors.at(tensors[k]).name : names[k], tensors[k]});
+    return out;
+  };
+  SignatureDef sig;
+  sig.key = kDefaultSignatureKey;
+  sig.subgraph = 0;
+  sig.inputs = refs(g.inputs, inputs, "input");
+  sig.outputs = refs(g.outputs, outputs, "output");
+  signatures = {std::move(sig)};
+}
+
 }  // namespace gpuclean::ir

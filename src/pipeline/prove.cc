@@ -158,8 +158,10 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
   // A .tflite monolith declares the inputs that only host steps read.
   std::shared_ptr<const ir::Model> monolith;
   if (!onnx) monolith = std::make_shared<const ir::Model>(format::ReadModel(against));
-  const std::vector<npy::Array> inputs =
-      PrepareInputs(spec, options.inputs, run.seed, monolith ? &monolith->main() : nullptr);
+  const ir::Subgraph* declared = monolith ? &monolith->main() : nullptr;
+  const std::vector<npy::Array> inputs = options.input_values.empty()
+                                             ? PrepareInputs(spec, options.inputs, run.seed, declared)
+                                             : PrepareInputArrays(spec, options.input_values, run.seed, declared);
   report.chain = Run(spec, inputs, run);
   Reference ref = onnx ? RunOnnx(spec, against, inputs, run) : RunTflite(spec, monolith, inputs, run.threads);
   report.reference = ref.outputs;

@@ -22,7 +22,8 @@ std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target) {
   const std::string stem =
       cut.graphs.empty() ? "graph" : std::filesystem::path(cut.graphs.front().first).stem().stem().string();
   for (pipeline::Stage& stage : cut.spec.stages) {
-    if (stage.kind != pipeline::Stage::Kind::kGraph) continue;
+    // CPU graphs run on LiteRT's CPU path: no GPU rule applies to them.
+    if (stage.kind != pipeline::Stage::Kind::kGraph || stage.placement == "cpu") continue;
     auto graph =
         std::find_if(cut.graphs.begin(), cut.graphs.end(), [&](const auto& g) { return g.first == stage.graph; });
     if (graph == cut.graphs.end()) ThrowInternal("host cut: no graph " + stage.graph);

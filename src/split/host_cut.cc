@@ -1,7 +1,8 @@
-// `split --host`: graph stages alternating with host steps. Each runtime op
-// gets a stage: graph ops the even stages, host ops the odd ones, every op
-// the earliest stage of its kind after everything it reads - so ops that do
-// not depend on a host step stay in the graph before it.
+// `split --host` and `convert --host-ops auto`: GPU graph stages alternating
+// with islands (CPU graphs, or host steps). Each runtime op gets a stage:
+// GPU ops the even stages, island ops the odd ones, every op the earliest
+// stage of its kind after everything it reads - so ops that do not depend
+// on an island stay in the GPU graph before it.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuclean/exec.h"
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
 #include "gpuclean/lint.h"
@@ -212,19 +214,33 @@ std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string
   return ops;
 }
 
-std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& target, std::vector<std::string>* stays) {
+const char* IslandsName(Islands islands) { return islands == Islands::kCpuGraphs ? "cpu" : "steps"; }
+
+Islands ParseIslands(const std::string& name) {
+  if (name == "cpu") return Islands::kCpuGraphs;
+  if (name == "steps") return Islands::kHostSteps;
+  throw Error(ErrorKind::kUsage, fmt::format("--islands {}: expected cpu (CPU graphs) or steps (host steps)", name));
+}
+
+bool IslandCanHold(const ir::Subgraph& g, int op, Islands islands, std::string* why_not) {
+  if (islands == Islands::kCpuGraphs) return exec::RunsAsCpuGraphOp(g, op, why_not);
+  return HostStepFor(g, op, why_not).has_value();
+}
+
+std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& target, Islands islands,
+                                  std::vector<std::string>* stays) {
   const std::string dir = (fs::path(lint::DefaultDataDir()) / "compat").string();
   const lint::Report report = lint::Lint(model, lint::LoadMatrix(dir, target));
   const ir::Subgraph& g = model.main();
   std::vector<int> ops;
   for (size_t i = 0; i < g.ops.size() && !report.node_status.empty() && i < report.node_status[0].size(); ++i) {
-    // Host steps are exact: they take what the GPU declines and what it
+    // Islands are exact: they take what the GPU declines and what it
     // computes wrongly.
     const lint::Status status = report.node_status[0][i];
     if (status != lint::Status::kRejected && status != lint::Status::kFallback && status != lint::Status::kIncorrect)
       continue;
     std::string why;
-    if (HostStepFor(g, static_cast<int>(i), &why))
+    if (IslandCanHold(g, static_cast<int>(i), islands, &why))
       ops.push_back(static_cast<int>(i));
     else if (stays)
       stays->push_back(fmt::format("op {} ({}) is {} on the GPU for {} but stays in the graph: {}", i, g.ops[i].name(),
@@ -233,17 +249,44 @@ std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& tar
   return ops;
 }
 
-std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& host_ops) {
+namespace {
+
+bool IsIndexLike(ir::DType dtype) {
+  return dtype == tfl::TensorType_INT32 || dtype == tfl::TensorType_INT64 || dtype == tfl::TensorType_BOOL ||
+         dtype == tfl::TensorType_INT16 || dtype == tfl::TensorType_INT8 || dtype == tfl::TensorType_UINT8;
+}
+
+}  // namespace
+
+std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& host_ops, Islands islands) {
   const std::vector<int> order = g.TopologicalOrder();
   const std::vector<bool> constant = internal::ConstantValued(g, order);
   std::vector<bool> host(g.ops.size(), false);
   for (int i : host_ops) host[i] = true;
-  // Ops with a path to a host op: only these can sit between two of them.
   const std::vector<std::vector<int>> consumers = g.Consumers();
   std::vector<int> producer(g.tensors.size(), -1);
   for (size_t i = 0; i < g.ops.size(); ++i)
     for (int t : g.ops[i].outputs)
       if (t >= 0) producer[t] = static_cast<int>(i);
+  // Backward: an index chain that only island ops read is computed there.
+  if (islands == Islands::kCpuGraphs) {
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const int i = *it;
+      const ir::Op& op = g.ops[i];
+      if (host[i] || op.outputs.empty() || !IslandCanHold(g, i, islands)) continue;
+      bool joins = true;
+      for (int t : op.outputs) {
+        if (t < 0) continue;
+        if (constant[t] || !IsIndexLike(g.tensors[t].dtype) || g.IsGraphOutput(t) || consumers[t].empty()) {
+          joins = false;
+          break;
+        }
+        for (int c : consumers[t]) joins = joins && host[c];
+      }
+      if (joins) host[i] = true;
+    }
+  }
+  // Ops with a path to an island op: only these can sit between two of them.
   std::vector<bool> feeds_host(g.ops.size(), false);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int i = *it;
@@ -254,7 +297,7 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
   }
   // In dataflow order, so a chain of index ops joins in one sweep.
   for (int i : order) {
-    if (host[i] || !feeds_host[i] || !HostStepFor(g, i)) continue;
+    if (host[i] || !feeds_host[i] || !IslandCanHold(g, i, islands)) continue;
     const ir::Op& op = g.ops[i];
     bool from_host = false, only_host = true;
     for (int t : op.inputs) {
@@ -270,40 +313,45 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
   return out;
 }
 
-HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested_ops, const std::string& file_stem) {
+HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested_ops, const std::string& file_stem,
+                       Islands islands) {
   const ir::Subgraph& g = model.main();
   if (requested_ops.empty())
     throw Error(ErrorKind::kUsage, "no op to move to the host (the model has none of the named ops)");
+  const char* where = islands == Islands::kCpuGraphs ? "in a CPU graph" : "on the host";
   for (int i : requested_ops) {
     std::string why;
-    if (!HostStepFor(g, i, &why))
-      throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run on the host: {}", i, g.ops[i].name(), why));
+    if (!IslandCanHold(g, i, islands, &why))
+      throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run {}: {}", i, g.ops[i].name(), where, why));
   }
-  const std::vector<int> host_ops = GrowHostIslands(g, requested_ops);
+  const std::vector<int> host_ops = GrowHostIslands(g, requested_ops, islands);
   const std::vector<int> order = g.TopologicalOrder();
   const std::vector<bool> constant = internal::ConstantValued(g, order);
   const std::vector<std::string> names = ValueNames(g);
 
   std::map<int, HostStep> steps;
-  for (int i : host_ops) {
-    std::string why;
-    auto step = HostStepFor(g, i, &why);
-    if (!step)
-      throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run on the host: {}", i, g.ops[i].name(), why));
-    for (int t : step->inputs)
-      if (t >= 0 && constant[t] && !g.tensors[t].is_const())
-        throw Error(ErrorKind::kUsage,
-                    fmt::format("op {} ({}) reads '{}', which op {} computes from constants; keep it in the graph", i,
-                                g.ops[i].name(), g.tensors[t].name, g.Producer(t)));
-    steps.emplace(i, std::move(*step));
+  std::set<int> island(host_ops.begin(), host_ops.end());
+  if (islands == Islands::kHostSteps) {
+    for (int i : host_ops) {
+      std::string why;
+      auto step = HostStepFor(g, i, &why);
+      if (!step)
+        throw Error(ErrorKind::kUsage, fmt::format("op {} ({}) cannot run on the host: {}", i, g.ops[i].name(), why));
+      for (int t : step->inputs)
+        if (t >= 0 && constant[t] && !g.tensors[t].is_const())
+          throw Error(ErrorKind::kUsage,
+                      fmt::format("op {} ({}) reads '{}', which op {} computes from constants; keep it in the graph",
+                                  i, g.ops[i].name(), g.tensors[t].name, g.Producer(t)));
+      steps.emplace(i, std::move(*step));
+    }
   }
 
-  // Stages: even = graph, odd = host.
+  // Stages: even = GPU graph, odd = island.
   std::vector<int> stage(g.ops.size(), -1), available(g.tensors.size(), 0);
   int last = 0;
   for (int i : order) {
     const ir::Op& op = g.ops[i];
-    const bool host = steps.count(i) > 0;
+    const bool host = island.count(i) > 0;
     if (!host && std::all_of(op.outputs.begin(), op.outputs.end(), [&](int t) { return t < 0 || constant[t]; }))
       continue;
     int s = 0;
@@ -317,7 +365,8 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested
   }
 
   HostCut cut;
-  cut.host_ops = static_cast<int>(steps.size());
+  cut.islands = islands;
+  cut.host_ops = static_cast<int>(island.size());
   cut.joined_ops = static_cast<int>(host_ops.size() - std::set<int>(requested_ops.begin(), requested_ops.end()).size());
   pipeline::Spec& spec = cut.spec;
   spec.source = model.source;
@@ -325,22 +374,30 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested
   for (int32_t t : g.outputs) spec.outputs.push_back(names[t]);
   std::set<int> constants_written;
   int graph_number = 0;
+  auto add_graph = [&](int s, const char* placement) {
+    ++graph_number;
+    Part part = internal::MakePart(model, stage, constant, order, s,
+                                   fmt::format("gpuclean split --host: graph {} ({}){}", graph_number, placement,
+                                               model.source.empty() ? "" : " of " + model.source));
+    pipeline::Stage st;
+    st.name = fmt::format("graph{}", graph_number);
+    st.graph = fmt::format("{}.graph{}.tflite", file_stem, graph_number);
+    st.placement = placement;
+    for (int t : part.input_tensors) st.inputs.push_back(names[t]);
+    for (int t : part.output_tensors) st.outputs.push_back(names[t]);
+    st.ops = part.ops;
+    spec.stages.push_back(std::move(st));
+    cut.graphs.emplace_back(spec.stages.back().graph, std::move(part.model));
+  };
   for (int s = 0; s <= last; ++s) {
+    if (std::find(stage.begin(), stage.end(), s) == stage.end()) continue;
     if (s % 2 == 0) {
-      if (std::find(stage.begin(), stage.end(), s) == stage.end()) continue;
-      ++graph_number;
-      Part part = internal::MakePart(model, stage, constant, order, s,
-                                     fmt::format("gpuclean split --host: graph {}{}", graph_number,
-                                                 model.source.empty() ? "" : " of " + model.source));
-      pipeline::Stage st;
-      st.name = fmt::format("graph{}", graph_number);
-      st.graph = fmt::format("{}.graph{}.tflite", file_stem, graph_number);
-      st.placement = "gpu";
-      for (int t : part.input_tensors) st.inputs.push_back(names[t]);
-      for (int t : part.output_tensors) st.outputs.push_back(names[t]);
-      st.ops = part.ops;
-      spec.stages.push_back(std::move(st));
-      cut.graphs.emplace_back(spec.stages.back().graph, std::move(part.model));
+      add_graph(s, "gpu");
+      continue;
+    }
+    if (islands == Islands::kCpuGraphs) {
+      add_graph(s, "cpu");
+      ++cut.cpu_graphs;
       continue;
     }
     for (int i : order) {
@@ -367,6 +424,10 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested
 }
 
 std::string HostStepSummary(const HostCut& cut) {
+  if (cut.islands == Islands::kCpuGraphs) {
+    std::string s = fmt::format("{} op(s) in {} CPU graph(s)", cut.host_ops, cut.cpu_graphs);
+    return cut.joined_ops == 0 ? s : fmt::format("{} ({} joined)", s, cut.joined_ops);
+  }
   if (cut.joined_ops == 0) return fmt::format("{} host step(s)", cut.host_ops);
   return fmt::format("{} host step(s) ({} joined between them)", cut.host_ops, cut.joined_ops);
 }
@@ -375,7 +436,7 @@ std::string DescribeHostCut(const pipeline::Spec& spec) {
   std::string out;
   for (const pipeline::Stage& s : spec.stages) {
     if (s.kind == pipeline::Stage::Kind::kGraph)
-      out += fmt::format("  graph {} ({} ops)\n", s.graph, s.ops);
+      out += fmt::format("  {} {} ({} ops)\n", s.placement == "cpu" ? "cpu  " : "graph", s.graph, s.ops);
     else
       out += fmt::format("  host  {}{}\n", s.host, s.params.is_null() ? "" : " " + s.params.dump());
     out += fmt::format("        in  {}\n        out {}\n", fmt::join(s.inputs, ", "), fmt::join(s.outputs, ", "));
@@ -385,7 +446,11 @@ std::string DescribeHostCut(const pipeline::Spec& spec) {
 
 std::string WriteHostCut(HostCut& cut, const std::string& prefix) {
   const fs::path dir = fs::path(prefix).parent_path();
-  for (const auto& [file, model] : cut.graphs) format::WriteModel(model, (dir / file).string());
+  for (auto& [file, model] : cut.graphs) {
+    for (const pipeline::Stage& stage : cut.spec.stages)
+      if (stage.graph == file) model.NameSignature(stage.inputs, stage.outputs);
+    format::WriteModel(model, (dir / file).string());
+  }
   for (const auto& [file, value] : cut.constants) npy::Write((dir / file).string(), value);
   cut.spec.path = prefix + ".pipeline.json";
   pipeline::WriteSpec(cut.spec, cut.spec.path);

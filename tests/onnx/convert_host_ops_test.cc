@@ -1,10 +1,15 @@
 // ctest-labels: litert webgpu
 // convert --host-ops auto: an ONNX two-stage query selection (scores ->
 // TopK -> Gather of the chosen queries -> head) becomes GPU graphs with the
-// selection on the host, proven against onnxruntime on the ONNX model.
+// selection in a CPU graph between them (or host steps, --islands steps),
+// proven against onnxruntime on the ONNX model in fp32 and in the target's
+// arithmetic; on LiteRT.js the GPU graphs run on the WebGPU delegate and
+// the CPU graphs on wasm, with no gpuclean code between stages.
 #include <filesystem>
 
 #include <gtest/gtest.h>
+
+#include "gpuclean/pipeline.h"
 
 #include "onnx/op_test_util.h"
 
@@ -33,25 +38,99 @@ OnnxTestModel TwoStageModel() {
   return m;
 }
 
-TEST(ConvertHostOps, TopKAndGatherMoveToTheHostAndThePipelineIsProven) {
+// The RF-DETR sampler as PyTorch exports it: GridSample -> scores -> TopK
+// -> the indices unsqueezed and expanded over the channels (Expand becomes
+// BROADCAST_TO, which no host step computes) -> GatherElements -> a head.
+OnnxTestModel SamplerModel() {
+  OnnxTestModel m;
+  m.Input("image", {1, 8, 16, 16});
+  m.Input("offsets", {1, 20, 1, 2});
+  m.Node("Tanh", {"offsets"}, {"grid"});
+  m.Node("GridSample", {"image", "grid"}, {"sampled"}).Int("align_corners", 0);
+  m.InitI64("rows", {3}, {1, 8, 20});
+  m.Node("Reshape", {"sampled", "rows"}, {"cols"});
+  m.Node("Transpose", {"cols"}, {"feats"}).Ints("perm", {0, 2, 1});
+  m.Node("ReduceMax", {"feats"}, {"scores"}).Ints("axes", {2}).Int("keepdims", 0);
+  m.InitI64("k", {1}, {5});
+  m.Node("TopK", {"scores", "k"}, {"top_scores", "top_index"});
+  m.InitI64("axis2", {1}, {2});
+  m.Node("Unsqueeze", {"top_index", "axis2"}, {"index3"});
+  m.InitI64("wide", {3}, {1, 5, 8});
+  m.Node("Expand", {"index3", "wide"}, {"index_wide"});
+  m.Node("GatherElements", {"feats", "index_wide"}, {"picked"}).Int("axis", 1);
+  m.InitF32("bias", {8}, RandomValues(8, 4));
+  m.Node("Add", {"picked", "bias"}, {"head"});
+  m.Output("head");
+  m.Output("top_scores");
+  return m;
+}
+
+TEST(ConvertHostOps, TopKAndGatherMoveToACpuGraphAndThePipelineIsProven) {
   const OnnxTestModel m = TwoStageModel();
   testing::TempDir dir;
   const std::string onnx = m.Write(dir.file("two_stage.onnx"));
   const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto -q -o " +
                                       dir.file("ts"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("host  topk {\"k\":10}"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu   ts.graph2.tflite"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in 1 CPU graph(s)"), std::string::npos) << r.out;
+  // Proven twice: fp32, then the GPU graphs in WebGPU's arithmetic.
+  EXPECT_NE(r.out.find("in mldrift-webgpu@2.5.3's arithmetic (fp16-fused GPU stages"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("verdict: FAIL"), std::string::npos) << r.out;
   ASSERT_TRUE(std::filesystem::exists(dir.file("ts.pipeline.json")));
-  EXPECT_TRUE(std::filesystem::exists(dir.file("ts.graph1.tflite")));
+  const pipeline::Spec spec = pipeline::LoadSpec(dir.file("ts.pipeline.json"));
+  std::vector<std::string> placements;
+  for (const pipeline::Stage& s : spec.stages) {
+    EXPECT_EQ(s.kind, pipeline::Stage::Kind::kGraph) << s.name;
+    placements.push_back(s.placement);
+  }
+  EXPECT_EQ(placements, (std::vector<std::string>{"gpu", "cpu", "gpu"}));
   EXPECT_FALSE(std::filesystem::exists(dir.file("ts.prove")));
   // The pipeline proves again from the command that users run.
   const auto again = testing::RunGpuclean("pipeline prove " + dir.file("ts.pipeline.json") + " --against " + onnx);
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
 
+  // Host steps stay available for an app that runs no CPU graph.
+  const auto steps = testing::RunGpuclean("convert " + onnx +
+                                          " --target mldrift-webgpu@2.5.3 --host-ops auto --islands steps -q -o " +
+                                          dir.file("st"));
+  ASSERT_EQ(steps.exit_code, 0) << steps.out << steps.err;
+  EXPECT_NE(steps.out.find("host  topk {\"k\":10}"), std::string::npos) << steps.out;
+
   const auto no_prefix = testing::RunGpuclean("convert " + onnx + " --host-ops auto -q");
   EXPECT_EQ(no_prefix.exit_code, 2);
   EXPECT_NE(no_prefix.err.find("--host-ops auto needs -o PREFIX"), std::string::npos) << no_prefix.err;
+}
+
+// What host steps could not cut (BROADCAST_TO of the expanded indices) goes
+// to the CPU graph, for both targets at once; every GPU graph is clean for
+// both, and the chain runs on LiteRT.js: GPU graphs fully delegated on
+// WebGPU in fp16, the CPU graph on wasm.
+TEST(ConvertHostOps, TheGridSampleTopKGatherElementsSamplerConvertsForBothTargets) {
+  testing::TempDir dir;
+  const std::string onnx = SamplerModel().Write(dir.file("sampler.onnx"));
+  for (const char* target : {"mldrift-webgpu@2.5.3", "mldrift-cl@2.2.0"}) {
+    const std::string prefix = dir.file(std::string("s_") + (target[7] == 'w' ? "webgpu" : "cl"));
+    const auto r = testing::RunGpuclean("convert " + onnx + " --target " + target + " --host-ops auto -q -o " + prefix);
+    ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.out << r.err;
+    EXPECT_EQ(r.err.find("stays in the graph"), std::string::npos) << r.err;
+    const pipeline::Spec spec = pipeline::LoadSpec(prefix + ".pipeline.json");
+    for (const pipeline::Stage& s : spec.stages) {
+      EXPECT_EQ(s.kind, pipeline::Stage::Kind::kGraph) << s.name;
+      if (s.placement != "gpu") continue;
+      const auto lint = testing::RunGpuclean("lint " + dir.file(s.graph) + " --target " + target);
+      EXPECT_EQ(lint.exit_code, 0) << s.graph << " " << target << ": " << lint.out << lint.err;
+    }
+  }
+  const auto webgpu = testing::RunGpuclean("pipeline prove " + dir.file("s_webgpu.pipeline.json") + " --against " +
+                                           onnx + " --runtime litert-webgpu --precision fp16 -q");
+  ASSERT_EQ(webgpu.exit_code, 0) << webgpu.out << webgpu.err;
+  EXPECT_NE(webgpu.out.find("litert-wasm"), std::string::npos) << webgpu.out;
+  for (size_t at = webgpu.out.find("litert-webgpu "); at != std::string::npos;
+       at = webgpu.out.find("litert-webgpu ", at + 1)) {
+    const std::string line = webgpu.out.substr(at, webgpu.out.find('\n', at) - at);
+    EXPECT_NE(line.find("fully delegated"), std::string::npos) << line;
+  }
 }
 
 // Every graph of the pipeline on LiteRT.js's real WebGPU delegate (fp16),

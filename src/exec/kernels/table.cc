@@ -4,6 +4,11 @@
 #include <map>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "gpuclean/error.h"
+#include "gpuclean/exec.h"
+
 #include "exec/kernel.h"
 
 namespace gpuclean::exec {
@@ -42,6 +47,25 @@ const Kernel* FindKernel(const ir::Op& op) {
   }
   auto it = table.builtin.find(static_cast<int>(op.code));
   return it == table.builtin.end() ? nullptr : &it->second;
+}
+
+bool RunsAsCpuGraphOp(const ir::Subgraph& graph, int op_index, std::string* why_not) {
+  const ir::Op& op = graph.ops.at(op_index);
+  auto no = [&](std::string why) {
+    if (why_not) *why_not = std::move(why);
+    return false;
+  };
+  if (op.code == tfl::BuiltinOperator_CUSTOM) return no(fmt::format("it is the custom op '{}'", op.custom_code));
+  const Kernel* kernel = FindKernel(op);
+  if (!kernel) return no("gpuclean's interpreter has no kernel for " + op.name());
+  if (kernel->check) {
+    try {
+      kernel->check(graph, op);
+    } catch (const Error& e) {
+      return no(e.what());
+    }
+  }
+  return true;
 }
 
 }  // namespace gpuclean::exec
