@@ -153,7 +153,15 @@ function parseJob(j, where) {
     seed: parseInt32('seed', String(j.seed ?? 0), 0),
     repeat: parseInt32('repeat', String(j.repeat ?? 1), 1),
     describe_residency: Boolean(j.describe_residency),
+    accelerator: checkAccelerator(j.accelerator ?? 'webgpu'),
   };
+}
+
+// A pipeline's CPU graphs run in the same page on LiteRT.js's wasm
+// accelerator, as an app runs its CPU stages beside its GPU ones.
+function checkAccelerator(a) {
+  if (a !== 'webgpu' && a !== 'wasm') throw new HarnessError(`accelerator must be webgpu or wasm, got '${a}'`);
+  return a;
 }
 
 function readJobs(file) {
@@ -273,7 +281,7 @@ async function runJob(job, ctx, common) {
     ok: false,
     model: path.resolve(job.model),
     runtime: common.runtime,
-    accelerator: 'webgpu',
+    accelerator: job.accelerator,
     precision: job.precision,
     browser: common.browserVersion,
     adapter: common.adapter,
@@ -293,7 +301,7 @@ async function runJob(job, ctx, common) {
     }
     const id = `job${ctx.nextId++}`;
     ctx.blobs.set(`${id}/model`, modelBytes);
-    const c = await ctx.page.evaluate(([j, u, p]) => window.gpucleanProbe.compile(j, u, p), [id, `/blob/${id}/model`, job.precision]);
+    const c = await ctx.page.evaluate(([j, u, p, a]) => window.gpucleanProbe.compile(j, u, p, a), [id, `/blob/${id}/model`, job.precision, job.accelerator]);
     ctx.blobs.delete(`${id}/model`);
     addLog('compile', c.log);
     if (!c.ok) {

@@ -87,7 +87,9 @@ std::vector<int> RunOrder(const Spec& spec);
 
 using ::gpuclean::Runtime;
 using ::gpuclean::RuntimeName;
-Runtime ParseRuntime(const std::string& name);  // "ours" | "litert-wasm" | "litert-webgpu"; Error(kUsage)
+// "ours" | "litert-wasm" | "litert-webgpu" | "litert" (= litert-webgpu: GPU
+// stages on the WebGPU delegate, CPU stages on wasm, one page); Error(kUsage).
+Runtime ParseRuntime(const std::string& name);
 // The numeric mode a --precision name means on `runtime`: "fp16" on
 // litert-webgpu is the delegate's fp16 (modelled as fp16-fused); otherwise
 // exec::ParsePrecision (Error(kUsage) for an unknown name).

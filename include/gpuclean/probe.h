@@ -219,8 +219,10 @@ class WebGpuSession {
   ~WebGpuSession();
   WebGpuSession(const WebGpuSession&) = delete;
   WebGpuSession& operator=(const WebGpuSession&) = delete;
-  // A kLiteRtWebGpu request; throws as RunProbe does. meta["served"] is the
-  // request's position in the session (0 for the first).
+  // A kLiteRtWebGpu request, or a kLiteRtWasm one (LiteRT.js's CPU
+  // accelerator in the same page, as an app runs its CPU graphs beside its
+  // GPU ones); throws as RunProbe does. meta["served"] is the request's
+  // position in the session (0 for the first).
   ProbeResult Run(const ProbeRequest& request);
   int runs() const { return runs_; }
 

@@ -77,12 +77,13 @@ async function init() {
   }
 }
 
-async function compile(job, modelUrl, precision) {
+async function compile(job, modelUrl, precision, accelerator = 'webgpu') {
   takeLog();
   try {
     const bytes = await fetchBytes(modelUrl);
     const t0 = performance.now();
-    const model = await litert.loadAndCompile(bytes, {accelerator: 'webgpu', gpuOptions: {precision}});
+    const options = accelerator === 'wasm' ? {accelerator: 'wasm'} : {accelerator: 'webgpu', gpuOptions: {precision}};
+    const model = await litert.loadAndCompile(bytes, options);
     const compileMs = performance.now() - t0;
     compiled.set(job, model);
     return {

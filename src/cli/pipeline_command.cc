@@ -23,8 +23,9 @@ struct RunFlags {
 
   void Add(CLI::App* cmd) {
     cmd->add_option("--runtime", runtime,
-                    "ours (gpuclean's interpreter), litert-wasm (LiteRT.js on CPU) or litert-webgpu (gpu stages on "
-                    "LiteRT.js's WebGPU delegate in headless Chromium, cpu stages on wasm)")
+                    "ours (gpuclean's interpreter), litert-wasm (LiteRT.js on CPU) or litert / litert-webgpu (what "
+                    "an app runs: gpu stages on LiteRT.js's WebGPU delegate, cpu stages on its wasm CPU path, in one "
+                    "headless Chromium page)")
         ->capture_default_str();
     cmd->add_option("--precision", precision,
                     "ours: numeric mode of the gpu stages (fp32, fp16-storage, fp16-compute, fp16-fused, fp16-f32acc); "

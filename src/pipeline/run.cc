@@ -43,9 +43,10 @@ std::vector<npy::Array> RunOurs(const Spec& spec, int index, const std::vector<n
   return out;
 }
 
+// With a session, the stage runs in its page: on the WebGPU delegate when
+// `on_gpu`, else on the wasm CPU accelerator beside it.
 probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy::Array>& inputs,
-                             const RunOptions& options, probe::WebGpuSession* webgpu) {
-  const bool on_gpu = webgpu != nullptr;
+                             const RunOptions& options, probe::WebGpuSession* session, bool on_gpu) {
   const Stage& stage = spec.stages[index];
   if (options.work_dir.empty()) ThrowInternal("pipeline: a LiteRT run needs a work folder");
   const fs::path dir = fs::path(options.work_dir) / fmt::format("stage{}-{}", index + 1, stage.name);
@@ -63,7 +64,7 @@ probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy:
     npy::Write(file, inputs[k]);
     request.inputs.emplace_back(std::to_string(k), file);
   }
-  return on_gpu ? webgpu->Run(request) : probe::RunProbe(request);
+  return session ? session->Run(request) : probe::RunProbe(request);
 }
 
 }  // namespace
@@ -162,13 +163,16 @@ RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const Run
         run.where = fmt::format("ours {}", exec::PrecisionName(p));
         out = RunOurs(spec, index, in, options);
       } else {
-        const bool webgpu = on_gpu && options.runtime == Runtime::kLiteRtWebGpu;
-        if (webgpu && !webgpu_session) {
+        // litert-webgpu: every graph in one page, GPU stages on the
+        // delegate and CPU stages on wasm beside them.
+        const bool in_page = options.runtime == Runtime::kLiteRtWebGpu;
+        const bool webgpu = on_gpu && in_page;
+        if (in_page && !webgpu_session) {
           webgpu_session.emplace();
           ++result.browser_pages;
         }
-        probe::ProbeResult r = RunLiteRt(spec, index, in, options, webgpu ? &*webgpu_session : nullptr);
-        run.where = webgpu ? "litert-webgpu" : "litert-wasm";
+        probe::ProbeResult r = RunLiteRt(spec, index, in, options, in_page ? &*webgpu_session : nullptr, webgpu);
+        run.where = webgpu ? "litert-webgpu" : in_page ? "litert-wasm (page)" : "litert-wasm";
         if (webgpu) run.residency = r.residency;
         runtime_ms = r.run_ms;
         out = std::move(r.outputs);

@@ -104,6 +104,9 @@ Stage ParseStage(const std::string& path, const Json& j, size_t index) {
 }  // namespace
 
 Runtime ParseRuntime(const std::string& name) {
+  // "litert": what an app runs - GPU stages on LiteRT.js's WebGPU delegate,
+  // CPU stages on its wasm CPU path, in one page.
+  if (name == "litert") return Runtime::kLiteRtWebGpu;
   return ::gpuclean::ParseRuntime(name, {Runtime::kOurs, Runtime::kLiteRtWasm, Runtime::kLiteRtWebGpu});
 }
 

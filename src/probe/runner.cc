@@ -66,7 +66,8 @@ nlohmann::json WebGpuJob(const ProbeRequest& q) {
           {"inputs", inputs},
           {"seed", q.seed},
           {"repeat", q.repeat},
-          {"describe_residency", q.residency_only}};
+          {"describe_residency", q.residency_only},
+          {"accelerator", q.runtime == Runtime::kLiteRtWasm ? "wasm" : "webgpu"}};
 }
 
 }  // namespace internal

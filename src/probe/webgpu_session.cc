@@ -92,7 +92,9 @@ std::string WebGpuSession::ReadAnswer(const std::string& model) {
 }
 
 ProbeResult WebGpuSession::Run(const ProbeRequest& request) {
-  if (request.runtime != Runtime::kLiteRtWebGpu) ThrowInternal("WebGpuSession runs litert-webgpu requests only");
+  // wasm requests run in the same page: a pipeline's CPU graphs beside its GPU ones.
+  if (request.runtime != Runtime::kLiteRtWebGpu && request.runtime != Runtime::kLiteRtWasm)
+    ThrowInternal("WebGpuSession runs LiteRT.js requests only");
   CheckRequest(request);
   if (pid_ < 0) {
     if (runs_ > 0) throw Error(ErrorKind::kIo, "the WebGPU harness of this session has stopped");
