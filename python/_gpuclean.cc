@@ -25,6 +25,7 @@
 #include "gpuclean/bisect.h"
 #include "gpuclean/convert.h"
 #include "gpuclean/convert_pipeline.h"
+#include "gpuclean/recipe.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
@@ -406,13 +407,29 @@ py::object Fix(const py::object& model_or_path, const std::optional<std::string>
 }
 
 // convert: ONNX -> .tflite proven against onnxruntime (`gpuclean convert --json`).
-py::object ConvertPipeline(const convert::Options& options, const std::string& islands);
+py::object ConvertPipeline(const convert::Options& options, const std::string& islands,
+                           const std::optional<std::string>& recipe_dir);
+
+// convert(..., recipe=DIR): the recipe of what was written (recipe.h), its
+// references from the same ONNX model; the report gains "recipe".
+void AddRecipe(nlohmann::json& report, const convert::Options& options, const std::string& written,
+               const std::optional<std::string>& recipe_dir) {
+  if (!recipe_dir || written.empty()) return;
+  recipe::Options o;
+  o.source = written;
+  o.out_dir = *recipe_dir;
+  o.against = options.onnx_path;
+  o.target = options.target;
+  o.commands = {"gpuclean.convert(\"" + options.onnx_path + "\", target=\"" + options.target + "\", ...)"};
+  const recipe::Result r = recipe::WriteRecipe(o);
+  report["recipe"] = {{"dir", r.out_dir}, {"files", r.files}, {"passed", r.passed}, {"summary", r.summary}};
+}
 
 py::object Convert(const std::string& path, const std::optional<std::string>& output,
                    const std::map<std::string, std::vector<int64_t>>& inputs, const std::string& weights,
                    const std::string& io_layout, bool prove, const std::string& target, bool allow_remaining,
                    const std::map<std::string, std::vector<double>>& input_values, const std::string& host_ops,
-                   const std::string& islands) {
+                   const std::string& islands, const std::optional<std::string>& recipe_dir) {
   if (weights != "fp32" && weights != "fp16") throw Error(ErrorKind::kUsage, "weights must be 'fp32' or 'fp16'");
   if (host_ops != "none" && host_ops != "auto") throw Error(ErrorKind::kUsage, "host_ops must be 'none' or 'auto'");
   if (io_layout != "onnx" && io_layout != "nhwc") throw Error(ErrorKind::kUsage, "io_layout must be 'onnx' or 'nhwc'");
@@ -426,13 +443,15 @@ py::object Convert(const std::string& path, const std::optional<std::string>& ou
   options.target = target;
   options.allow_remaining = allow_remaining;
   options.input_values = input_values;
-  if (host_ops == "auto") return ConvertPipeline(options, islands);
+  if (host_ops == "auto") return ConvertPipeline(options, islands, recipe_dir);
+  if (recipe_dir && !output) throw Error(ErrorKind::kUsage, "recipe= needs output= (the recipe copies what is written)");
   nlohmann::json report;
   std::shared_ptr<PyModel> converted;
   {
     py::gil_scoped_release release;
     convert::Result result = convert::Convert(options);
     report = result.report.ToJson();
+    if (result.exit_code() == 0 && result.report.written) AddRecipe(report, options, options.output_path, recipe_dir);
     if ((result.report.proven || !prove) && (result.report.target.clean || allow_remaining)) {
       converted = std::make_shared<PyModel>();
       converted->path = output.value_or(path + " (converted)");
@@ -486,7 +505,8 @@ std::shared_ptr<PyPipeline> LoadPipeline(const std::string& path) {
 // convert(..., host_ops="auto"): (report dict, Pipeline or None when nothing
 // was written); a model that needs no island gives the plain conversion's
 // (report, Model).
-py::object ConvertPipeline(const convert::Options& options, const std::string& islands) {
+py::object ConvertPipeline(const convert::Options& options, const std::string& islands,
+                           const std::optional<std::string>& recipe_dir) {
   convert::PipelineOptions pipeline_options;
   pipeline_options.islands = split::ParseIslands(islands);
   nlohmann::json report;
@@ -496,6 +516,7 @@ py::object ConvertPipeline(const convert::Options& options, const std::string& i
     py::gil_scoped_release release;
     convert::PipelineResult result = convert::ConvertToPipeline(options, pipeline_options);
     report = result.ToJson();
+    if (result.exit_code() == 0) AddRecipe(report, options, result.spec_path, recipe_dir);
     if (result.written) {
       written = LoadPipeline(result.spec_path);
     } else if (!result.cut_made && result.exit_code() == 0) {
@@ -679,7 +700,7 @@ PYBIND11_MODULE(_gpuclean, m) {
         py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("weights") = "fp32",
         py::arg("io_layout") = "onnx", py::arg("prove") = true, py::arg("target") = lint::kDefaultTarget,
         py::arg("allow_remaining") = false, py::arg("input_values") = std::map<std::string, std::vector<double>>{},
-        py::arg("host_ops") = "none", py::arg("islands") = "cpu",
+        py::arg("host_ops") = "none", py::arg("islands") = "cpu", py::arg("recipe") = py::none(),
         "Convert an ONNX model (`gpuclean convert`): returns (report dict, Model or None when the proof against "
         "onnxruntime failed or lint errors remain for `target`); writes `output` only when proven and GPU-clean "
         "(allow_remaining=True: proven is enough). inputs={'name': [1, 3, 224, 224]} pins dynamic dimensions; "
@@ -687,7 +708,7 @@ PYBIND11_MODULE(_gpuclean, m) {
         "input_values={'sr': [16000]} fixes inputs to constants at convert time (they leave the model). "
         "host_ops='auto' (output is then a prefix) cuts the ops `target` keeps off the GPU into CPU graphs "
         "(islands='steps': host steps) and returns (report, Pipeline or None), proven in fp32 and in the target's "
-        "arithmetic.");
+        "arithmetic. recipe='DIR' lays out what was written as a model recipe (`gpuclean recipe`; report['recipe']).");
   m.def("split", &Split, py::arg("model"), py::arg("at"), py::arg("output") = py::none(), py::arg("seed") = 0,
         "Cut at the named tensors (`gpuclean split`): returns (pipeline spec dict, proof under 'proof', list of part "
         "Models); writes OUTPUT.part<k>.tflite and OUTPUT.pipeline.json when output is given and the chain is "

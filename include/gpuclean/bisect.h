@@ -36,6 +36,7 @@ enum class Cause {
   kLargeActivationConv,   // a conv/matmul whose outputs are large for half
   kPrecisionCompounding,  // gradual decay with depth, no single break
   kPrecisionLoss,         // a break none of the above explains
+  kSelectionNearTie,      // a top-K / arg-max picked other rows: its scores tie within half's rounding
 };
 std::string_view CauseName(Cause cause);
 
@@ -49,6 +50,10 @@ struct TensorDivergence {
   std::vector<int32_t> shape;
   Metrics metrics;
   bool diverged = false;
+  // Integer tensors (selected indices) are compared as sets, one per row of
+  // the last axis, never by correlation: diverged when a row's set differs.
+  bool compared_as_sets = false;
+  int64_t rows = 0, rows_differ = 0;
 };
 
 struct NonFiniteOrigin {

@@ -161,6 +161,7 @@ struct ProveOptions {
 struct OutputVerdict {
   std::string name;
   std::string reference_name;  // the monolith's output it was compared with
+  int reference_index = -1;    // its position in ProveReport::reference
   std::vector<analyze::GateResult> gates;
   bool passed = false;
 };

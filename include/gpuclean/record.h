@@ -61,6 +61,9 @@ std::string MarkdownRow(const RecordRow& row);
 // heading and table header are created (at the end) when absent. Everything
 // else is kept byte for byte.
 std::string AppendRecordRow(const std::string& readme, const std::string& row);
+// The section a new README starts with: the heading and the table's header,
+// no rows (what AppendRecordRow fills).
+std::string EmptyDeviceRecordsSection();
 // `json_text` (a JSON array, or empty) with `entry` appended, pretty-printed.
 // Error(kBadInput) naming `path` when it is not a JSON array.
 std::string AppendRecordJson(const std::string& json_text, const nlohmann::json& entry, const std::string& path);

@@ -222,9 +222,50 @@ constexpr const char* kScaleInvariantFix =
     "scale this op's weights and bias down; the following norm is scale-invariant, so it is exact";
 constexpr const char* kHybridFix = "keep this op on the CPU (hybrid placement)";
 
+bool IsIndexTensor(const npy::Array& a) {
+  return a.dtype == tfl::TensorType_INT32 || a.dtype == tfl::TensorType_INT64;
+}
+
+// Per row of the last axis, the values as a set: a selection that lists
+// the same rows in another order is the same selection.
+void CompareAsSets(const npy::Array& a, const npy::Array& b, TensorDivergence& d) {
+  d.compared_as_sets = true;
+  const int64_t n = a.num_elements();
+  const int64_t width = a.shape.empty() ? 1 : std::max<int64_t>(1, a.shape.back());
+  auto value = [](const npy::Array& x, int64_t i) -> int64_t {
+    return x.dtype == tfl::TensorType_INT64 ? x.as<int64_t>()[i] : x.as<int32_t>()[i];
+  };
+  for (int64_t row = 0; row * width < n; ++row) {
+    std::vector<int64_t> sa, sb;
+    for (int64_t c = 0; c < width && row * width + c < n; ++c) {
+      sa.push_back(value(a, row * width + c));
+      sb.push_back(value(b, row * width + c));
+    }
+    std::sort(sa.begin(), sa.end());
+    std::sort(sb.begin(), sb.end());
+    ++d.rows;
+    d.rows_differ += sa != sb;
+  }
+  d.metrics.count = n;
+  d.diverged = d.rows_differ > 0;
+}
+
 // Sets report.cause, why, fix_pass and fix from the first break.
 void Classify(const ir::Subgraph& g, const Taps& a, BisectReport& report, double min_correlation) {
   const TensorDivergence& brk = report.tensors[*report.first_break];
+  if (brk.compared_as_sets) {
+    report.cause = Cause::kSelectionNearTie;
+    report.why = fmt::format(
+        "{} of {} row(s) select a different set of indices: scores that tie within half precision's rounding "
+        "swap places at the selection boundary. The rows that flow on are other, equally valid choices, not "
+        "wrong numbers; judge the outputs by their task (detections paired by box)",
+        brk.rows_differ, brk.rows);
+    report.fix_pass = "cpu-island";
+    report.fix =
+        "keep the selection and the scores it reads in fp32: convert --host-ops auto puts the selection in a CPU "
+        "graph; gate with pipeline prove --boxes so swapped near-ties are paired, not failed";
+    return;
+  }
   const ir::Op& op = g.ops[brk.op_index];
   const Metrics& m = brk.metrics;
   const int64_t extent = ReducedExtent(op, a, g);
@@ -358,6 +399,7 @@ std::string_view CauseName(Cause cause) {
     case Cause::kLargeActivationConv: return "large-activation-conv";
     case Cause::kPrecisionCompounding: return "precision-compounding";
     case Cause::kPrecisionLoss: return "precision-loss";
+    case Cause::kSelectionNearTie: return "selection-near-tie";
   }
   return "unknown";
 }
@@ -407,8 +449,12 @@ BisectReport Bisect(const BisectSide& a, const BisectSide& b, const std::vector<
     d.name = ga.tensors[t].name;
     d.depth = depth[t];
     d.shape.assign(va.shape.begin(), va.shape.end());
-    d.metrics = Compare(va, vb->second);
-    d.diverged = Diverged(d.metrics, options.min_correlation, SpreadResolvable(va));
+    if (IsIndexTensor(va) && va.dtype == vb->second.dtype) {
+      CompareAsSets(va, vb->second, d);
+    } else {
+      d.metrics = Compare(va, vb->second);
+      d.diverged = Diverged(d.metrics, options.min_correlation, SpreadResolvable(va));
+    }
     record_of[t] = report.tensors.size();
     report.tensors.push_back(std::move(d));
   }
@@ -494,6 +540,8 @@ nlohmann::json ToJson(const BisectReport& r) {
                             {"depth", d.depth},
                             {"shape", d.shape},
                             {"diverged", d.diverged},
+                            {"compared_as_sets", d.compared_as_sets},
+                            {"rows_differ", d.rows_differ},
                             {"metrics", ToJson(d.metrics)}});
   return j;
 }
@@ -515,11 +563,14 @@ std::string RenderText(const BisectReport& r) {
     const Metrics& m = d.metrics;
     s += fmt::format("first break: op {} ({}) -> '{}' [{}], depth {}\n", d.op_index, d.op_name, d.name,
                      fmt::join(d.shape, ","), d.depth);
-    s += fmt::format(
-        "  correlation {:.6f}  cosine {:.6f}  max|diff| {:.4g}  rel.err {:.4g}  max|x| {:.4g} ({}) / "
-        "{:.4g} ({})  non-finite {} / {}\n",
-        m.correlation, m.cosine, m.max_abs_diff, m.relative_error, m.max_abs_ref, r.a, m.max_abs_got, r.b,
-        m.nonfinite_ref, m.nonfinite_got);
+    if (d.compared_as_sets)
+      s += fmt::format("  indices compared as sets: {} of {} row(s) select a different set\n", d.rows_differ, d.rows);
+    else
+      s += fmt::format(
+          "  correlation {:.6f}  cosine {:.6f}  max|diff| {:.4g}  rel.err {:.4g}  max|x| {:.4g} ({}) / "
+          "{:.4g} ({})  non-finite {} / {}\n",
+          m.correlation, m.cosine, m.max_abs_diff, m.relative_error, m.max_abs_ref, r.a, m.max_abs_got, r.b,
+          m.nonfinite_ref, m.nonfinite_got);
     s += fmt::format("  cause: {} - {}\n", CauseName(r.cause), r.why);
     s += fmt::format("  fix:   {} - {}\n", r.fix_pass, r.fix);
   }

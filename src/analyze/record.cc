@@ -139,10 +139,18 @@ std::string MarkdownRow(const RecordRow& row) {
                      Cell(row.residency), Cell(row.correlation), Cell(row.max_abs), Cell(row.task_gate));
 }
 
+namespace {
+constexpr const char* kRecordHeader = "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
+constexpr const char* kRecordRule = "|---|---|---|---|---|---|---|";
+}  // namespace
+
+std::string EmptyDeviceRecordsSection() {
+  return std::string(kDeviceRecordsHeading) + "\n\n" + kRecordHeader + "\n" + kRecordRule + "\n";
+}
+
 std::string AppendRecordRow(const std::string& readme, const std::string& row) {
-  static const std::string kHeader =
-      "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
-  static const std::string kRule = "|---|---|---|---|---|---|---|";
+  const std::string kHeader = kRecordHeader;
+  const std::string kRule = kRecordRule;
   std::vector<std::string> lines;  // split on '\n'; a trailing '\r' stays in its line
   for (size_t pos = 0;;) {
     const size_t end = readme.find('\n', pos);

@@ -40,5 +40,6 @@ void AddFix(CLI::App& app, Handler& handler);
 void AddSplit(CLI::App& app, Handler& handler);
 void AddConvert(CLI::App& app, Handler& handler);
 void AddPipeline(CLI::App& app, Handler& handler);
+void AddRecipe(CLI::App& app, Handler& handler);
 
 }  // namespace gpuclean::cli

@@ -12,12 +12,40 @@
 #include "gpuclean/node_suite.h"
 #include "gpuclean/npy.h"
 #include "gpuclean/pipeline.h"
+#include "gpuclean/recipe.h"
 #include "gpuclean/run.h"
 #include "gpuclean/split.h"
 
 namespace gpuclean::cli {
 
 namespace {
+
+// --recipe DIR: the recipe of what was written, its references from the
+// same ONNX model and the same realistic input.
+template <typename Args>
+int WriteRecipeFor(const Args& args, const std::string& written, int exit_code) {
+  if (args.recipe.empty()) return exit_code;
+  if (exit_code != 0 || written.empty()) {
+    std::cerr << "gpuclean: no recipe written: the conversion did not pass\n";
+    return exit_code;
+  }
+  recipe::Options options;
+  options.source = written;
+  options.out_dir = args.recipe;
+  options.against = args.options.onnx_path;
+  options.target = args.options.target;
+  for (const auto& [name, file] : ParseInputSpecs(args.inputs)) options.inputs[name] = file;
+  std::string command = "gpuclean convert " + args.options.onnx_path + " --target " + args.options.target;
+  if (args.host_ops == "auto") command += " --host-ops auto";
+  for (const std::string& input : args.inputs) command += " --input " + input;
+  options.commands = {command + " -o " + args.options.output_path};
+  if (!args.quiet) options.progress = [](const std::string& line) { std::cerr << "recipe: " << line << "\n"; };
+  const recipe::Result r = recipe::WriteRecipe(options);
+  if (!args.json)
+    std::cout << fmt::format("wrote the recipe {} ({} files){}\n", r.out_dir, r.files.size(),
+                             r.passed ? "" : "; a fidelity gate FAILED (see its README)");
+  return r.passed ? 0 : 1;
+}
 
 // --host-ops auto: the library's pipeline conversion (convert_pipeline.h).
 template <typename Args>
@@ -30,7 +58,8 @@ int ConvertToPipeline(Args& args) {
     std::cout << result.ToJson().dump(2) << "\n";
   else
     std::cout << result.RenderText();
-  return result.exit_code();
+  if (!result.cut_made) return WriteRecipeFor(args, "", result.exit_code());
+  return WriteRecipeFor(args, result.spec_path, result.exit_code());
 }
 
 }  // namespace
@@ -55,6 +84,7 @@ void AddConvert(CLI::App& app, Handler& handler) {
     bool quiet = false;
     std::string host_ops = "none";
     std::string islands = "cpu";
+    std::string recipe;
     bool no_fp16_check = false;
   };
   auto args = std::make_shared<Args>();
@@ -110,6 +140,9 @@ void AddConvert(CLI::App& app, Handler& handler) {
                   "steps (host steps, for an app that runs no CPU graph)")
       ->check(CLI::IsMember({"cpu", "steps"}))
       ->default_val("cpu");
+  cmd->add_option("--recipe", args->recipe,
+                  "after a conversion that passes, lay out what was written as a model recipe in this new folder "
+                  "(gpuclean recipe: README with measured tables, refs/, run.mjs)");
   cmd->add_flag("--no-fp16-check", args->no_fp16_check,
                 "with --host-ops auto, prove the pipeline in fp32 only (the report then says nothing of the GPU's "
                 "arithmetic)");
@@ -138,7 +171,8 @@ void AddConvert(CLI::App& app, Handler& handler) {
         std::cout << result.report.ToJson().dump(2) << "\n";
       else
         std::cout << result.report.RenderText();
-      return result.exit_code();
+      return WriteRecipeFor(*args, result.report.written ? args->options.output_path : std::string(),
+                            result.exit_code());
     };
   });
 

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   gpuclean::cli::AddSplit(app, handler);
   gpuclean::cli::AddConvert(app, handler);
   gpuclean::cli::AddPipeline(app, handler);
+  gpuclean::cli::AddRecipe(app, handler);
   gpuclean::cli::AddCompare(app, handler);
   gpuclean::cli::AddRecord(app, handler);
   gpuclean::cli::AddBench(app, handler);

@@ -198,6 +198,7 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
     OutputVerdict v;
     v.name = spec.outputs[p];
     v.reference_name = ref.names[match[p]];
+    v.reference_index = match[p];
     v.passed = true;
     for (const auto& r : results)
       if (r.gate.output == match[p]) {
