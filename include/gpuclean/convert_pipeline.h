@@ -25,6 +25,11 @@ struct PipelineOptions {
   // Per target whose numeric model is not fp32: the pipeline again with its
   // GPU stages in that arithmetic (CPU stages fp32), gated the same way.
   bool fp16_check = true;
+  // When that check fails and a selection (TOPK_V2, ARG_MAX) sits in a CPU
+  // graph, measure the placement that ranks in fp32: its score head moves
+  // into the CPU graph too (split::SelectionScoreChains); kept when it
+  // passes.
+  bool exact_selections = true;
   // Gates for both checks; empty: inferred per output from onnxruntime's
   // outputs, as `check` infers them (task_gates.h).
   std::vector<analyze::GateSpec> gates;
@@ -50,6 +55,8 @@ struct PipelineResult {
   std::string spec_path;              // set when written
   bool written = false;
   std::string target;  // as given ("A,B")
+  // Set when the selection placement was measured: both verdicts, and which was kept.
+  std::string selection_note;
 
   bool proven() const;    // every check passed
   int exit_code() const;  // 0: written, proven, no lint error left; 1 otherwise

@@ -125,6 +125,14 @@ struct HostCut {
 //   GATHER): the GPU computes no index arithmetic a CPU graph needs.
 std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& host_ops,
                                  Islands islands = Islands::kHostSteps);
+// The float ops that compute what a selection in `island` (TOPK_V2,
+// ARG_MAX, ARG_MIN) ranks - walking back from its scores through ops whose
+// every reader is in the island or the walk, at most `max_ops` of them.
+// Moved into the CPU graph, the ranking is computed in fp32 there: near-ties
+// at the K-th place no longer flip with the GPU's half-precision rounding of
+// the score head itself.
+std::vector<int> SelectionScoreChains(const ir::Subgraph& g, const std::vector<int>& island, int max_ops = 8);
+
 // Every op in `host_ops`, and those GrowHostIslands adds, goes to an
 // island; the other runtime ops form GPU graphs, each op in the earliest
 // graph its inputs allow. Error(kUsage) for an empty list, an op no island

@@ -29,8 +29,82 @@ std::map<std::string, npy::Array> PipelineInputs(const Options& options, const p
   return out;
 }
 
-void Progress(const Options& options, const std::string& line) {
+void PipelineProgress(const Options& options, const std::string& line) {
   if (options.progress) options.progress(line);
+}
+
+// Cuts `ops` into islands, cleans the GPU graphs for every target, writes
+// the pipeline and proves it (fp32, then each target's arithmetic); the spec
+// is kept only when every check passes.
+void CutWriteProve(PipelineResult& result, const Options& options, const Options& given,
+                   const PipelineOptions& pipeline_options, const std::vector<int>& ops, const std::string& prefix,
+                   const std::string& stem, const std::vector<std::string>& targets) {
+  PipelineProgress(options, fmt::format("cutting {} op(s) the GPU cannot take into islands ({})", ops.size(),
+                                split::IslandsName(pipeline_options.islands)));
+  result.cut = split::CutHostIslands(result.conversion.model, ops, stem, pipeline_options.islands);
+  split::HostCut& cut = result.cut;
+  // Inputs the rewrites added for the host to feed are constants of the pipeline.
+  for (const auto& [name, value] : result.conversion.host_inputs) {
+    auto it = std::find(cut.spec.inputs.begin(), cut.spec.inputs.end(), name);
+    if (it == cut.spec.inputs.end()) continue;
+    cut.spec.inputs.erase(it);
+    const std::string file = stem + ".const." + name + ".npy";
+    cut.spec.constants.push_back({name, file});
+    cut.constants.emplace_back(file, value);
+  }
+  // The cut's new graph outputs can break a GPU rule: each graph is linted
+  // and fixed again, each target's clean-up in turn, then a second round
+  // whose lint is the verdict.
+  for (const std::string& t : targets) split::CleanGraphs(cut, t);
+  result.errors_left = 0;
+  result.cleanup_text.clear();
+  for (const std::string& t : targets) {
+    const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, t);
+    result.errors_left += split::ErrorsLeft(cleanup);
+    result.cleanup_text += split::DescribeCleanup(cleanup, t);
+  }
+  result.checks.clear();
+  result.written = false;
+  result.spec_path.clear();
+  if (result.errors_left > 0 && !given.allow_remaining) return;
+
+  const std::string spec_path = split::WriteHostCut(cut, prefix);
+  pipeline::ProveOptions prove;
+  prove.run.work_dir = prefix + ".prove";
+  prove.gates = pipeline_options.gates;
+  prove.gate_options = pipeline_options.gate_options;
+  try {
+    const pipeline::Spec spec = pipeline::LoadSpec(spec_path);
+    prove.input_values = PipelineInputs(options, spec);
+    PipelineProgress(options, "proving the pipeline against onnxruntime (fp32)");
+    result.checks.push_back({"", "fp32", pipeline::Prove(spec, options.onnx_path, prove)});
+    if (pipeline_options.fp16_check)
+      for (const std::string& t : targets) {
+        const exec::Precision precision = lint::NumericModel(lint::LoadMatrix(CompatDir(options), t));
+        if (precision == exec::Precision::kFp32) continue;
+        PipelineProgress(options, fmt::format("proving the pipeline in {}'s arithmetic ({} GPU stages, fp32 CPU stages)", t,
+                                      exec::PrecisionName(precision)));
+        pipeline::ProveOptions in_target = prove;
+        in_target.run.precision = precision;
+        result.checks.push_back(
+            {t, std::string(exec::PrecisionName(precision)), pipeline::Prove(spec, options.onnx_path, in_target)});
+      }
+  } catch (...) {
+    fs::remove(spec_path);
+    fs::remove_all(prove.run.work_dir);
+    throw;
+  }
+  fs::remove_all(prove.run.work_dir);
+  result.written = result.proven();
+  if (result.written) {
+    result.spec_path = spec_path;
+    return;
+  }
+  // Nothing of a pipeline that did not pass stays behind.
+  fs::remove(spec_path);
+  const fs::path dir = fs::path(prefix).parent_path();
+  for (const auto& [file, model] : cut.graphs) fs::remove(dir / file);
+  for (const auto& [file, value] : cut.constants) fs::remove(dir / file);
 }
 
 }  // namespace
@@ -79,62 +153,42 @@ PipelineResult ConvertToPipeline(const Options& given, const PipelineOptions& pi
   if (ops.empty()) return result;
   result.cut_made = true;
   const std::string stem = fs::path(prefix).filename().string();
-  Progress(options, fmt::format("cutting {} op(s) the GPU cannot take into islands ({})", ops.size(),
-                                split::IslandsName(pipeline_options.islands)));
-  result.cut = split::CutHostIslands(result.conversion.model, ops, stem, pipeline_options.islands);
-  split::HostCut& cut = result.cut;
-  // Inputs the rewrites added for the host to feed are constants of the pipeline.
-  for (const auto& [name, value] : result.conversion.host_inputs) {
-    auto it = std::find(cut.spec.inputs.begin(), cut.spec.inputs.end(), name);
-    if (it == cut.spec.inputs.end()) continue;
-    cut.spec.inputs.erase(it);
-    const std::string file = stem + ".const." + name + ".npy";
-    cut.spec.constants.push_back({name, file});
-    cut.constants.emplace_back(file, value);
-  }
-  // The cut's new graph outputs can break a GPU rule: each graph is linted
-  // and fixed again, each target's clean-up in turn, then a second round
-  // whose lint is the verdict.
-  for (const std::string& t : targets) split::CleanGraphs(cut, t);
-  for (const std::string& t : targets) {
-    const std::vector<split::GraphCleanup> cleanup = split::CleanGraphs(cut, t);
-    result.errors_left += split::ErrorsLeft(cleanup);
-    result.cleanup_text += split::DescribeCleanup(cleanup, t);
-  }
-  if (result.errors_left > 0 && !given.allow_remaining) return result;
-
-  const std::string spec_path = split::WriteHostCut(cut, prefix);
-  pipeline::ProveOptions prove;
-  prove.run.work_dir = prefix + ".prove";
-  prove.gates = pipeline_options.gates;
-  prove.gate_options = pipeline_options.gate_options;
-  try {
-    const pipeline::Spec spec = pipeline::LoadSpec(spec_path);
-    prove.input_values = PipelineInputs(options, spec);
-    Progress(options, "proving the pipeline against onnxruntime (fp32)");
-    result.checks.push_back({"", "fp32", pipeline::Prove(spec, options.onnx_path, prove)});
-    if (pipeline_options.fp16_check)
-      for (const std::string& t : targets) {
-        const exec::Precision precision = lint::NumericModel(lint::LoadMatrix(CompatDir(options), t));
-        if (precision == exec::Precision::kFp32) continue;
-        Progress(options, fmt::format("proving the pipeline in {}'s arithmetic ({} GPU stages, fp32 CPU stages)", t,
-                                      exec::PrecisionName(precision)));
-        pipeline::ProveOptions in_target = prove;
-        in_target.run.precision = precision;
-        result.checks.push_back(
-            {t, std::string(exec::PrecisionName(precision)), pipeline::Prove(spec, options.onnx_path, in_target)});
+  CutWriteProve(result, options, given, pipeline_options, ops, prefix, stem, targets);
+  // A selection whose scores the GPU computes can flip at near-ties in
+  // half precision. When the target's arithmetic fails, measure the
+  // placement that ranks in fp32: the score head joins the CPU graph.
+  const bool fp16_failed = std::any_of(result.checks.begin(), result.checks.end(), [](const PipelineCheck& c) {
+    return !c.target.empty() && !c.report.passed;
+  });
+  if (fp16_failed && pipeline_options.islands == split::Islands::kCpuGraphs &&
+      pipeline_options.exact_selections) {
+    const ir::Subgraph& g = result.conversion.model.main();
+    std::vector<int> island = split::GrowHostIslands(g, ops, pipeline_options.islands);
+    const std::vector<int> scores = split::SelectionScoreChains(g, island);
+    if (!scores.empty()) {
+      PipelineProgress(options, fmt::format("the target's arithmetic failed: trying the selection's score head ({} op(s)) "
+                                    "in the CPU graph, ranked in fp32",
+                                    scores.size()));
+      std::vector<int> more = ops;
+      more.insert(more.end(), scores.begin(), scores.end());
+      std::sort(more.begin(), more.end());
+      PipelineResult exact;
+      exact.conversion = result.conversion;
+      exact.target = result.target;
+      exact.cut_made = true;
+      exact.stays = result.stays;
+      CutWriteProve(exact, options, given, pipeline_options, more, prefix, stem, targets);
+      const std::string first_try = fmt::format(
+          "the selection's scores computed on the GPU: {}; moved to the CPU graph ({} op(s)): {}",
+          result.proven() ? "passes" : "fails", scores.size(), exact.proven() ? "passes" : "fails");
+      if (exact.proven() || !result.written) {
+        exact.selection_note = first_try + " - kept the CPU placement";
+        result = std::move(exact);
+      } else {
+        result.selection_note = first_try;
       }
-  } catch (...) {
-    fs::remove(spec_path);
-    fs::remove_all(prove.run.work_dir);
-    throw;
+    }
   }
-  fs::remove_all(prove.run.work_dir);
-  result.written = result.proven();
-  if (result.written)
-    result.spec_path = spec_path;
-  else
-    fs::remove(spec_path);
   return result;
 }
 
@@ -158,6 +212,7 @@ std::string PipelineResult::RenderText() const {
         target, errors_left);
     return out;
   }
+  if (!selection_note.empty()) out += "  selection: " + selection_note + "\n";
   for (const PipelineCheck& c : checks) {
     out += c.target.empty() ? std::string("fp32 (GPU and CPU stages in fp32):\n")
                             : fmt::format("in {}'s arithmetic ({} GPU stages, fp32 CPU stages):\n", c.target,
@@ -185,6 +240,7 @@ nlohmann::json PipelineResult::ToJson() const {
                            {"numeric_model", c.numeric_model},
                            {"proof", pipeline::ToJson(c.report)}});
   j["checks"] = std::move(checks_json);
+  if (!selection_note.empty()) j["selection"] = selection_note;
   // The fp32 proof, where the single-check report had it.
   if (!checks.empty()) j["proof"] = pipeline::ToJson(checks.front().report);
   if (written) j["spec"] = spec_path;

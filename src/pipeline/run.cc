@@ -57,7 +57,7 @@ probe::ProbeResult RunLiteRt(const Spec& spec, int index, const std::vector<npy:
   request.model_path = fs::weakly_canonical(fs::path(spec.path).parent_path() / stage.graph).string();
   if (fs::path(stage.graph).is_absolute()) request.model_path = stage.graph;
   request.runtime = on_gpu ? probe::Runtime::kLiteRtWebGpu : probe::Runtime::kLiteRtWasm;
-  request.precision = options.precision == exec::Precision::kFp32 ? "fp32" : "fp16";
+  request.precision = on_gpu && options.precision != exec::Precision::kFp32 ? "fp16" : "fp32";
   request.out_dir = (dir / "out").string();
   for (size_t k = 0; k < inputs.size(); ++k) {
     const std::string file = (dir / fmt::format("in{}.npy", k)).string();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -116,7 +117,8 @@ std::string PackageVersion(const std::string& package) {
     const probe::ProbeEnvironment env = probe::FindProbeEnvironment(false);
     const fs::path file = fs::path(env.source_dir) / "node_modules" / package / "package.json";
     if (!fs::exists(file)) return "not installed";
-    return Json::parse(ReadText(file.string())).value("version", std::string("?"));
+    std::ifstream in(file);
+    return Json::parse(in, nullptr, false).value("version", std::string("?"));
   } catch (const Error&) {
     return "not installed";
   }

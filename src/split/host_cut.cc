@@ -313,6 +313,39 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
   return out;
 }
 
+std::vector<int> SelectionScoreChains(const ir::Subgraph& g, const std::vector<int>& island, int max_ops) {
+  std::set<int> in(island.begin(), island.end());
+  const std::vector<std::vector<int>> consumers = g.Consumers();
+  const std::vector<bool> constant = internal::ConstantValued(g, g.TopologicalOrder());
+  std::vector<int> added;
+  std::vector<int> stack;
+  for (int i : island) {
+    const ir::Op& op = g.ops[i];
+    if (op.code == tfl::BuiltinOperator_TOPK_V2 || op.code == tfl::BuiltinOperator_ARG_MAX ||
+        op.code == tfl::BuiltinOperator_ARG_MIN)
+      if (!op.inputs.empty() && op.inputs[0] >= 0) stack.push_back(op.inputs[0]);
+  }
+  while (!stack.empty() && static_cast<int>(added.size()) < max_ops) {
+    const int t = stack.back();
+    stack.pop_back();
+    if (t < 0 || constant[t] || g.IsGraphOutput(t)) continue;
+    const int p = g.Producer(t);
+    if (p < 0 || in.count(p) || !exec::RunsAsCpuGraphOp(g, p)) continue;
+    bool only_island = true;
+    for (int out : g.ops[p].outputs)
+      if (out >= 0) {
+        if (g.IsGraphOutput(out)) only_island = false;
+        for (int c : consumers[out]) only_island = only_island && in.count(c) > 0;
+      }
+    if (!only_island) continue;
+    in.insert(p);
+    added.push_back(p);
+    for (int x : g.ops[p].inputs)
+      if (x >= 0 && g.tensors[x].dtype == tfl::TensorType_FLOAT32) stack.push_back(x);
+  }
+  return added;
+}
+
 HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested_ops, const std::string& file_stem,
                        Islands islands) {
   const ir::Subgraph& g = model.main();
