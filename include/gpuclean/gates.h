@@ -67,6 +67,12 @@ GateResult MeanAbsGate(const Metrics& metrics, double mean_abs_diff);
 // axis, first index on ties, NaN wins (numpy's argmax). Passes when every row
 // agrees.
 GateResult ArgmaxGate(const npy::Array& ref, const npy::Array& got);
+// Whether a row whose argmax differs (ref_choice in the reference,
+// got_choice in the other run) is a near-tie: the reference's two scores are
+// closer than twice the run's noise on the row's other values and within 1%
+// of the row's scale - either choice is as valid as the numbers behind it.
+bool ArgmaxNearTie(const double* ref_row, const double* got_row, int64_t width, int64_t ref_choice,
+                   int64_t got_choice);
 // The sets of the K largest indices per row (last axis) are equal; order
 // inside the set does not matter. Ties go to the lower index.
 GateResult TopKGate(const npy::Array& ref, const npy::Array& got, int k);

@@ -21,6 +21,7 @@
 #include "gpuclean/npy.h"
 #include "gpuclean/probe.h"
 #include "gpuclean/runtime.h"
+#include "gpuclean/task_gates.h"
 
 namespace gpuclean::pipeline {
 
@@ -156,6 +157,13 @@ struct ProveOptions {
   // pair the chain's detections with the monolith's by box before gating,
   // and reorder every output with the same leading axes alike.
   bool match_boxes = true;
+  // Outputs shaped like a detector's (analyze::InferDetectionLayout): judged
+  // together - every reference detection above the score threshold found
+  // again - in place of their per-position gates. On when no gate is given
+  // (`gates` empty), or when `detections_given`.
+  bool detections = true;
+  bool detections_given = false;
+  analyze::DetectionGateOptions detection_gate;
 };
 
 struct OutputVerdict {
@@ -181,6 +189,8 @@ struct ProveReport {
   int64_t selection_swaps = 0;
   bool swaps_left_out = false;
   std::vector<std::string> matched_outputs;
+  // The detector's outputs judged together, when that gate applied.
+  std::optional<analyze::GateResult> detections;
 };
 
 // Runs the chain and the monolith (a .tflite on gpuclean's interpreter in

@@ -5,6 +5,7 @@
 // and reference values. `check` judges fp16 drift with them instead of raw
 // correlation, so drift that the task does not see is reported as drift,
 // not as a reason to move work off the GPU.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,37 @@ struct OutputGateResult {
 std::vector<OutputGateResult> ApplyTaskGates(const std::vector<OutputGate>& gates,
                                              const std::vector<npy::Array>& reference,
                                              const std::vector<npy::Array>& got);
+
+// ---------------------------------------------------------------- detections
+// A detector's outputs judged together, as a deployment reports them: every
+// reference detection whose score passes the threshold must be found again
+// in the other run - a detection there whose box overlaps it at least
+// min_box_iou, with the same class and, per mask output, a mask IoU of at
+// least min_mask_iou. Order and the detections below the threshold do not
+// matter: a near-tie that swaps a weak proposal is no loss.
+struct DetectionLayout {
+  int scores = -1;          // [1, N, C] class logits or probabilities
+  int boxes = -1;           // [1, N, 4]
+  std::vector<int> masks;   // [1, N, H, W]
+  BoxFormat format = BoxFormat::kCxcywh;
+  double mask_threshold = 0;  // 0 for logits, 0.5 for probabilities
+};
+// The layout of `reference` (a model's outputs in fp32) when it is a
+// detector's: one [1,N,4] output, one float [1,N,C] output beside it, masks
+// [1,N,H,W]. Box format: xyxy when every box has x2 >= x1 and y2 >= y1 and
+// some box's first corner is not its centre's image, else cxcywh; `given`
+// options win. std::nullopt when the outputs are not shaped so.
+std::optional<DetectionLayout> InferDetectionLayout(const std::vector<npy::Array>& reference,
+                                                    const GateOptions& given = {});
+
+struct DetectionGateOptions {
+  double score_threshold = 0.5;  // sigmoid of the max logit, or the max probability
+  double min_box_iou = 0.95;
+  double min_mask_iou = 0.95;
+};
+// One result for the whole detector: "12/12 reference detections above 0.5
+// found again (box IoU min 0.98, same class, mask IoU min 0.97)".
+GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector<npy::Array>& reference,
+                                const std::vector<npy::Array>& got, const DetectionGateOptions& options = {});
 
 }  // namespace gpuclean::analyze

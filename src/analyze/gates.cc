@@ -219,6 +219,21 @@ GateResult MeanAbsGate(const Metrics& m, double mean_abs_diff) {
   return AbsDiffGate(m, "meanabs", "mean abs diff", m.mean_abs_diff, mean_abs_diff);
 }
 
+bool ArgmaxNearTie(const double* ref_row, const double* got_row, int64_t width, int64_t ref_choice,
+                   int64_t got_choice) {
+  // In the reference the two choices are closer than twice the row's
+  // measured difference on its other values (the noise of the run), and
+  // within 1% of the row's scale, so either choice is as valid as the
+  // numbers that made it.
+  double noise = 0, scale = 1;
+  for (int64_t k = 0; k < width; ++k) {
+    if (k != ref_choice && k != got_choice) noise = std::max(noise, std::abs(ref_row[k] - got_row[k]));
+    scale = std::max(scale, std::abs(ref_row[k]));
+  }
+  const double gap = ref_row[ref_choice] - ref_row[got_choice];
+  return std::isfinite(gap) && gap <= std::min(2 * noise, 0.01 * scale);
+}
+
 GateResult ArgmaxGate(const npy::Array& ref, const npy::Array& got) {
   RequireSameRows(ref, got, "argmax");
   const auto [rows, width] = Rows(ref);
@@ -232,17 +247,7 @@ GateResult ArgmaxGate(const npy::Array& ref, const npy::Array& got) {
       ++equal;
       continue;
     }
-    // A near-tie: in the reference the two choices are closer than twice the
-    // row's measured difference on its other values (the noise of the run),
-    // and within 1% of the row's scale, so either choice is as valid as the
-    // numbers that made it.
-    double noise = 0, scale = 1;
-    for (int64_t k = 0; k < width; ++k) {
-      if (k != ia && k != ib) noise = std::max(noise, std::abs(ra[k] - rb[k]));
-      scale = std::max(scale, std::abs(ra[k]));
-    }
-    const double gap = ra[ia] - ra[ib];
-    if (std::isfinite(gap) && gap <= std::min(2 * noise, 0.01 * scale)) {
+    if (ArgmaxNearTie(ra, rb, width, ia, ib)) {
       ++ties;
     } else if (first_bad < 0) {
       first_bad = row, bad_a = ia, bad_b = ib;

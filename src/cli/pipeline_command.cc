@@ -122,6 +122,8 @@ void AddProveCommand(CLI::App* parent, Handler& handler) {
     RunFlags flags;
     GateFlags gates;
     bool no_match_boxes = false;
+    std::optional<double> detections;
+    bool no_detections = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("SPEC", args->spec, "the PREFIX.pipeline.json")->required();
@@ -132,6 +134,11 @@ void AddProveCommand(CLI::App* parent, Handler& handler) {
   cmd->add_option("--work", args->work, "folder for the runtimes' files (default: a temporary folder)");
   args->flags.Add(cmd);
   args->gates.Add(cmd);
+  cmd->add_option("--detections", args->detections,
+                  "SCORE: judge a detector's outputs ([1,N,C] scores, [1,N,4] boxes, [1,N,H,W] masks) together: every "
+                  "reference detection above SCORE found again at box IoU >= 0.95, same class, mask IoU >= 0.95 "
+                  "(default: on at 0.5 when no --gate is given)");
+  cmd->add_flag("--no-detections", args->no_detections, "never judge a detector's outputs together");
   cmd->add_flag("--no-match-boxes", args->no_match_boxes,
                 "compare detections position by position (default: with a box gate on [..., N, 4], pair the chain's "
                 "detections with the monolith's by box first and reorder the outputs that share [..., N] alike)");
@@ -151,6 +158,11 @@ void AddProveCommand(CLI::App* parent, Handler& handler) {
       options.gate_options = args->gates.Options();
       options.inputs = args->flags.Inputs();
       options.match_boxes = !args->no_match_boxes;
+      options.detections = !args->no_detections;
+      if (args->detections) {
+        options.detections_given = true;
+        options.detection_gate.score_threshold = *args->detections;
+      }
       pipeline::ProveReport report;
       try {
         report = pipeline::Prove(spec, args->against, options);

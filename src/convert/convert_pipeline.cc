@@ -10,6 +10,7 @@
 
 #include "gpuclean/convert_pipeline.h"
 #include "gpuclean/error.h"
+#include "gpuclean/exec.h"
 #include "gpuclean/lint.h"
 
 namespace gpuclean::convert {
@@ -163,13 +164,27 @@ PipelineResult ConvertToPipeline(const Options& given, const PipelineOptions& pi
   if (fp16_failed && pipeline_options.islands == split::Islands::kCpuGraphs &&
       pipeline_options.exact_selections) {
     const ir::Subgraph& g = result.conversion.model.main();
-    std::vector<int> island = split::GrowHostIslands(g, ops, pipeline_options.islands);
+    // Selections the GPU runs move too: the ranking is what must be exact.
+    std::vector<int> more = ops;
+    int selections_moved = 0;
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const tfl::BuiltinOperator code = g.ops[i].code;
+      const bool selection = code == tfl::BuiltinOperator_TOPK_V2 || code == tfl::BuiltinOperator_ARG_MAX ||
+                             code == tfl::BuiltinOperator_ARG_MIN;
+      if (selection && std::find(ops.begin(), ops.end(), static_cast<int>(i)) == ops.end() &&
+          exec::RunsAsCpuGraphOp(g, static_cast<int>(i))) {
+        more.push_back(static_cast<int>(i));
+        ++selections_moved;
+      }
+    }
+    const std::vector<int> island = split::GrowHostIslands(g, more, pipeline_options.islands);
     const std::vector<int> scores = split::SelectionScoreChains(g, island);
-    if (!scores.empty()) {
-      PipelineProgress(options, fmt::format("the target's arithmetic failed: trying the selection's score head ({} op(s)) "
-                                    "in the CPU graph, ranked in fp32",
-                                    scores.size()));
-      std::vector<int> more = ops;
+    if (!scores.empty() || selections_moved > 0) {
+      PipelineProgress(options, fmt::format("the target's arithmetic failed: trying the selection{} and its score "
+                                            "head ({} op(s)) in the CPU graph, ranked in fp32",
+                                            selections_moved ? fmt::format(" ({} moved off the GPU)", selections_moved)
+                                                             : std::string(),
+                                            scores.size()));
       more.insert(more.end(), scores.begin(), scores.end());
       std::sort(more.begin(), more.end());
       PipelineResult exact;
@@ -179,8 +194,9 @@ PipelineResult ConvertToPipeline(const Options& given, const PipelineOptions& pi
       exact.stays = result.stays;
       CutWriteProve(exact, options, given, pipeline_options, more, prefix, stem, targets);
       const std::string first_try = fmt::format(
-          "the selection's scores computed on the GPU: {}; moved to the CPU graph ({} op(s)): {}",
-          result.proven() ? "passes" : "fails", scores.size(), exact.proven() ? "passes" : "fails");
+          "the selection's scores computed on the GPU: {}; the selection and its score head in the CPU graph "
+          "({} op(s) moved): {}",
+          result.proven() ? "passes" : "fails", scores.size() + selections_moved, exact.proven() ? "passes" : "fails");
       if (exact.proven() || !result.written) {
         exact.selection_note = first_try + " - kept the CPU placement";
         result = std::move(exact);

@@ -192,6 +192,18 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
   std::vector<npy::Array> gated_ref = ref.outputs;
   if (options.match_boxes) MatchDetections(gates, gated_ref, spec, match, got, report);
   const auto results = analyze::ApplyTaskGates(gates, gated_ref, got);
+  // A detector's outputs: the detections found again decide them.
+  std::vector<bool> judged_as_detections(ref.outputs.size(), false);
+  if (options.detections && (options.gates.empty() || options.detections_given)) {
+    std::vector<npy::Array> chain_in_ref_order(ref.outputs.size());
+    for (size_t p = 0; p < match.size(); ++p) chain_in_ref_order[match[p]] = report.chain.outputs[p];
+    if (const auto layout = analyze::InferDetectionLayout(ref.outputs, options.gate_options)) {
+      report.detections =
+          analyze::DetectionsFoundAgain(*layout, ref.outputs, chain_in_ref_order, options.detection_gate);
+      judged_as_detections[layout->scores] = judged_as_detections[layout->boxes] = true;
+      for (int m : layout->masks) judged_as_detections[m] = true;
+    }
+  }
 
   report.passed = true;
   for (size_t p = 0; p < match.size(); ++p) {
@@ -200,11 +212,16 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
     v.reference_name = ref.names[match[p]];
     v.reference_index = match[p];
     v.passed = true;
-    for (const auto& r : results)
-      if (r.gate.output == match[p]) {
-        v.gates.push_back(r.result);
-        v.passed &= r.result.passed;
-      }
+    if (judged_as_detections[match[p]]) {
+      v.gates.push_back(*report.detections);
+      v.passed = report.detections->passed;
+    } else {
+      for (const auto& r : results)
+        if (r.gate.output == match[p]) {
+          v.gates.push_back(r.result);
+          v.passed &= r.result.passed;
+        }
+    }
     if (v.gates.empty()) v.passed = false;
     report.passed &= v.passed;
     report.outputs.push_back(std::move(v));
@@ -233,6 +250,8 @@ std::string RenderProve(const ProveReport& report) {
         report.selection_swaps, analyze::kPairedIou,
         report.swaps_left_out ? "; the gates compare the detections both hold"
                               : "; more than 2% of the detections: gated as they are");
+  if (report.detections)
+    out += fmt::format("  detections {}: {}\n", report.detections->passed ? "pass" : "FAIL", report.detections->detail);
   for (const OutputVerdict& v : report.outputs) {
     out += fmt::format("  {} {}{}\n", v.passed ? "pass" : "FAIL", v.name,
                        v.reference_name == v.name ? "" : fmt::format(" (vs {})", v.reference_name));
@@ -261,6 +280,7 @@ Json ToJson(const ProveReport& report) {
                     {"outputs", report.matched_outputs},
                     {"selection_swaps", report.selection_swaps},
                     {"swaps_left_out", report.swaps_left_out}};
+  if (report.detections) j["detections"] = analyze::ToJson(*report.detections);
   j["outputs"] = Json::array();
   for (const OutputVerdict& v : report.outputs) {
     Json o = {{"name", v.name}, {"reference", v.reference_name}, {"passed", v.passed}, {"gates", Json::array()}};

@@ -1,0 +1,162 @@
+// Detections found again: the gate a detection deployment reports (the
+// RF-DETR recipe's "same detections at IoU 0.98, same class"), applied to
+// a detector's outputs together.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuclean/task_gates.h"
+
+namespace gpuclean::analyze {
+namespace {
+
+bool DetectionRows(const npy::Array& a, int64_t n, size_t rank) {
+  return a.shape.size() == rank && a.shape[0] == 1 && a.shape[1] == n && a.dtype == tfl::TensorType_FLOAT32;
+}
+
+// The score of detection d: the largest class value, through a sigmoid when
+// the values are logits (any outside [0,1]).
+std::vector<double> Scores(const npy::Array& scores, bool logits, std::vector<int64_t>* classes) {
+  const int64_t n = scores.shape[1], c = scores.shape[2];
+  const float* v = scores.as<float>();
+  std::vector<double> out(static_cast<size_t>(n));
+  classes->assign(static_cast<size_t>(n), 0);
+  for (int64_t d = 0; d < n; ++d) {
+    int64_t best = 0;
+    for (int64_t k = 1; k < c; ++k)
+      if (v[d * c + k] > v[d * c + best]) best = k;
+    (*classes)[d] = best;
+    const double x = v[d * c + best];
+    out[d] = logits ? 1.0 / (1.0 + std::exp(-x)) : x;
+  }
+  return out;
+}
+
+double MaskIou(const npy::Array& a, int64_t da, const npy::Array& b, int64_t db, double threshold) {
+  const int64_t area = a.num_elements() / a.shape[1];
+  const float* x = a.as<float>() + da * area;
+  const float* y = b.as<float>() + db * area;
+  int64_t inter = 0, uni = 0;
+  for (int64_t i = 0; i < area; ++i) {
+    const bool p = x[i] > threshold, q = y[i] > threshold;
+    inter += p && q;
+    uni += p || q;
+  }
+  return uni == 0 ? 1.0 : static_cast<double>(inter) / static_cast<double>(uni);
+}
+
+}  // namespace
+
+std::optional<DetectionLayout> InferDetectionLayout(const std::vector<npy::Array>& reference,
+                                                    const GateOptions& given) {
+  DetectionLayout layout;
+  for (size_t o = 0; o < reference.size(); ++o) {
+    const npy::Array& r = reference[o];
+    if (layout.boxes < 0 && r.shape.size() == 3 && r.shape[0] == 1 && r.shape[1] > 1 && r.shape[2] == 4 &&
+        r.dtype == tfl::TensorType_FLOAT32)
+      layout.boxes = static_cast<int>(o);
+  }
+  if (layout.boxes < 0) return std::nullopt;
+  const int64_t n = reference[layout.boxes].shape[1];
+  for (size_t o = 0; o < reference.size(); ++o) {
+    if (static_cast<int>(o) == layout.boxes) continue;
+    const npy::Array& r = reference[o];
+    if (layout.scores < 0 && DetectionRows(r, n, 3) && r.shape[2] >= 1) layout.scores = static_cast<int>(o);
+    if (DetectionRows(r, n, 4) && r.shape[2] >= 4 && r.shape[3] >= 4) layout.masks.push_back(static_cast<int>(o));
+  }
+  if (layout.scores < 0) return std::nullopt;
+  if (given.boxes) {
+    layout.format = *given.boxes;
+  } else {
+    const float* b = reference[layout.boxes].as<float>();
+    bool ordered = true;
+    for (int64_t d = 0; d < n && ordered; ++d) ordered = b[d * 4 + 2] >= b[d * 4] && b[d * 4 + 3] >= b[d * 4 + 1];
+    layout.format = ordered ? BoxFormat::kXyxy : BoxFormat::kCxcywh;
+  }
+  if (given.mask_threshold) {
+    layout.mask_threshold = *given.mask_threshold;
+  } else if (!layout.masks.empty()) {
+    const npy::Array& m = reference[layout.masks.front()];
+    const float* v = m.as<float>();
+    const bool probabilities = std::all_of(v, v + m.num_elements(), [](float x) { return x >= 0 && x <= 1; });
+    layout.mask_threshold = probabilities ? 0.5 : 0.0;
+  }
+  return layout;
+}
+
+GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector<npy::Array>& reference,
+                                const std::vector<npy::Array>& got, const DetectionGateOptions& options) {
+  GateResult r;
+  r.gate = fmt::format("detections>{}: box_iou>={}, class, mask_iou>={}", options.score_threshold,
+                       options.min_box_iou, options.min_mask_iou);
+  const npy::Array& ref_scores = reference.at(layout.scores);
+  const npy::Array& got_scores = got.at(layout.scores);
+  const npy::Array& ref_boxes = reference.at(layout.boxes);
+  const npy::Array& got_boxes = got.at(layout.boxes);
+  if (got_scores.shape != ref_scores.shape || got_boxes.shape != ref_boxes.shape) {
+    r.detail = "the two runs' detection outputs differ in shape";
+    return r;
+  }
+  const float* rs = ref_scores.as<float>();
+  const bool logits = std::any_of(rs, rs + ref_scores.num_elements(), [](float x) { return x < 0 || x > 1; });
+  std::vector<int64_t> ref_class, got_class;
+  const std::vector<double> ref_score = Scores(ref_scores, logits, &ref_class);
+  Scores(got_scores, logits, &got_class);
+  const int64_t n = ref_boxes.shape[1];
+  const float* rb = ref_boxes.as<float>();
+  const float* gb = got_boxes.as<float>();
+  const float* gs = got_scores.as<float>();
+  int64_t wanted = 0, found = 0, class_ties = 0;
+  double min_box = 1, min_mask = 1;
+  std::string first_lost;
+  for (int64_t d = 0; d < n; ++d) {
+    if (ref_score[d] <= options.score_threshold) continue;
+    ++wanted;
+    const double a[4] = {rb[d * 4], rb[d * 4 + 1], rb[d * 4 + 2], rb[d * 4 + 3]};
+    // The counterpart: the best-overlapping detection of the same class
+    // when one overlaps enough (a detector may hold near-duplicate boxes of
+    // different classes), else the best-overlapping one, to report.
+    int64_t best = -1, best_same = -1;
+    double best_iou = -1, best_same_iou = -1;
+    for (int64_t e = 0; e < n; ++e) {
+      const double b[4] = {gb[e * 4], gb[e * 4 + 1], gb[e * 4 + 2], gb[e * 4 + 3]};
+      const double iou = BoxIou(a, b, layout.format);
+      if (iou > best_iou) best_iou = iou, best = e;
+      if (got_class[e] == ref_class[d] && iou > best_same_iou) best_same_iou = iou, best_same = e;
+    }
+    if (best_same >= 0 && best_same_iou >= options.min_box_iou) best = best_same, best_iou = best_same_iou;
+    double mask_iou = 1;
+    for (int m : layout.masks)
+      mask_iou = std::min(mask_iou, MaskIou(reference.at(m), d, got.at(m), best, layout.mask_threshold));
+    bool same_class = got_class[best] == ref_class[d];
+    if (!same_class) {
+      const int64_t c = ref_scores.shape[2];
+      std::vector<double> ra(rs + d * c, rs + (d + 1) * c), gr(gs + best * c, gs + (best + 1) * c);
+      if (ArgmaxNearTie(ra.data(), gr.data(), c, ref_class[d], got_class[best])) {
+        same_class = true;
+        ++class_ties;
+      }
+    }
+    min_box = std::min(min_box, best_iou);
+    if (!layout.masks.empty()) min_mask = std::min(min_mask, mask_iou);
+    if (best_iou >= options.min_box_iou && same_class && mask_iou >= options.min_mask_iou) {
+      ++found;
+    } else if (first_lost.empty()) {
+      first_lost = fmt::format(" (first lost: reference {} score {:.3f} class {}: best box IoU {:.3f} at {}, class {}{})",
+                               d, ref_score[d], ref_class[d], best_iou, best, got_class[best],
+                               layout.masks.empty() ? "" : fmt::format(", mask IoU {:.3f}", mask_iou));
+    }
+  }
+  r.passed = found == wanted;
+  r.value = wanted == 0 ? 1.0 : static_cast<double>(found) / static_cast<double>(wanted);
+  r.detail = fmt::format("{}/{} reference detection(s) above {} found again (box IoU min {:.4g}, {}{}){}", found,
+                         wanted, options.score_threshold, wanted ? min_box : 1.0,
+                         class_ties ? fmt::format("same class, {} at a class near-tie", class_ties)
+                                    : std::string("same class"),
+                         layout.masks.empty() ? "" : fmt::format(", mask IoU min {:.4g}", wanted ? min_mask : 1.0),
+                         first_lost);
+  return r;
+}
+
+}  // namespace gpuclean::analyze
