@@ -55,7 +55,7 @@ bool RunsAsCpuGraphOp(const ir::Subgraph& graph, int op_index, std::string* why_
     if (why_not) *why_not = std::move(why);
     return false;
   };
-  if (op.code == tfl::BuiltinOperator_CUSTOM) return no(fmt::format("it is the custom op '{}'", op.custom_code));
+  if (op.code == tfl::BuiltinOperator_CUSTOM) return no("it is a custom op, which LiteRT's CPU path does not know");
   const Kernel* kernel = FindKernel(op);
   if (!kernel) return no("gpuclean's interpreter has no kernel for " + op.name());
   if (kernel->check) {
