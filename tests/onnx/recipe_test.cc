@@ -1,0 +1,123 @@
+// ctest-labels: litert
+// A model recipe (gpuclean recipe, convert --recipe): the files an app team
+// takes as they are. The README's tables are filled from runs made here,
+// and the generated run.mjs - plain Node and LiteRT.js, binding every graph
+// by its signature's names - reproduces onnxruntime's outputs in refs/.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "gpuclean/npy.h"
+#include "onnx/op_test_util.h"
+
+namespace gpuclean {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::OnnxTestModel;
+using testing::RandomValues;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A two-stage selection: scores -> TopK -> the chosen rows -> a head.
+OnnxTestModel RecipeTwoStage() {
+  OnnxTestModel m;
+  m.Input("features", {1, 40, 8});
+  m.InitF32("scale", {8}, RandomValues(8, 7));
+  m.Node("Mul", {"features", "scale"}, {"scaled"});
+  m.Node("Tanh", {"scaled"}, {"feats"});
+  m.Node("ReduceMax", {"feats"}, {"scores"}).Ints("axes", {2}).Int("keepdims", 0);
+  m.InitI64("k", {1}, {6});
+  m.Node("TopK", {"scores", "k"}, {"top_scores", "top_index"});
+  m.InitI64("axis0", {1}, {0});
+  m.Node("Squeeze", {"top_index", "axis0"}, {"index"});
+  m.Node("Gather", {"feats", "index"}, {"queries"}).Int("axis", 1);
+  m.InitF32("bias", {8}, RandomValues(8, 8));
+  m.Node("Add", {"queries", "bias"}, {"head"});
+  m.Output("head");
+  m.Output("top_scores");
+  return m;
+}
+
+// run.mjs's outputs against refs/set<k>/out.*.npy, onnxruntime's.
+void ExpectRunnerReproducesRefs(const fs::path& recipe, const std::vector<std::string>& outputs) {
+  const auto run = testing::RunCommand("node " + (recipe / "run.mjs").string() + " --set 1 --out " +
+                                       (recipe / "out").string() + " --node-modules " + testing::SourceDir() +
+                                       "/node_modules");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  for (const std::string& name : outputs) {
+    const npy::Array ref = npy::Read((recipe / "refs/set1" / ("out." + name + ".npy")).string());
+    const npy::Array got = npy::Read((recipe / "out" / ("out." + name + ".npy")).string());
+    ASSERT_EQ(got.shape, ref.shape) << name;
+    ASSERT_EQ(got.dtype, ref.dtype) << name;
+    const float* a = ref.as<float>();
+    const float* b = got.as<float>();
+    double worst = 0;
+    for (int64_t i = 0; i < ref.num_elements(); ++i)
+      worst = std::max(worst, std::abs(double(a[i]) - b[i]) / std::max(1.0, std::abs(double(a[i]))));
+    EXPECT_LE(worst, 1e-4) << name;
+  }
+}
+
+TEST(Recipe, ConvertWritesAPipelineRecipeWhoseRunnerReproducesOnnxRuntime) {
+  testing::TempDir dir;
+  const std::string onnx = RecipeTwoStage().Write(dir.file("two_stage.onnx"));
+  const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto -q -o " +
+                                      dir.file("ts") + " --recipe " + dir.file("recipe"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path recipe = dir.file("recipe");
+  for (const char* f : {"README.md", "pipeline.json", "run.mjs", "ts.graph1.tflite", "ts.graph2.tflite",
+                        "refs/set1/in.features.npy", "refs/set1/out.head.npy", "refs/set2/out.top_scores.npy"})
+    EXPECT_TRUE(fs::exists(recipe / f)) << f;
+  EXPECT_FALSE(fs::exists(dir.file("recipe.partial")));
+  const std::string readme = ReadAll((recipe / "README.md").string());
+  // Tables from measurements: the residency lint predicts for the GPU graph,
+  // the CPU graph named as such, fidelity verdicts with their numbers.
+  EXPECT_NE(readme.find("| `graph1` | gpu |"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("| `graph2` | cpu |"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("predicted: "), std::string::npos) << readme;
+  EXPECT_NE(readme.find("fp16-fused GPU stages"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("| pass | pass argmax"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("createInputBuffer(\"features\", \"serving_default\")"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("## Device records"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("gpuclean convert " + onnx), std::string::npos) << readme;
+  ExpectRunnerReproducesRefs(recipe, {"head", "top_scores"});
+
+  // `gpuclean record` fills the README's empty device table.
+  const auto again = testing::RunGpuclean("recipe " + dir.file("ts.pipeline.json") + " -o " + dir.file("recipe"));
+  EXPECT_EQ(again.exit_code, 2) << again.out << again.err;
+  EXPECT_NE(again.err.find("exists and is not empty"), std::string::npos) << again.err;
+}
+
+// A single graph with a host-fed constant (SAM 2's position embedding is
+// one): the constant is listed with its file, and run.mjs feeds it by name.
+TEST(Recipe, ASingleGraphWithAHostFedConstantBindsItByName) {
+  testing::TempDir dir;
+  OnnxTestModel m;
+  m.Input("x", {1, 64, 32});
+  // A large constant added to the activations: the WebGPU target feeds such
+  // constants from the host (large-constant).
+  m.InitF32("pos_embed", {1, 64, 32}, RandomValues(64 * 32, 9));
+  m.Node("Add", {"x", "pos_embed"}, {"y"});
+  m.Node("Tanh", {"y"}, {"out"});
+  m.Output("out");
+  const std::string onnx = m.Write(dir.file("single.onnx"));
+  const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 -q -o " +
+                                      dir.file("single.tflite") + " --recipe " + dir.file("recipe"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path recipe = dir.file("recipe");
+  const std::string readme = ReadAll((recipe / "README.md").string());
+  EXPECT_NE(readme.find("| `x` | float32 | [1,64,32] | the app"), std::string::npos) << readme;
+  ExpectRunnerReproducesRefs(recipe, {"out"});
+}
+
+}  // namespace
+}  // namespace gpuclean
