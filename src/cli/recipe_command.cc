@@ -46,7 +46,12 @@ void AddRecipe(CLI::App& app, Handler& handler) {
       args->options.gate_options = args->gates.Options();
       if (!args->quiet)
         args->options.progress = [](const std::string& line) { std::cerr << "recipe: " << line << "\n"; };
-      args->options.commands.push_back("gpuclean recipe " + args->options.source + " -o " + args->options.out_dir);
+      std::string command = "gpuclean recipe " + args->options.source + " -o " + args->options.out_dir;
+      if (!args->options.against.empty()) command += " --against " + args->options.against;
+      command += " --target " + args->options.target;
+      for (const std::string& input : args->inputs) command += " --input " + input;
+      if (args->options.measure) command += " --measure";
+      args->options.commands.push_back(command);
       const recipe::Result r = recipe::WriteRecipe(args->options);
       std::cout << fmt::format("wrote the recipe {} ({} files); fidelity: {}\n", r.out_dir, r.files.size(),
                                r.passed ? "every gate passed" : "a gate FAILED (see its README)");

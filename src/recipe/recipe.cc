@@ -118,7 +118,9 @@ std::string PackageVersion(const std::string& package) {
     const fs::path file = fs::path(env.source_dir) / "node_modules" / package / "package.json";
     if (!fs::exists(file)) return "not installed";
     std::ifstream in(file);
-    return Json::parse(in, nullptr, false).value("version", std::string("?"));
+    const Json j = Json::parse(in, nullptr, false);
+    return j.is_object() && j.contains("version") && j["version"].is_string() ? j["version"].get<std::string>()
+                                                                             : std::string("?");
   } catch (const Error&) {
     return "not installed";
   }
@@ -359,19 +361,20 @@ Result WriteRecipe(const Options& o) {
                         gate);
     }
 
-    md += "\n## Residency per stage\n\n| stage | placement | predicted |";
-    for (const std::string& t : targets) md += fmt::format(" {} |", t);
+    md += "\n## Residency per stage\n\n| stage | placement |";
+    for (const std::string& t : targets) md += fmt::format(" predicted for {} |", t);
     const Check* measured = nullptr;
     for (const Check& c : checks)
       if (c.report.runtime == RuntimeName(Runtime::kLiteRtWebGpu)) measured = &c;
-    md += " measured (LiteRT.js) |\n|---|---|---|";
+    md += " measured (LiteRT.js) |\n|---|---|";
     for (size_t t = 0; t < targets.size(); ++t) md += "---|";
-    md += "---|\n";
+    md += "---|";
+    md += "\n";
     Json residency = Json::array();
     for (size_t s = 0; s < spec.stages.size(); ++s) {
       const pipeline::Stage& st = spec.stages[s];
       if (st.kind != pipeline::Stage::Kind::kGraph) continue;
-      md += fmt::format("| `{}` | {} | |", st.name, st.placement);
+      md += fmt::format("| `{}` | {} |", st.name, st.placement);
       Json row = {{"stage", st.name}, {"placement", st.placement}};
       for (const std::string& t : targets) {
         std::string cell = "CPU path";
@@ -402,12 +405,24 @@ Result WriteRecipe(const Options& o) {
       for (const Check& c : checks) {
         result.passed &= c.report.passed;
         Json entry = {{"run", c.label}, {"passed", c.report.passed}, {"outputs", Json::array()}};
+        // A detector's outputs share one verdict: one row for them.
+        std::vector<std::string> detector_outputs;
+        for (const pipeline::OutputVerdict& v : c.report.outputs)
+          if (c.report.detections && v.gates.size() == 1 && v.gates[0].gate == c.report.detections->gate)
+            detector_outputs.push_back("`" + v.name + "`");
+        if (!detector_outputs.empty())
+          md += fmt::format("| {} | {} | {} | {} |\n", Escape(c.label), fmt::join(detector_outputs, ", "),
+                            c.report.detections->passed ? "pass" : "FAIL",
+                            Escape(c.report.detections->gate + ": " + c.report.detections->detail));
         for (const pipeline::OutputVerdict& v : c.report.outputs) {
-          md += fmt::format("| {} | `{}` | {} | {} |\n", Escape(c.label), v.name, v.passed ? "pass" : "FAIL",
-                            Escape(GatesCell(v)));
           Json out = {{"name", v.name}, {"passed", v.passed}, {"gates", Json::array()}};
           for (const analyze::GateResult& g : v.gates) out["gates"].push_back(analyze::ToJson(g));
           entry["outputs"].push_back(out);
+          if (std::find(detector_outputs.begin(), detector_outputs.end(), "`" + v.name + "`") !=
+              detector_outputs.end())
+            continue;
+          md += fmt::format("| {} | `{}` | {} | {} |\n", Escape(c.label), v.name, v.passed ? "pass" : "FAIL",
+                            Escape(GatesCell(v)));
         }
         if (c.report.selection_swaps > 0)
           md += fmt::format("| {} | (all) | note | {} detection(s) selected by one run only |\n", Escape(c.label),

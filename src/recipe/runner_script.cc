@@ -12,7 +12,7 @@ std::string RunnerScript() {
 // pipeline.json's order, feeding each graph by its signature's input names,
 // and writes the pipeline outputs as .npy files.
 //
-//   node run.mjs [--set K | --input NAME=FILE.npy ...] [--out DIR] [--node-modules DIR]
+//   node run.mjs [--set K | --input NAME=FILE.npy ...] [--out DIR] [--node-modules DIR] [--verbose]
 //
 // --set K feeds refs/set<K>/in.<input>.npy (default 1); --out defaults to
 // out/; LiteRT.js is looked up in --node-modules, $LITERTJS_NODE_MODULES,
@@ -23,6 +23,7 @@ import {Module as CjsModule} from 'node:module';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+let verbose = false;
 
 function die(message) {
   process.stderr.write(`run.mjs: ${message}\n`);
@@ -40,6 +41,7 @@ function parseArgs(argv) {
     if (a === '--set') opts.set = Number.parseInt(val(), 10);
     else if (a === '--out') opts.out = path.resolve(val());
     else if (a === '--node-modules') opts.nodeModules = path.resolve(val());
+    else if (a === '--verbose') verbose = true;
     else if (a === '--input') {
       const spec = val();
       const eq = spec.indexOf('=');
@@ -131,9 +133,19 @@ async function loadLiteRt(nodeModules) {
     m._compile(fs.readFileSync(file, 'utf8'), file);
     globalThis.ModuleFactory = m.exports;
   };
-  const core = await import(pathToFileURL(path.join(coreDir, 'dist', 'index.js')).href);
-  await core.loadLiteRt(glue);
-  return core;
+  // Node has no WebGPU: LiteRT.js says so while it loads, and logs each
+  // compile. Quiet unless --verbose.
+  const quiet = () => {};
+  globalThis.Module = verbose ? {} : {print: quiet, printErr: quiet};
+  const warn = console.warn;
+  if (!verbose) console.warn = quiet;
+  try {
+    const core = await import(pathToFileURL(path.join(coreDir, 'dist', 'index.js')).href);
+    await core.loadLiteRt(glue);
+    return core;
+  } finally {
+    console.warn = warn;
+  }
 }
 
 async function main() {

@@ -75,7 +75,7 @@ TEST(Recipe, ConvertWritesAPipelineRecipeWhoseRunnerReproducesOnnxRuntime) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path recipe = dir.file("recipe");
   for (const char* f : {"README.md", "pipeline.json", "run.mjs", "ts.graph1.tflite", "ts.graph2.tflite",
-                        "refs/set1/in.features.npy", "refs/set1/out.head.npy", "refs/set2/out.top_scores.npy"})
+                        "refs/set1/in.features.npy", "refs/set1/out.head.npy", "refs/set1/out.top_scores.npy"})
     EXPECT_TRUE(fs::exists(recipe / f)) << f;
   EXPECT_FALSE(fs::exists(dir.file("recipe.partial")));
   const std::string readme = ReadAll((recipe / "README.md").string());
@@ -91,7 +91,7 @@ TEST(Recipe, ConvertWritesAPipelineRecipeWhoseRunnerReproducesOnnxRuntime) {
   EXPECT_NE(readme.find("gpuclean convert " + onnx), std::string::npos) << readme;
   ExpectRunnerReproducesRefs(recipe, {"head", "top_scores"});
 
-  // `gpuclean record` fills the README's empty device table.
+  // A recipe is written to a new folder, never over one.
   const auto again = testing::RunGpuclean("recipe " + dir.file("ts.pipeline.json") + " -o " + dir.file("recipe"));
   EXPECT_EQ(again.exit_code, 2) << again.out << again.err;
   EXPECT_NE(again.err.find("exists and is not empty"), std::string::npos) << again.err;
@@ -102,10 +102,10 @@ TEST(Recipe, ConvertWritesAPipelineRecipeWhoseRunnerReproducesOnnxRuntime) {
 TEST(Recipe, ASingleGraphWithAHostFedConstantBindsItByName) {
   testing::TempDir dir;
   OnnxTestModel m;
-  m.Input("x", {1, 64, 32});
-  // A large constant added to the activations: the WebGPU target feeds such
-  // constants from the host (large-constant).
-  m.InitF32("pos_embed", {1, 64, 32}, RandomValues(64 * 32, 9));
+  m.Input("x", {1, 256, 1024});
+  // A large constant (1 MiB) added to the activations: the targets feed such
+  // constants from the host (lint rule large-constant).
+  m.InitF32("pos_embed", {1, 256, 1024}, RandomValues(256 * 1024, 9));
   m.Node("Add", {"x", "pos_embed"}, {"y"});
   m.Node("Tanh", {"y"}, {"out"});
   m.Output("out");
@@ -115,7 +115,8 @@ TEST(Recipe, ASingleGraphWithAHostFedConstantBindsItByName) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path recipe = dir.file("recipe");
   const std::string readme = ReadAll((recipe / "README.md").string());
-  EXPECT_NE(readme.find("| `x` | float32 | [1,64,32] | the app"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("| `x` | float32 | [1,256,1024] | the app"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("constant: `single."), std::string::npos) << readme;
   ExpectRunnerReproducesRefs(recipe, {"out"});
 }
 
