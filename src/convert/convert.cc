@@ -741,8 +741,10 @@ struct ProofRuns {
 
 // Rewrites that keep values in half's range where the target's arithmetic
 // overflows: norms scaled before squaring, dot products of quantized codes
-// scaled before summing. Tried when the fp16 check fails.
-const std::vector<std::string> kFp16SafePasses = {"safe-layernorm-v2", "rmsnorm-scale-first", "dot-scale-first"};
+// scaled before summing, long reductions in two short steps. Tried when the
+// fp16 check fails.
+const std::vector<std::string> kFp16SafePasses = {"safe-layernorm-v2", "rmsnorm-scale-first", "dot-scale-first",
+                                                  "mean-split-axes"};
 
 // The outputs in the target's arithmetic are wrong: the model is not
 // GPU-clean whatever lint says, and the report says so in a `left:` line.

@@ -68,8 +68,29 @@ TEST(MeanSplitAxes, FixedMean256x256TracksFp32UnderFp16Compute) {
   EXPECT_GE(fp16_correlation(proof.rewritten), 0.999);
 }
 
-TEST(MeanSplitAxes, LeavesSingleAxisAndOtherReductionsAlone) {
+// A GroupNorm(1) as exporters write it: the mean of [1,1,C*H*W]. One
+// axis of 173056 is viewed as 416 x 416 and reduced twice; in fp16-compute
+// the one long accumulation drifts, the two short ones do not.
+TEST(MeanSplitAxes, OneLongAxisIsReducedAsTwo) {
+  const ir::Model model = Reduction(tfl::BuiltinOperator_MEAN, {1, 1, 173056}, {2}, true);
+  const std::vector<npy::Array> inputs = {synth::HashUniform({1, 1, 173056}, 0, 8, 4)};
+  const testing::PassProof proof = testing::ExpectPassProven("mean-split-axes", model, inputs);
+  EXPECT_EQ(SingleAxisReductions(proof.rewritten, tfl::BuiltinOperator_MEAN), 2);
+  EXPECT_EQ(proof.result.sites.at(0).what, "one MEAN over 173056 elements as 416 x 416 (axis 2)");
+  auto fp16_error = [&](const ir::Model& m) {
+    const npy::Array ref = testing::RunOurs(m, inputs)[0];
+    const npy::Array got = testing::RunOurs(m, inputs, {.precision = exec::Precision::kFp16Compute})[0];
+    return std::abs(double(ref.as<float>()[0]) - got.as<float>()[0]) / std::abs(double(ref.as<float>()[0]));
+  };
+  EXPECT_GT(fp16_error(model), 0.01) << "one half accumulator over 173056 values should drift";
+  EXPECT_LT(fp16_error(proof.rewritten), 0.002);
+}
+
+TEST(MeanSplitAxes, LeavesShortSingleAxesAndOtherReductionsAlone) {
   for (ir::Model model : {Reduction(tfl::BuiltinOperator_MEAN, {1, 128, 128, 4}, {2}, true),
+                          // Long, but prime: no two-axis view.
+                          Reduction(tfl::BuiltinOperator_MEAN, {1, 1, 16411}, {2}, true),
+                          Reduction(tfl::BuiltinOperator_MEAN, {1, 1, 16417}, {2}, true),
                           // The same axis twice is one axis.
                           Reduction(tfl::BuiltinOperator_SUM, {1, 128, 128, 4}, {2, -2}, false),
                           Reduction(tfl::BuiltinOperator_REDUCE_MAX, {1, 128, 128, 4}, {1, 2}, true),
