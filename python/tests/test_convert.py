@@ -87,3 +87,26 @@ def test_convert_pins_input_values(tmp_path):
     assert report["proven"] is True
     assert report["pinned_inputs"] == ["scale=2"]
     assert len(model.inputs) == 1
+
+
+def test_convert_to_a_pipeline_with_a_recipe(tmp_path):
+    # RF-DETR-Seg's shape (tools/export_onnx_fixtures.py rfdetr_seg_small): the
+    # top-K selection the WebGPU target keeps off the GPU goes to a CPU graph.
+    prefix = tmp_path / "rf"
+    report, pipeline = gpuclean.convert(str(onnx_fixture("rfdetr_seg_small")), output=str(prefix),
+                                        target="mldrift-webgpu@2.5.3", host_ops="auto",
+                                        recipe=str(tmp_path / "recipe"))
+    assert isinstance(pipeline, gpuclean.Pipeline), report
+    assert report["pipeline_written"] is True and report["islands"] == "cpu"
+    placements = [s["placement"] for s in report["pipeline"]["stages"]]
+    assert placements == ["gpu", "cpu", "gpu"]
+    # Proven in fp32 and in the target's arithmetic.
+    assert [c["numeric_model"] for c in report["checks"]] == ["fp32", "fp16-fused"]
+    assert all(c["proof"]["passed"] for c in report["checks"])
+    assert report["recipe"]["passed"] is True
+    assert (tmp_path / "recipe" / "run.mjs").exists() and (tmp_path / "recipe" / "README.md").exists()
+    x = np.load(ONNX_DIR / "rfdetr_seg_small.input.npy")
+    outputs = pipeline.run({"input": x})
+    assert set(outputs) >= {"logits", "boxes", "masks"}
+    with pytest.raises(gpuclean.UsageError, match="host_ops"):
+        gpuclean.convert(str(onnx_fixture("rfdetr_seg_small")), output=str(prefix), host_ops="maybe")

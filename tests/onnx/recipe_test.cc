@@ -120,5 +120,27 @@ TEST(Recipe, ASingleGraphWithAHostFedConstantBindsItByName) {
   ExpectRunnerReproducesRefs(recipe, {"out"});
 }
 
+// SAM 2.1 Hiera-T's image encoder (architecture-faithful, 256x256), its
+// windowed position embedding fed from the host: the recipe lists the
+// constant by its signature name and file, and run.mjs reproduces
+// onnxruntime's three FPN levels on the fixture's input.
+TEST(Recipe, Sam2EncoderRecipeFeedsItsPositionEmbeddingByName) {
+  const std::string onnx = (testing::OnnxCache() / "sam2_hiera_t_256.onnx").string();
+  ASSERT_TRUE(fs::exists(onnx)) << onnx << " missing: run tools/fetch_onnx_fixtures.sh";
+  testing::TempDir dir;
+  const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 -q -o " +
+                                      dir.file("sam2.tflite") + " --input input=" +
+                                      (testing::OnnxCache() / "sam2_hiera_t_256.input.npy").string() + " --recipe " +
+                                      dir.file("recipe"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path recipe = dir.file("recipe");
+  const std::string readme = ReadAll((recipe / "README.md").string());
+  EXPECT_NE(readme.find("| `host-fed-constants/"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("| constant: `sam2.host-fed-constants_"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("the app (realistic input)"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("nodes on GPU, 1 partition; 0 lint error(s)"), std::string::npos) << readme;
+  ExpectRunnerReproducesRefs(recipe, {"fpn0", "fpn1", "fpn2"});
+}
+
 }  // namespace
 }  // namespace gpuclean
