@@ -25,7 +25,6 @@
 #include "gpuclean/bisect.h"
 #include "gpuclean/convert.h"
 #include "gpuclean/convert_pipeline.h"
-#include "gpuclean/recipe.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
 #include "gpuclean/format.h"
@@ -38,6 +37,7 @@
 #include "gpuclean/metrics.h"
 #include "gpuclean/npy.h"
 #include "gpuclean/pipeline.h"
+#include "gpuclean/recipe.h"
 #include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
 #include "gpuclean/shapes.h"
@@ -444,7 +444,8 @@ py::object Convert(const std::string& path, const std::optional<std::string>& ou
   options.allow_remaining = allow_remaining;
   options.input_values = input_values;
   if (host_ops == "auto") return ConvertPipeline(options, islands, recipe_dir);
-  if (recipe_dir && !output) throw Error(ErrorKind::kUsage, "recipe= needs output= (the recipe copies what is written)");
+  if (recipe_dir && !output)
+    throw Error(ErrorKind::kUsage, "recipe= needs output= (the recipe copies what is written)");
   nlohmann::json report;
   std::shared_ptr<PyModel> converted;
   {

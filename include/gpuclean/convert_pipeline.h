@@ -48,9 +48,9 @@ struct PipelineResult {
   // Empty when no op needed an island: the monolith is the result then.
   bool cut_made = false;
   split::HostCut cut;
-  std::vector<std::string> stays;  // ops the target keeps off the GPU that no island can hold
-  std::string cleanup_text;        // per GPU graph and target: lint before -> after
-  int errors_left = 0;             // lint errors left in the GPU graphs, all targets
+  std::vector<std::string> stays;     // ops the target keeps off the GPU that no island can hold
+  std::string cleanup_text;           // per GPU graph and target: lint before -> after
+  int errors_left = 0;                // lint errors left in the GPU graphs, all targets
   std::vector<PipelineCheck> checks;  // fp32 first, then one per fp16 target
   std::string spec_path;              // set when written
   bool written = false;

@@ -71,8 +71,7 @@ GateResult ArgmaxGate(const npy::Array& ref, const npy::Array& got);
 // got_choice in the other run) is a near-tie: the reference's two scores are
 // closer than twice the run's noise on the row's other values and within 1%
 // of the row's scale - either choice is as valid as the numbers behind it.
-bool ArgmaxNearTie(const double* ref_row, const double* got_row, int64_t width, int64_t ref_choice,
-                   int64_t got_choice);
+bool ArgmaxNearTie(const double* ref_row, const double* got_row, int64_t width, int64_t ref_choice, int64_t got_choice);
 // The sets of the K largest indices per row (last axis) are equal; order
 // inside the set does not matter. Ties go to the lower index.
 GateResult TopKGate(const npy::Array& ref, const npy::Array& got, int k);

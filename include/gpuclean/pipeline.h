@@ -151,7 +151,7 @@ struct ProveOptions {
   RunOptions run;
   std::vector<analyze::GateSpec> gates;  // empty: inferred per output (task_gates.h)
   analyze::GateOptions gate_options;
-  std::map<std::string, std::string> inputs;  // name -> .npy
+  std::map<std::string, std::string> inputs;       // name -> .npy
   std::map<std::string, npy::Array> input_values;  // name -> value in memory (used instead of `inputs` when set)
   // With a box gate (box_iou, or iou with boxes) on an output [..., N, 4]:
   // pair the chain's detections with the monolith's by box before gating,

@@ -91,7 +91,7 @@ std::vector<int> OpsOfTypes(const ir::Subgraph& g, const std::vector<std::string
 // (host_steps.h), for an app that runs no CPU graphs; only the ops a step
 // computes can move.
 enum class Islands { kCpuGraphs, kHostSteps };
-const char* IslandsName(Islands islands);  // "cpu" | "steps"
+const char* IslandsName(Islands islands);       // "cpu" | "steps"
 Islands ParseIslands(const std::string& name);  // Error(kUsage) for another name
 
 // Whether op `op` of `g` can be in an island of that kind; `why_not` says

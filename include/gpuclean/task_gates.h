@@ -64,9 +64,9 @@ std::vector<OutputGateResult> ApplyTaskGates(const std::vector<OutputGate>& gate
 // least min_mask_iou. Order and the detections below the threshold do not
 // matter: a near-tie that swaps a weak proposal is no loss.
 struct DetectionLayout {
-  int scores = -1;          // [1, N, C] class logits or probabilities
-  int boxes = -1;           // [1, N, 4]
-  std::vector<int> masks;   // [1, N, H, W]
+  int scores = -1;         // [1, N, C] class logits or probabilities
+  int boxes = -1;          // [1, N, 4]
+  std::vector<int> masks;  // [1, N, H, W]
   BoxFormat format = BoxFormat::kCxcywh;
   double mask_threshold = 0;  // 0 for logits, 0.5 for probabilities
 };

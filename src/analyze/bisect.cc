@@ -222,9 +222,7 @@ constexpr const char* kScaleInvariantFix =
     "scale this op's weights and bias down; the following norm is scale-invariant, so it is exact";
 constexpr const char* kHybridFix = "keep this op on the CPU (hybrid placement)";
 
-bool IsIndexTensor(const npy::Array& a) {
-  return a.dtype == tfl::TensorType_INT32 || a.dtype == tfl::TensorType_INT64;
-}
+bool IsIndexTensor(const npy::Array& a) { return a.dtype == tfl::TensorType_INT32 || a.dtype == tfl::TensorType_INT64; }
 
 // Per row of the last axis, the values as a set: a selection that lists
 // the same rows in another order is the same selection.

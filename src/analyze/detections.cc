@@ -88,8 +88,8 @@ std::optional<DetectionLayout> InferDetectionLayout(const std::vector<npy::Array
 GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector<npy::Array>& reference,
                                 const std::vector<npy::Array>& got, const DetectionGateOptions& options) {
   GateResult r;
-  r.gate = fmt::format("detections>{}: box_iou>={}, class, mask_iou>={}", options.score_threshold,
-                       options.min_box_iou, options.min_mask_iou);
+  r.gate = fmt::format("detections>{}: box_iou>={}, class, mask_iou>={}", options.score_threshold, options.min_box_iou,
+                       options.min_mask_iou);
   const npy::Array& ref_scores = reference.at(layout.scores);
   const npy::Array& got_scores = got.at(layout.scores);
   const npy::Array& ref_boxes = reference.at(layout.boxes);
@@ -143,19 +143,19 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
     if (best_iou >= options.min_box_iou && same_class && mask_iou >= options.min_mask_iou) {
       ++found;
     } else if (first_lost.empty()) {
-      first_lost = fmt::format(" (first lost: reference {} score {:.3f} class {}: best box IoU {:.3f} at {}, class {}{})",
-                               d, ref_score[d], ref_class[d], best_iou, best, got_class[best],
-                               layout.masks.empty() ? "" : fmt::format(", mask IoU {:.3f}", mask_iou));
+      first_lost =
+          fmt::format(" (first lost: reference {} score {:.3f} class {}: best box IoU {:.3f} at {}, class {}{})", d,
+                      ref_score[d], ref_class[d], best_iou, best, got_class[best],
+                      layout.masks.empty() ? "" : fmt::format(", mask IoU {:.3f}", mask_iou));
     }
   }
   r.passed = found == wanted;
   r.value = wanted == 0 ? 1.0 : static_cast<double>(found) / static_cast<double>(wanted);
-  r.detail = fmt::format("{}/{} reference detection(s) above {} found again (box IoU min {:.4g}, {}{}){}", found,
-                         wanted, options.score_threshold, wanted ? min_box : 1.0,
-                         class_ties ? fmt::format("same class, {} at a class near-tie", class_ties)
-                                    : std::string("same class"),
-                         layout.masks.empty() ? "" : fmt::format(", mask IoU min {:.4g}", wanted ? min_mask : 1.0),
-                         first_lost);
+  r.detail = fmt::format(
+      "{}/{} reference detection(s) above {} found again (box IoU min {:.4g}, {}{}){}", found, wanted,
+      options.score_threshold, wanted ? min_box : 1.0,
+      class_ties ? fmt::format("same class, {} at a class near-tie", class_ties) : std::string("same class"),
+      layout.masks.empty() ? "" : fmt::format(", mask IoU min {:.4g}", wanted ? min_mask : 1.0), first_lost);
   return r;
 }
 

@@ -140,7 +140,8 @@ std::string MarkdownRow(const RecordRow& row) {
 }
 
 namespace {
-constexpr const char* kRecordHeader = "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
+constexpr const char* kRecordHeader =
+    "| device | accelerator | runtime | N/M nodes, partitions | corr | max abs | task gate |";
 constexpr const char* kRecordRule = "|---|---|---|---|---|---|---|";
 }  // namespace
 

@@ -27,8 +27,9 @@ void AddRecipe(CLI::App& app, Handler& handler) {
   cmd->add_option("-o,--output", args->options.out_dir, "the folder to write (must be new or empty)")->required();
   cmd->add_option("--against", args->options.against,
                   "the reference model: .onnx (onnxruntime) or .tflite (default: the pipeline's source)");
-  cmd->add_option("--target", args->options.target, "GPU target(s), comma-separated: predicted residency and the "
-                                                    "arithmetic fidelity is judged in")
+  cmd->add_option("--target", args->options.target,
+                  "GPU target(s), comma-separated: predicted residency and the "
+                  "arithmetic fidelity is judged in")
       ->capture_default_str();
   cmd->add_option("--input", args->inputs, "NAME=FILE.npy the realistic input (set 1; repeatable)");
   cmd->add_option("--seeds", args->options.seeded_sets, "seeded input sets after the realistic one")

@@ -27,11 +27,10 @@ std::vector<int> AutoHostOps(const ir::Model& model, const std::string& target, 
   const std::vector<int> ops = split::HostOpsForTarget(model, target, islands, &stays);
   for (const std::string& line : stays) std::cerr << "split: " << line << "\n";
   if (ops.empty())
-    throw Error(ErrorKind::kUsage, fmt::format("--host auto: no op that {} keeps off the GPU can move to {} "
-                                               "(gpuclean lint MODEL --target {} lists them)",
-                                               target,
-                                               islands == split::Islands::kCpuGraphs ? "a CPU graph" : "a host step",
-                                               target));
+    throw Error(ErrorKind::kUsage,
+                fmt::format("--host auto: no op that {} keeps off the GPU can move to {} "
+                            "(gpuclean lint MODEL --target {} lists them)",
+                            target, islands == split::Islands::kCpuGraphs ? "a CPU graph" : "a host step", target));
   return ops;
 }
 

@@ -41,7 +41,7 @@ void CutWriteProve(PipelineResult& result, const Options& options, const Options
                    const PipelineOptions& pipeline_options, const std::vector<int>& ops, const std::string& prefix,
                    const std::string& stem, const std::vector<std::string>& targets) {
   PipelineProgress(options, fmt::format("cutting {} op(s) the GPU cannot take into islands ({})", ops.size(),
-                                split::IslandsName(pipeline_options.islands)));
+                                        split::IslandsName(pipeline_options.islands)));
   result.cut = split::CutHostIslands(result.conversion.model, ops, stem, pipeline_options.islands);
   split::HostCut& cut = result.cut;
   // Inputs the rewrites added for the host to feed are constants of the pipeline.
@@ -83,8 +83,9 @@ void CutWriteProve(PipelineResult& result, const Options& options, const Options
       for (const std::string& t : targets) {
         const exec::Precision precision = lint::NumericModel(lint::LoadMatrix(CompatDir(options), t));
         if (precision == exec::Precision::kFp32) continue;
-        PipelineProgress(options, fmt::format("proving the pipeline in {}'s arithmetic ({} GPU stages, fp32 CPU stages)", t,
-                                      exec::PrecisionName(precision)));
+        PipelineProgress(options,
+                         fmt::format("proving the pipeline in {}'s arithmetic ({} GPU stages, fp32 CPU stages)", t,
+                                     exec::PrecisionName(precision)));
         pipeline::ProveOptions in_target = prove;
         in_target.run.precision = precision;
         result.checks.push_back(
@@ -111,9 +112,8 @@ void CutWriteProve(PipelineResult& result, const Options& options, const Options
 }  // namespace
 
 bool PipelineResult::proven() const {
-  return !checks.empty() && std::all_of(checks.begin(), checks.end(), [](const PipelineCheck& c) {
-           return c.report.passed;
-         });
+  return !checks.empty() &&
+         std::all_of(checks.begin(), checks.end(), [](const PipelineCheck& c) { return c.report.passed; });
 }
 
 int PipelineResult::exit_code() const {
@@ -158,11 +158,9 @@ PipelineResult ConvertToPipeline(const Options& given, const PipelineOptions& pi
   // A selection whose scores the GPU computes can flip at near-ties in
   // half precision. When the target's arithmetic fails, measure the
   // placement that ranks in fp32: the score head joins the CPU graph.
-  const bool fp16_failed = std::any_of(result.checks.begin(), result.checks.end(), [](const PipelineCheck& c) {
-    return !c.target.empty() && !c.report.passed;
-  });
-  if (fp16_failed && pipeline_options.islands == split::Islands::kCpuGraphs &&
-      pipeline_options.exact_selections) {
+  const bool fp16_failed = std::any_of(result.checks.begin(), result.checks.end(),
+                                       [](const PipelineCheck& c) { return !c.target.empty() && !c.report.passed; });
+  if (fp16_failed && pipeline_options.islands == split::Islands::kCpuGraphs && pipeline_options.exact_selections) {
     const ir::Subgraph& g = result.conversion.model.main();
     // Selections the GPU runs move too: the ranking is what must be exact.
     std::vector<int> more = ops;
@@ -216,8 +214,9 @@ std::string PipelineResult::RenderText() const {
     return out;
   }
   if (!conversion.report.target.numeric_model.empty())
-    out += "  (the monolith's arithmetic check above is superseded by the pipeline's below: the ops the GPU "
-           "cannot take no longer run there)\n";
+    out +=
+        "  (the monolith's arithmetic check above is superseded by the pipeline's below: the ops the GPU "
+        "cannot take no longer run there)\n";
   for (const std::string& line : stays) out += "  stays on the GPU: " + line + "\n";
   out += fmt::format("pipeline for {}: {} between GPU graphs\n", target, split::HostStepSummary(cut));
   out += split::DescribeHostCut(cut.spec) + cleanup_text;
@@ -230,14 +229,15 @@ std::string PipelineResult::RenderText() const {
   }
   if (!selection_note.empty()) out += "  selection: " + selection_note + "\n";
   for (const PipelineCheck& c : checks) {
-    out += c.target.empty() ? std::string("fp32 (GPU and CPU stages in fp32):\n")
-                            : fmt::format("in {}'s arithmetic ({} GPU stages, fp32 CPU stages):\n", c.target,
-                                          c.numeric_model);
+    out += c.target.empty()
+               ? std::string("fp32 (GPU and CPU stages in fp32):\n")
+               : fmt::format("in {}'s arithmetic ({} GPU stages, fp32 CPU stages):\n", c.target, c.numeric_model);
     out += pipeline::RenderProve(c.report);
   }
   if (written)
-    out += fmt::format("wrote {}{}\n", spec_path,
-                       errors_left > 0 ? fmt::format(" ({} lint error(s) remain: --allow-remaining)", errors_left) : "");
+    out +=
+        fmt::format("wrote {}{}\n", spec_path,
+                    errors_left > 0 ? fmt::format(" ({} lint error(s) remain: --allow-remaining)", errors_left) : "");
   else
     out += "the pipeline spec was not written (a check above failed)\n";
   return out;

@@ -30,7 +30,8 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 
 std::string FileSafe(const std::string& name) {
   std::string out;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+  for (char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
   return out;
 }
 
@@ -50,7 +51,8 @@ void Copy(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::create_directories(to.parent_path(), ec);
   fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-  if (ec) throw Error(ErrorKind::kIo, fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
+  if (ec)
+    throw Error(ErrorKind::kIo, fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
 }
 
 // A .tflite as a one-stage pipeline: its inputs with a MODEL.<input>.npy
@@ -120,7 +122,7 @@ std::string PackageVersion(const std::string& package) {
     std::ifstream in(file);
     const Json j = Json::parse(in, nullptr, false);
     return j.is_object() && j.contains("version") && j["version"].is_string() ? j["version"].get<std::string>()
-                                                                             : std::string("?");
+                                                                              : std::string("?");
   } catch (const Error&) {
     return "not installed";
   }
@@ -193,10 +195,9 @@ Result WriteRecipe(const Options& o) {
   if (o.out_dir.empty()) throw Error(ErrorKind::kUsage, "recipe needs -o DIR");
   if (!fs::exists(o.source)) throw Error(ErrorKind::kBadInput, fmt::format("{}: no such file", o.source));
   if (fs::exists(o.out_dir) && !(fs::is_directory(o.out_dir) && fs::is_empty(o.out_dir)))
-    throw Error(ErrorKind::kUsage, fmt::format("{} exists and is not empty; a recipe is written to a new folder",
-                                               o.out_dir));
-  if (o.seeded_sets < 0 || o.seeded_sets > 16)
-    throw Error(ErrorKind::kUsage, "--seeds expects 0 to 16 seeded sets");
+    throw Error(ErrorKind::kUsage,
+                fmt::format("{} exists and is not empty; a recipe is written to a new folder", o.out_dir));
+  if (o.seeded_sets < 0 || o.seeded_sets > 16) throw Error(ErrorKind::kUsage, "--seeds expects 0 to 16 seeded sets");
   const fs::path final_dir = fs::absolute(o.out_dir).lexically_normal();
   const fs::path building = final_dir.parent_path() / (final_dir.filename().string() + ".partial");
   fs::remove_all(building);
@@ -231,8 +232,8 @@ Result WriteRecipe(const Options& o) {
       real.label = "realistic input";
       for (const auto& [name, file] : o.inputs) {
         if (std::find(spec.inputs.begin(), spec.inputs.end(), name) == spec.inputs.end())
-          throw Error(ErrorKind::kUsage, fmt::format("--input {}: the model has no input '{}' (inputs: {})", name,
-                                                     name, fmt::join(spec.inputs, ", ")));
+          throw Error(ErrorKind::kUsage, fmt::format("--input {}: the model has no input '{}' (inputs: {})", name, name,
+                                                     fmt::join(spec.inputs, ", ")));
         real.values[name] = npy::Read(file);
       }
       real.seed = 1;
@@ -263,8 +264,8 @@ Result WriteRecipe(const Options& o) {
       if (!against.empty()) {
         fp32 = pipeline::Prove(spec, against, prove);
       } else {
-        fp32.chain = pipeline::Run(spec, pipeline::PrepareInputArrays(spec, prove.input_values, prove.run.seed),
-                                   prove.run);
+        fp32.chain =
+            pipeline::Run(spec, pipeline::PrepareInputArrays(spec, prove.input_values, prove.run.seed), prove.run);
         fp32.passed = true;
       }
       for (size_t i = 0; i < spec.inputs.size(); ++i)
@@ -325,9 +326,10 @@ Result WriteRecipe(const Options& o) {
     for (const pipeline::Constant& c : spec.constants)
       md += fmt::format("| `{}` | constant `{}`, fed by the app once | {} |\n", c.file, c.name,
                         SizeText(fs::file_size(building / c.file)));
-    md += "| `pipeline.json` | the stages, their inputs and outputs by name | |\n"
-          "| `refs/set<k>/` | reference inputs (`in.*.npy`) and the reference model's outputs (`out.*.npy`) | |\n"
-          "| `run.mjs` | runs every stage with LiteRT.js, binding by name (`node run.mjs --set 1 --out out/`) | |\n\n";
+    md +=
+        "| `pipeline.json` | the stages, their inputs and outputs by name | |\n"
+        "| `refs/set<k>/` | reference inputs (`in.*.npy`) and the reference model's outputs (`out.*.npy`) | |\n"
+        "| `run.mjs` | runs every stage with LiteRT.js, binding by name (`node run.mjs --set 1 --out out/`) | |\n\n";
 
     md += "## Inputs\n\n| name | dtype | shape | fed by | values in set 1 |\n|---|---|---|---|---|\n";
     for (size_t i = 0; i < spec.inputs.size(); ++i) {
@@ -418,8 +420,7 @@ Result WriteRecipe(const Options& o) {
           Json out = {{"name", v.name}, {"passed", v.passed}, {"gates", Json::array()}};
           for (const analyze::GateResult& g : v.gates) out["gates"].push_back(analyze::ToJson(g));
           entry["outputs"].push_back(out);
-          if (std::find(detector_outputs.begin(), detector_outputs.end(), "`" + v.name + "`") !=
-              detector_outputs.end())
+          if (std::find(detector_outputs.begin(), detector_outputs.end(), "`" + v.name + "`") != detector_outputs.end())
             continue;
           md += fmt::format("| {} | `{}` | {} | {} |\n", Escape(c.label), v.name, v.passed ? "pass" : "FAIL",
                             Escape(GatesCell(v)));
@@ -435,20 +436,19 @@ Result WriteRecipe(const Options& o) {
     for (const std::string& c : o.commands) md += c + "\n";
     md += "```\n\nVersions: gpuclean 0.1.0, @litertjs/core " + PackageVersion("@litertjs/core") +
           ", onnxruntime-node " + PackageVersion("onnxruntime-node") + ".\n\n";
-    md += "## Run it\n\nDesktop, LiteRT.js (Node; every stage on the wasm CPU accelerator):\n\n"
-          "```sh\nnpm install @litertjs/core@" +
-          PackageVersion("@litertjs/core") +
-          " @litertjs/wasm-utils@" + PackageVersion("@litertjs/core") +
-          "\nnode run.mjs --set 1 --out out/   # then compare out/ with refs/set1/out.*.npy\n```\n\n"
-          "Android, the CompiledModel API (GPU stages on the GPU accelerator, CPU stages on the CPU):\n\n";
+    md +=
+        "## Run it\n\nDesktop, LiteRT.js (Node; every stage on the wasm CPU accelerator):\n\n"
+        "```sh\nnpm install @litertjs/core@" +
+        PackageVersion("@litertjs/core") + " @litertjs/wasm-utils@" + PackageVersion("@litertjs/core") +
+        "\nnode run.mjs --set 1 --out out/   # then compare out/ with refs/set1/out.*.npy\n```\n\n"
+        "Android, the CompiledModel API (GPU stages on the GPU accelerator, CPU stages on the CPU):\n\n";
     md += KotlinSnippet(spec);
     md += "\n" + analyze::EmptyDeviceRecordsSection();
     WriteFileAtomically((building / "README.md").string(), md);
     WriteFileAtomically((building / "run.mjs").string(), RunnerScript());
 
-    result.summary = {{"source", o.source},     {"against", against},   {"targets", targets},
-                      {"refs", refs},           {"residency", residency}, {"fidelity", fidelity},
-                      {"passed", result.passed}};
+    result.summary = {{"source", o.source},     {"against", against},   {"targets", targets},     {"refs", refs},
+                      {"residency", residency}, {"fidelity", fidelity}, {"passed", result.passed}};
     for (const auto& entry : fs::recursive_directory_iterator(building))
       if (entry.is_regular_file()) result.files.push_back(fs::relative(entry.path(), building).string());
     std::sort(result.files.begin(), result.files.end());

@@ -373,8 +373,8 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested
       for (int t : step->inputs)
         if (t >= 0 && constant[t] && !g.tensors[t].is_const())
           throw Error(ErrorKind::kUsage,
-                      fmt::format("op {} ({}) reads '{}', which op {} computes from constants; keep it in the graph",
-                                  i, g.ops[i].name(), g.tensors[t].name, g.Producer(t)));
+                      fmt::format("op {} ({}) reads '{}', which op {} computes from constants; keep it in the graph", i,
+                                  g.ops[i].name(), g.tensors[t].name, g.Producer(t)));
       steps.emplace(i, std::move(*step));
     }
   }

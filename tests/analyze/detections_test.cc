@@ -21,7 +21,8 @@ npy::Array Floats(std::vector<int64_t> shape, const std::vector<float>& v) {
 // Three detections: logits over 2 classes, cxcywh boxes, 4x4 mask logits.
 std::vector<npy::Array> Detector(const std::vector<int>& order, float weak_logit) {
   const std::vector<std::vector<float>> logits = {{3, -2}, {-1, 2.5f}, {weak_logit, -4}};
-  const std::vector<std::vector<float>> boxes = {{0.3f, 0.3f, 0.2f, 0.2f}, {0.7f, 0.6f, 0.3f, 0.2f}, {0.5f, 0.5f, 0.1f, 0.1f}};
+  const std::vector<std::vector<float>> boxes = {
+      {0.3f, 0.3f, 0.2f, 0.2f}, {0.7f, 0.6f, 0.3f, 0.2f}, {0.5f, 0.5f, 0.1f, 0.1f}};
   std::vector<float> l, b, m;
   for (int d : order) {
     l.insert(l.end(), logits[d].begin(), logits[d].end());

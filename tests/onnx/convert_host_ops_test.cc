@@ -91,9 +91,8 @@ TEST(ConvertHostOps, TopKAndGatherMoveToACpuGraphAndThePipelineIsProven) {
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
 
   // Host steps stay available for an app that runs no CPU graph.
-  const auto steps = testing::RunGpuclean("convert " + onnx +
-                                          " --target mldrift-webgpu@2.5.3 --host-ops auto --islands steps -q -o " +
-                                          dir.file("st"));
+  const auto steps = testing::RunGpuclean(
+      "convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto --islands steps -q -o " + dir.file("st"));
   ASSERT_EQ(steps.exit_code, 0) << steps.out << steps.err;
   EXPECT_NE(steps.out.find("host  topk {\"k\":10}"), std::string::npos) << steps.out;
 
@@ -110,7 +109,8 @@ TEST(ConvertHostOps, TheGridSampleTopKGatherElementsSamplerConvertsForBothTarget
   testing::TempDir dir;
   const std::string onnx = SamplerModel().Write(dir.file("sampler.onnx"));
   for (const char* target : {"mldrift-webgpu@2.5.3", "mldrift-cl@2.2.0"}) {
-    const std::string prefix = dir.file(std::string("s_") + (std::string(target).find("webgpu") != std::string::npos ? "webgpu" : "cl"));
+    const std::string prefix =
+        dir.file(std::string("s_") + (std::string(target).find("webgpu") != std::string::npos ? "webgpu" : "cl"));
     const auto r = testing::RunGpuclean("convert " + onnx + " --target " + target + " --host-ops auto -q -o " + prefix);
     ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.out << r.err;
     EXPECT_EQ(r.err.find("stays in the graph"), std::string::npos) << r.err;

@@ -49,9 +49,9 @@ OnnxTestModel RecipeTwoStage() {
 
 // run.mjs's outputs against refs/set<k>/out.*.npy, onnxruntime's.
 void ExpectRunnerReproducesRefs(const fs::path& recipe, const std::vector<std::string>& outputs) {
-  const auto run = testing::RunCommand("node " + (recipe / "run.mjs").string() + " --set 1 --out " +
-                                       (recipe / "out").string() + " --node-modules " + testing::SourceDir() +
-                                       "/node_modules");
+  const auto run =
+      testing::RunCommand("node " + (recipe / "run.mjs").string() + " --set 1 --out " + (recipe / "out").string() +
+                          " --node-modules " + testing::SourceDir() + "/node_modules");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   for (const std::string& name : outputs) {
     const npy::Array ref = npy::Read((recipe / "refs/set1" / ("out." + name + ".npy")).string());
@@ -128,10 +128,10 @@ TEST(Recipe, Sam2EncoderRecipeFeedsItsPositionEmbeddingByName) {
   const std::string onnx = (testing::OnnxCache() / "sam2_hiera_t_256.onnx").string();
   ASSERT_TRUE(fs::exists(onnx)) << onnx << " missing: run tools/fetch_onnx_fixtures.sh";
   testing::TempDir dir;
-  const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 -q -o " +
-                                      dir.file("sam2.tflite") + " --input input=" +
-                                      (testing::OnnxCache() / "sam2_hiera_t_256.input.npy").string() + " --recipe " +
-                                      dir.file("recipe"));
+  const auto r =
+      testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 -q -o " + dir.file("sam2.tflite") +
+                           " --input input=" + (testing::OnnxCache() / "sam2_hiera_t_256.input.npy").string() +
+                           " --recipe " + dir.file("recipe"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path recipe = dir.file("recipe");
   const std::string readme = ReadAll((recipe / "README.md").string());

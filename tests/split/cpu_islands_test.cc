@@ -109,7 +109,8 @@ TEST(CpuIslands, IndexChainsThatOnlyFeedTheIslandJoinIt) {
   format::WriteModel(model, dir.file("c.tflite"));
   pipeline::ProveOptions options;
   options.run.seed = 2;
-  const auto report = pipeline::Prove(pipeline::LoadSpec(WriteHostCut(cut, dir.file("c"))), dir.file("c.tflite"), options);
+  const auto report =
+      pipeline::Prove(pipeline::LoadSpec(WriteHostCut(cut, dir.file("c"))), dir.file("c.tflite"), options);
   EXPECT_TRUE(report.passed) << pipeline::RenderProve(report);
 }
 
@@ -123,7 +124,9 @@ TEST(CpuIslands, RefusesOpsNoCpuGraphCanHold) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUsage);
-    EXPECT_STREQ(e.what(), "op 0 (SomeVendorOp) cannot run in a CPU graph: it is a custom op, which LiteRT's CPU path does not know");
+    EXPECT_STREQ(
+        e.what(),
+        "op 0 (SomeVendorOp) cannot run in a CPU graph: it is a custom op, which LiteRT's CPU path does not know");
   }
   EXPECT_EQ(ParseIslands("cpu"), Islands::kCpuGraphs);
   EXPECT_THROW(ParseIslands("gpu"), Error);
