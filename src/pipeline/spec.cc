@@ -293,13 +293,33 @@ Json ToJson(const Spec& spec) {
     for (const Constant& c : spec.constants) j["constants"].push_back({{"name", c.name}, {"file", c.file}});
   }
   j["stages"] = Json::array();
-  for (const Stage& s : spec.stages) {
+  for (size_t index = 0; index < spec.stages.size(); ++index) {
+    const Stage& s = spec.stages[index];
     Json st;
     st["name"] = s.name;
     if (s.kind == Stage::Kind::kGraph) {
       st["graph"] = s.graph;
       st["placement"] = s.placement;
       if (s.ops) st["ops"] = s.ops;
+      // What an app binds, when the graph is at hand: each value's name in
+      // the graph's signature, dtype and shape, and the file of a constant.
+      if (index < spec.models.size() && spec.models[index]) {
+        const ir::Model& model = *spec.models[index];
+        const ir::Subgraph& g = model.main();
+        if (!model.signatures.empty()) st["signature"] = model.signatures.front().key;
+        auto describe = [&](const std::vector<int32_t>& tensors, const std::vector<std::string>& names) {
+          Json list = Json::array();
+          for (size_t k = 0; k < tensors.size() && k < names.size(); ++k) {
+            const ir::Tensor& t = g.tensors[tensors[k]];
+            Json v = {{"name", names[k]}, {"dtype", std::string(ir::DTypeName(t.dtype))}, {"shape", t.shape}};
+            for (const Constant& c : spec.constants)
+              if (c.name == names[k]) v["constant"] = c.file;
+            list.push_back(std::move(v));
+          }
+          return list;
+        };
+        st["tensors"] = {{"inputs", describe(g.inputs, s.inputs)}, {"outputs", describe(g.outputs, s.outputs)}};
+      }
     } else {
       st["host"] = s.host;
       st["params"] = s.params.is_null() ? Json::object() : s.params;

@@ -212,6 +212,7 @@ Result WriteRecipe(const Options& o) {
     const std::string spec_path = (building / "pipeline.json").string();
     pipeline::WriteSpec(spec, spec_path);
     spec = pipeline::LoadSpec(spec_path);
+    pipeline::WriteSpec(spec, spec_path);  // again, with each graph's tensors described
 
     std::string against = o.against;
     if (against.empty() && !spec.source.empty() && fs::exists(spec.source) &&

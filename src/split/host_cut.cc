@@ -486,6 +486,11 @@ std::string WriteHostCut(HostCut& cut, const std::string& prefix) {
   }
   for (const auto& [file, value] : cut.constants) npy::Write((dir / file).string(), value);
   cut.spec.path = prefix + ".pipeline.json";
+  // The spec describes each graph's tensors from the graphs written.
+  cut.spec.models.assign(cut.spec.stages.size(), nullptr);
+  for (size_t s = 0; s < cut.spec.stages.size(); ++s)
+    for (const auto& [file, model] : cut.graphs)
+      if (cut.spec.stages[s].graph == file) cut.spec.models[s] = std::make_shared<const ir::Model>(model);
   pipeline::WriteSpec(cut.spec, cut.spec.path);
   return cut.spec.path;
 }
