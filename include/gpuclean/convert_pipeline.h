@@ -8,6 +8,7 @@
 //   convert::Options o;  o.onnx_path = "m.onnx";  o.output_path = "m";  // the prefix
 //   convert::PipelineResult r = convert::ConvertToPipeline(o);
 //   r.exit_code();  r.spec_path;  // m.pipeline.json when written
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,7 @@ struct PipelineResult {
   split::HostCut cut;
   std::vector<std::string> stays;     // ops the target keeps off the GPU that no island can hold
   std::string cleanup_text;           // per GPU graph and target: lint before -> after
+  std::vector<std::string> ceiling_splits;  // GPU graphs split at a target's compile ceiling
   int errors_left = 0;                // lint errors left in the GPU graphs, all targets
   std::vector<PipelineCheck> checks;  // fp32 first, then one per fp16 target
   std::string spec_path;              // set when written

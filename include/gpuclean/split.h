@@ -40,6 +40,12 @@ struct Part {
 // leaves a part empty.
 std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at);
 
+// Cuts model.main() into consecutive parts of at most about `max_ops`
+// runtime ops each, in topological order (as balanced as the count
+// allows): what a graph past a delegate's whole-graph compile ceiling is
+// split into. One part when it fits. Error(kUsage) for max_ops < 1.
+std::vector<Part> CutByOrder(const ir::Model& model, int max_ops);
+
 struct Proof {
   bool bit_exact = true;
   std::vector<std::string> mismatches;  // one line per output that differs
@@ -154,6 +160,16 @@ struct GraphCleanup {
   std::string failure;                 // why the graph is kept as cut (fix not proven, or cannot run)
 };
 std::vector<GraphCleanup> CleanGraphs(HostCut& cut, const std::string& target);
+
+// The whole-graph compile ceiling `target`'s matrix sets (its compile-ceiling
+// rule's max_nodes), or nullopt when it sets none.
+std::optional<int> CompileCeiling(const std::string& target);
+// Each GPU graph of the cut with more compute nodes than `max_nodes` is
+// replaced by consecutive GPU graphs under it (CutByOrder, with a tenth in
+// reserve): stage graphN becomes graphN_1, graphN_2, ..., files
+// STEM.graphN_<k>.tflite; the values between them are named after their
+// tensors. Returns one line per graph split.
+std::vector<std::string> SplitAtCompileCeiling(HostCut& cut, int max_nodes);
 std::string DescribeCleanup(const std::vector<GraphCleanup>& cleanup, const std::string& target);
 int ErrorsLeft(const std::vector<GraphCleanup>& cleanup);
 

@@ -57,6 +57,14 @@ void CutWriteProve(PipelineResult& result, const Options& options, const Options
   // and fixed again, each target's clean-up in turn, then a second round
   // whose lint is the verdict.
   for (const std::string& t : targets) split::CleanGraphs(cut, t);
+  // GPU graphs past a target's whole-graph compile ceiling are split there,
+  // and the new graphs cleaned in turn (their new outputs can break a rule).
+  std::optional<int> ceiling;
+  for (const std::string& t : targets)
+    if (const auto c = split::CompileCeiling(t)) ceiling = ceiling ? std::min(*ceiling, *c) : *c;
+  result.ceiling_splits = ceiling ? split::SplitAtCompileCeiling(cut, *ceiling) : std::vector<std::string>{};
+  if (!result.ceiling_splits.empty())
+    for (const std::string& t : targets) split::CleanGraphs(cut, t);
   result.errors_left = 0;
   result.cleanup_text.clear();
   for (const std::string& t : targets) {
@@ -219,6 +227,7 @@ std::string PipelineResult::RenderText() const {
         "cannot take no longer run there)\n";
   for (const std::string& line : stays) out += "  stays on the GPU: " + line + "\n";
   out += fmt::format("pipeline for {}: {} between GPU graphs\n", target, split::HostStepSummary(cut));
+  for (const std::string& line : ceiling_splits) out += "  " + line + "\n";
   out += split::DescribeHostCut(cut.spec) + cleanup_text;
   if (checks.empty()) {
     out += fmt::format(
@@ -257,6 +266,7 @@ nlohmann::json PipelineResult::ToJson() const {
                            {"proof", pipeline::ToJson(c.report)}});
   j["checks"] = std::move(checks_json);
   if (!selection_note.empty()) j["selection"] = selection_note;
+  if (!ceiling_splits.empty()) j["ceiling_splits"] = ceiling_splits;
   // The fp32 proof, where the single-check report had it.
   if (!checks.empty()) j["proof"] = pipeline::ToJson(checks.front().report);
   if (written) j["spec"] = spec_path;

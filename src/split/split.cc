@@ -195,6 +195,28 @@ std::vector<Part> Cut(const ir::Model& model, const std::vector<std::string>& at
   return parts;
 }
 
+std::vector<Part> CutByOrder(const ir::Model& model, int max_ops) {
+  if (max_ops < 1) throw Error(ErrorKind::kUsage, "a part needs room for at least one op");
+  const ir::Subgraph& g = model.main();
+  const std::vector<int> order = g.TopologicalOrder();
+  const std::vector<bool> constant = internal::ConstantValued(g, order);
+  std::vector<int> runtime;
+  for (int i : order)
+    if (!std::all_of(g.ops[i].outputs.begin(), g.ops[i].outputs.end(), [&](int t) { return t < 0 || constant[t]; }))
+      runtime.push_back(i);
+  const int n = static_cast<int>(runtime.size());
+  const int parts = std::max(1, (n + max_ops - 1) / max_ops);
+  const int per_part = std::max(1, (n + parts - 1) / parts);
+  std::vector<int> stage(g.ops.size(), -1);
+  for (int k = 0; k < n; ++k) stage[runtime[k]] = k / per_part;
+  std::vector<Part> out;
+  for (int p = 0; p < parts; ++p)
+    out.push_back(internal::MakePart(model, stage, constant, order, p,
+                                     fmt::format("gpuclean split: part {} of {} under the compile ceiling{}", p + 1,
+                                                 parts, model.source.empty() ? "" : " of " + model.source)));
+  return out;
+}
+
 Proof ProveChain(const ir::Model& model, const std::vector<Part>& parts, uint32_t seed) {
   const ir::Subgraph& g = model.main();
   std::map<std::string, npy::Array> values;
