@@ -49,12 +49,12 @@ struct PipelineResult {
   // Empty when no op needed an island: the monolith is the result then.
   bool cut_made = false;
   split::HostCut cut;
-  std::vector<std::string> stays;     // ops the target keeps off the GPU that no island can hold
-  std::string cleanup_text;           // per GPU graph and target: lint before -> after
+  std::vector<std::string> stays;           // ops the target keeps off the GPU that no island can hold
+  std::string cleanup_text;                 // per GPU graph and target: lint before -> after
   std::vector<std::string> ceiling_splits;  // GPU graphs split at a target's compile ceiling
-  int errors_left = 0;                // lint errors left in the GPU graphs, all targets
-  std::vector<PipelineCheck> checks;  // fp32 first, then one per fp16 target
-  std::string spec_path;              // set when written
+  int errors_left = 0;                      // lint errors left in the GPU graphs, all targets
+  std::vector<PipelineCheck> checks;        // fp32 first, then one per fp16 target
+  std::string spec_path;                    // set when written
   bool written = false;
   std::string target;  // as given ("A,B")
   // Set when the selection placement was measured: both verdicts, and which was kept.

@@ -161,8 +161,7 @@ std::vector<std::string> SplitAtCompileCeiling(HostCut& cut, int max_nodes) {
     cut.graphs.erase(graph);
     cut.graphs.insert(cut.graphs.end(), models.begin(), models.end());
     cut.spec.stages.erase(cut.spec.stages.begin() + static_cast<std::ptrdiff_t>(s));
-    cut.spec.stages.insert(cut.spec.stages.begin() + static_cast<std::ptrdiff_t>(s), replaced.begin(),
-                           replaced.end());
+    cut.spec.stages.insert(cut.spec.stages.begin() + static_cast<std::ptrdiff_t>(s), replaced.begin(), replaced.end());
     s += replaced.size() - 1;
   }
   return report;
