@@ -218,7 +218,10 @@ std::string PipelineResult::RenderText() const {
   std::string out = conversion.report.RenderText();
   if (!cut_made) {
     if (conversion.report.proven || !conversion.report.proof_run)
-      out += fmt::format("no op needs to leave the GPU for {}; no pipeline written\n", target);
+      out += fmt::format(
+          "no op needs to leave the GPU for {}; no pipeline written (convert without --host-ops writes the one "
+          "graph)\n",
+          target);
     return out;
   }
   if (!conversion.report.target.numeric_model.empty())
