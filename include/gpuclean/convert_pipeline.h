@@ -68,8 +68,9 @@ struct PipelineResult {
 
 // options.output_path is the prefix (PREFIX.pipeline.json, PREFIX.graph<k>
 // .tflite, PREFIX.const.*.npy). Error(kUsage) without one. Nothing is kept
-// unless every check passes and no lint error is left (or
-// options.allow_remaining).
+// unless every check passes and no lint error is left; with
+// options.allow_remaining, a pipeline proven in fp32 is kept whatever its
+// lint and arithmetic checks say (exit 1).
 PipelineResult ConvertToPipeline(const Options& options, const PipelineOptions& pipeline_options = {});
 
 }  // namespace gpuclean::convert
