@@ -10,6 +10,8 @@
 // delegated to LiteRT.js's real WebGPU delegate and the CPU graph on its
 // wasm CPU path, in one Chromium page.
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -107,6 +109,29 @@ TEST_F(RfDetrRecipe, PassesTheDeploymentGatesFullyDelegatedOnWebGpuInOnePage) {
   EXPECT_NE(r.out.find("ok   box_iou>=0.99"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ok   mask_iou>=0.995"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
+}
+
+// The recipe of the pipeline: its README judges the detections in fp32 and
+// in WebGPU's arithmetic, and run.mjs - LiteRT.js alone, every graph bound
+// by name - reproduces onnxruntime's outputs in refs/.
+TEST_F(RfDetrRecipe, TheRecipeRunnerReproducesOnnxRuntime) {
+  ASSERT_EQ(convert_.exit_code, 0) << convert_.out << convert_.err;
+  const std::string recipe = dir_->file("recipe");
+  const auto r = testing::RunGpuclean("recipe " + Spec() + " -o " + recipe + " --against " + onnx_ +
+                                      " --input input=" + input_ + " --target mldrift-webgpu@2.5.3 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto run = testing::RunCommand("node " + recipe + "/run.mjs --set 1 --out " + recipe + "/out --node-modules " +
+                                       testing::SourceDir() + "/node_modules");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  for (const char* output : {"logits", "boxes", "masks"}) {
+    const auto compare = testing::RunGpuclean("compare " + recipe + "/refs/set1/out." + output + ".npy " + recipe +
+                                              "/out/out." + output + ".npy --gate 'maxabs<=1e-4'");
+    EXPECT_EQ(compare.exit_code, 0) << output << ": " << compare.out << compare.err;
+  }
+  std::ifstream in(recipe + "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(readme.find("| `logits`, `boxes`, `masks` | pass | detections>0.5"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("| `graph2` | cpu | CPU path |"), std::string::npos) << readme;
 }
 
 // RF-DETR-Seg Nano, architecture-faithful (tools/export_onnx_fixtures.py
