@@ -42,7 +42,9 @@ WebGPU adapter, and parses the GPU delegate's residency log.
   --describe-residency  compile only: residency and tensor details, no run
   --jobs FILE           FILE holds a JSON array of jobs
                         {model, out, precision?, inputs?:[{key,file}], seed?,
-                        repeat?, describe_residency?}; all run in one Chromium.
+                        repeat?, describe_residency?, accelerator?}; all run in
+                        one Chromium (accelerator wasm: LiteRT.js's CPU path
+                        in the same page, for a pipeline's CPU graphs).
                         Each job writes its own meta.json (ok:false on failure)
   --serve               one job per stdin line (the --jobs fields, "out"
                         required), run in the same page and WebGPU device
@@ -88,7 +90,8 @@ function checkPrecision(p) {
 let serve = false;
 
 function parseArgs(argv) {
-  const job = {model: null, out: null, precision: 'fp32', inputs: [], seed: 0, repeat: 1, describe_residency: false};
+  const job = {model: null, out: null, precision: 'fp32', inputs: [], seed: 0, repeat: 1, describe_residency: false,
+    accelerator: 'webgpu'};
   let jobsFile = null;
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
