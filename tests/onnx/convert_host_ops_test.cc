@@ -19,24 +19,7 @@ namespace {
 using testing::OnnxTestModel;
 using testing::RandomValues;
 
-OnnxTestModel TwoStageModel() {
-  OnnxTestModel m;
-  m.Input("features", {1, 50, 8});
-  m.InitF32("scale", {8}, RandomValues(8, 3));
-  m.Node("Mul", {"features", "scale"}, {"scaled"});
-  m.Node("Tanh", {"scaled"}, {"feats"});
-  m.Node("ReduceMax", {"feats"}, {"scores"}).Ints("axes", {2}).Int("keepdims", 0);
-  m.InitI64("k", {1}, {10});
-  m.Node("TopK", {"scores", "k"}, {"top_scores", "top_index"});
-  m.InitI64("axis0", {1}, {0});
-  m.Node("Squeeze", {"top_index", "axis0"}, {"index"});
-  m.Node("Gather", {"feats", "index"}, {"queries"}).Int("axis", 1);
-  m.InitF32("bias", {8}, RandomValues(8, 4));
-  m.Node("Add", {"queries", "bias"}, {"head"});
-  m.Output("head");
-  m.Output("top_scores");
-  return m;
-}
+OnnxTestModel TwoStageModel() { return testing::TwoStageSelectionModel(50, 10, 3); }
 
 // The RF-DETR sampler as PyTorch exports it: GridSample -> scores -> TopK
 // -> the indices unsqueezed and expanded over the channels (Expand becomes

@@ -26,6 +26,28 @@ inline convert::Report ConvertModel(const OnnxTestModel& m, const std::string& n
   return convert::Convert(o).report;
 }
 
+// A two-stage query selection as detectors write it: features [1,P,8] ->
+// scores -> TopK(k) -> Squeeze -> Gather of the chosen rows -> a head.
+// Outputs "head" and "top_scores".
+inline OnnxTestModel TwoStageSelectionModel(int64_t proposals, int64_t k, uint32_t seed) {
+  OnnxTestModel m;
+  m.Input("features", {1, proposals, 8});
+  m.InitF32("scale", {8}, RandomValues(8, seed));
+  m.Node("Mul", {"features", "scale"}, {"scaled"});
+  m.Node("Tanh", {"scaled"}, {"feats"});
+  m.Node("ReduceMax", {"feats"}, {"scores"}).Ints("axes", {2}).Int("keepdims", 0);
+  m.InitI64("k", {1}, {k});
+  m.Node("TopK", {"scores", "k"}, {"top_scores", "top_index"});
+  m.InitI64("axis0", {1}, {0});
+  m.Node("Squeeze", {"top_index", "axis0"}, {"index"});
+  m.Node("Gather", {"feats", "index"}, {"queries"}).Int("axis", 1);
+  m.InitF32("bias", {8}, RandomValues(8, seed + 1));
+  m.Node("Add", {"queries", "bias"}, {"head"});
+  m.Output("head");
+  m.Output("top_scores");
+  return m;
+}
+
 // The kUnsupported message converting `m` throws ("" when it converts).
 inline std::string RefusalOf(const OnnxTestModel& m) {
   try {

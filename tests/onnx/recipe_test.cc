@@ -27,26 +27,6 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
-// A two-stage selection: scores -> TopK -> the chosen rows -> a head.
-OnnxTestModel RecipeTwoStage() {
-  OnnxTestModel m;
-  m.Input("features", {1, 40, 8});
-  m.InitF32("scale", {8}, RandomValues(8, 7));
-  m.Node("Mul", {"features", "scale"}, {"scaled"});
-  m.Node("Tanh", {"scaled"}, {"feats"});
-  m.Node("ReduceMax", {"feats"}, {"scores"}).Ints("axes", {2}).Int("keepdims", 0);
-  m.InitI64("k", {1}, {6});
-  m.Node("TopK", {"scores", "k"}, {"top_scores", "top_index"});
-  m.InitI64("axis0", {1}, {0});
-  m.Node("Squeeze", {"top_index", "axis0"}, {"index"});
-  m.Node("Gather", {"feats", "index"}, {"queries"}).Int("axis", 1);
-  m.InitF32("bias", {8}, RandomValues(8, 8));
-  m.Node("Add", {"queries", "bias"}, {"head"});
-  m.Output("head");
-  m.Output("top_scores");
-  return m;
-}
-
 // run.mjs's outputs against refs/set<k>/out.*.npy, onnxruntime's.
 void ExpectRunnerReproducesRefs(const fs::path& recipe, const std::vector<std::string>& outputs) {
   const auto run =
@@ -69,7 +49,7 @@ void ExpectRunnerReproducesRefs(const fs::path& recipe, const std::vector<std::s
 
 TEST(Recipe, ConvertWritesAPipelineRecipeWhoseRunnerReproducesOnnxRuntime) {
   testing::TempDir dir;
-  const std::string onnx = RecipeTwoStage().Write(dir.file("two_stage.onnx"));
+  const std::string onnx = testing::TwoStageSelectionModel(40, 6, 7).Write(dir.file("two_stage.onnx"));
   const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto -q -o " +
                                       dir.file("ts") + " --recipe " + dir.file("recipe"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
