@@ -55,6 +55,9 @@ struct PipelineResult {
   int errors_left = 0;                      // lint errors left in the GPU graphs, all targets
   std::vector<PipelineCheck> checks;        // fp32 first, then one per fp16 target
   std::string spec_path;                    // set when written
+  // No op needed to leave the GPU and the conversion passed: the one graph,
+  // written as PREFIX.tflite (host-fed constants beside it).
+  std::string single_path;
   bool written = false;
   std::string target;  // as given ("A,B")
   // Set when the selection placement was measured: both verdicts, and which was kept.

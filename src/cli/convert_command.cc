@@ -58,7 +58,7 @@ int ConvertToPipeline(Args& args) {
     std::cout << result.ToJson().dump(2) << "\n";
   else
     std::cout << result.RenderText();
-  if (!result.cut_made) return WriteRecipeFor(args, "", result.exit_code());
+  if (!result.cut_made) return WriteRecipeFor(args, result.single_path, result.exit_code());
   return WriteRecipeFor(args, result.spec_path, result.exit_code());
 }
 

@@ -11,7 +11,9 @@
 #include "gpuclean/convert_pipeline.h"
 #include "gpuclean/error.h"
 #include "gpuclean/exec.h"
+#include "gpuclean/format.h"
 #include "gpuclean/lint.h"
+#include "gpuclean/rewrite.h"
 
 namespace gpuclean::convert {
 namespace {
@@ -162,7 +164,17 @@ PipelineResult ConvertToPipeline(const Options& given, const PipelineOptions& pi
   }
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-  if (ops.empty()) return result;
+  if (ops.empty()) {
+    // Nothing needs to leave the GPU: the one graph is the result, written
+    // as PREFIX.tflite when it passed, so exit 0 means a file to run.
+    if (result.conversion.exit_code() == 0) {
+      result.single_path = prefix + ".tflite";
+      format::WriteModel(result.conversion.model, result.single_path);
+      for (const auto& [name, value] : result.conversion.host_inputs)
+        npy::Write(rewrite::HostInputPath(result.single_path, name), value);
+    }
+    return result;
+  }
   result.cut_made = true;
   const std::string stem = fs::path(prefix).filename().string();
   CutWriteProve(result, options, given, pipeline_options, ops, prefix, stem, targets);
@@ -219,10 +231,9 @@ std::string PipelineResult::RenderText() const {
   std::string out = conversion.report.RenderText();
   if (!cut_made) {
     if (conversion.report.proven || !conversion.report.proof_run)
-      out += fmt::format(
-          "no op needs to leave the GPU for {}; no pipeline written (convert without --host-ops writes the one "
-          "graph)\n",
-          target);
+      out += single_path.empty()
+                 ? fmt::format("no op needs to leave the GPU for {}; nothing written\n", target)
+                 : fmt::format("no op needs to leave the GPU for {}: wrote the one graph, {}\n", target, single_path);
     return out;
   }
   if (!conversion.report.target.numeric_model.empty())
@@ -258,7 +269,10 @@ std::string PipelineResult::RenderText() const {
 
 nlohmann::json PipelineResult::ToJson() const {
   nlohmann::json j = {{"convert", conversion.report.ToJson()}, {"pipeline_written", written}};
-  if (!cut_made) return j;
+  if (!cut_made) {
+    if (!single_path.empty()) j["written"] = single_path;
+    return j;
+  }
   j["pipeline"] = pipeline::ToJson(cut.spec);
   j["islands"] = split::IslandsName(cut.islands);
   j["graph_lint_errors_left"] = errors_left;

@@ -138,5 +138,23 @@ TEST(ConvertHostOps, ThePipelineRunsFullyDelegatedOnWebGpuAndMatchesOnnxRuntime)
   EXPECT_NE(webgpu.out.find("verdict: PASS"), std::string::npos) << webgpu.out;
 }
 
+// A real-weight model nobody here wrote (BlazeFace from an npm package,
+// tools/fetch_npm_onnx.sh) that the target takes whole: exit 0 means a file
+// to run - the one graph, PREFIX.tflite, named by its signature - and no
+// pipeline.
+TEST(ConvertHostOps, AModelThatNeedsNoCutIsWrittenAsOneGraph) {
+  const std::string onnx = (testing::OnnxCache() / "npm" / "blazeface_128.onnx").string();
+  ASSERT_TRUE(std::filesystem::exists(onnx)) << onnx << " missing: run tools/fetch_npm_onnx.sh";
+  testing::TempDir dir;
+  const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto -q -o " +
+                                      dir.file("bf"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("wrote the one graph"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("bf.tflite")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("bf.pipeline.json")));
+  const auto inspect = testing::RunGpuclean("inspect " + dir.file("bf.tflite"));
+  EXPECT_NE(inspect.out.find("signature 'serving_default'"), std::string::npos) << inspect.out;
+}
+
 }  // namespace
 }  // namespace gpuclean

@@ -71,6 +71,17 @@ TEST(Recipe, ConvertWritesAPipelineRecipeWhoseRunnerReproducesOnnxRuntime) {
   EXPECT_NE(readme.find("gpuclean convert " + onnx), std::string::npos) << readme;
   ExpectRunnerReproducesRefs(recipe, {"head", "top_scores"});
 
+  // Bad input: one line, exit 2, nothing left behind.
+  for (const std::string& bad :
+       {"recipe " + dir.file("nothere.tflite") + " -o " + dir.file("r1"),
+        "recipe " + dir.file("ts.pipeline.json") + " -o " + dir.file("r2") + " --input nope=" + dir.file("x.npy")}) {
+    const auto refused = testing::RunGpuclean(bad);
+    EXPECT_EQ(refused.exit_code, 2) << bad << "\n" << refused.err;
+    EXPECT_EQ(testing::CountLines(refused.err), 1) << refused.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("r1")));
+  EXPECT_FALSE(fs::exists(dir.file("r2")));
+  EXPECT_FALSE(fs::exists(dir.file("r2.partial")));
   // A recipe is written to a new folder, never over one.
   const auto again = testing::RunGpuclean("recipe " + dir.file("ts.pipeline.json") + " -o " + dir.file("recipe"));
   EXPECT_EQ(again.exit_code, 2) << again.out << again.err;
