@@ -24,10 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-bool EndsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::string FileSafe(const std::string& name) {
   std::string out;
   for (char c : name)
@@ -206,7 +202,7 @@ Result WriteRecipe(const Options& o) {
   result.out_dir = final_dir.string();
   try {
     // The stages, copied.
-    const bool is_pipeline = EndsWith(o.source, ".json");
+    const bool is_pipeline = o.source.ends_with(".json");
     pipeline::Spec spec = is_pipeline ? CopiedSpec(o.source, building) : SingleGraphSpec(o.source, building);
     spec.proof = Json();
     const std::string spec_path = (building / "pipeline.json").string();
@@ -216,7 +212,7 @@ Result WriteRecipe(const Options& o) {
 
     std::string against = o.against;
     if (against.empty() && !spec.source.empty() && fs::exists(spec.source) &&
-        (EndsWith(spec.source, ".onnx") || (is_pipeline && EndsWith(spec.source, ".tflite"))))
+        (spec.source.ends_with(".onnx") || (is_pipeline && spec.source.ends_with(".tflite"))))
       against = spec.source;
     const std::vector<std::string> targets = lint::SplitTargets(o.target);
     const std::string compat = (fs::path(lint::DefaultDataDir()) / "compat").string();
