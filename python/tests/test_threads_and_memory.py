@@ -1,6 +1,5 @@
 """Runs release the GIL, and repeated runs do not grow the process."""
 import threading
-import time
 
 import numpy as np
 
@@ -8,36 +7,30 @@ import gpuclean
 from conftest import model_path
 
 
-def test_two_models_run_in_two_threads():
+def test_two_models_run_in_two_threads_give_what_they_give_alone():
+    # Whether a run releases the GIL is the next test's question, asked without a
+    # clock: a wall-time ratio on two shared CI cores failed a correct build.
     models = [gpuclean.load(str(model_path(name)))
               for name in ("selfie_segmentation.tflite", "face_detection_short_range.tflite")]
     expected = [m.run() for m in models]  # also prepares each model's interpreter
     runs = 20
-    results = [None, None]
+    results = [[], []]
 
     def work(slot):
         for _ in range(runs):
-            results[slot] = models[slot].run()
-
-    start = time.perf_counter()
-    work(0)
-    work(1)
-    sequential = time.perf_counter() - start
+            results[slot].append(models[slot].run())
 
     threads = [threading.Thread(target=work, args=(slot,)) for slot in (0, 1)]
-    start = time.perf_counter()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    concurrent = time.perf_counter() - start
 
-    for got, want in zip(results, expected):
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
-    # Two cores in CI, often shared with a compiler: demand no speed-up, only
-    # that holding the GIL did not make the threads much slower than in turn.
-    assert concurrent < sequential * 1.5, (concurrent, sequential)
+    for got_runs, want in zip(results, expected):
+        assert len(got_runs) == runs
+        for got in got_runs:
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a, b)
 
 
 def test_a_run_lets_other_python_threads_progress():
