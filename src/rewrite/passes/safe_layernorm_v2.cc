@@ -243,10 +243,12 @@ class SafeLayerNormV2Pass final : public PatternPass<std::variant<Plain, Rebuilt
 // and everything derived from it are then exact in float: the rewritten
 // norm gives the original's fp32 bits, not just its value within rounding.
 // Built without POW, CEIL or bit tricks the GPU lacks: with t = amax / 8,
-// step_k = min(1, relu((t * 2^-k - 1) * 2^24)) is 1 exactly when t > 2^k
-// (t * 2^-k is exact, and the smallest float above 1 is 1 + 2^-23), and
-// S = max(1, max_k step_k * 2^(k+1)). 2^24 is applied as 4096 * 4096 so
-// every constant is finite in half.
+// step_k = min(1, min(relu(t * 2^-k - 1), 2^-12) * 2^24) is 1 exactly when
+// t > 2^k (t * 2^-k is exact, and the smallest float above 1 is 1 + 2^-23),
+// and S = max(1, max_k step_k * 2^(k+1)). The excess is clamped before it
+// is scaled, and 2^24 applied as 4096 * 4096: no constant and no
+// intermediate leaves half's range (at most 4096), so an fp16 run holds no
+// inf for bisect to mistake for the break.
 int PowerOfTwoRowScale(GraphEdit& edit, int x, const std::vector<int32_t>& axes, const std::string& tag) {
   constexpr int kSteps = 15;
   builder::GraphBuilder& b = edit.b();
@@ -259,7 +261,8 @@ int PowerOfTwoRowScale(GraphEdit& edit, int x, const std::vector<int32_t>& axes,
   const int excess =
       b.Sub(b.Mul(t, edit.ConstF32("pow2_down_" + tag, {kSteps}, down)), edit.ConstF32("unit_" + tag, {}, {1.0f}));
   const int k4096 = edit.ConstF32("k4096_" + tag, {}, {4096.0f});
-  const int step = b.Minimum(b.Relu(b.Mul(b.Mul(excess, k4096), k4096)), edit.ConstF32("step_one_" + tag, {}, {1.0f}));
+  const int clamped = b.Minimum(b.Relu(excess), edit.ConstF32("pow2_m12_" + tag, {}, {std::ldexp(1.0f, -12)}));
+  const int step = b.Minimum(b.Mul(b.Mul(clamped, k4096), k4096), edit.ConstF32("step_one_" + tag, {}, {1.0f}));
   const int s = b.Maximum(b.ReduceMax(b.Mul(step, edit.ConstF32("pow2_up_" + tag, {kSteps}, up)), {1}, true),
                           edit.ConstF32("floor_one_" + tag, {}, {1.0f}));
   return b.Reshape(s, row_shape);
