@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuclean/gates.h"
 #include "gpuclean/ir.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/npy.h"
@@ -147,6 +148,10 @@ struct TargetReport {
   // What fp16_correlation had to reach (kFp16MinCorrelation, or lower for
   // a quantized model, by its own noise) and whether it fell short.
   double fp16_min_correlation = 0;
+  // The task gates the outputs imply, fp32 against the target's arithmetic
+  // (as `check` infers them): they decide fp16_broken; the correlation bar
+  // only where none applies.
+  std::vector<analyze::GateResult> fp16_gates, fp16_gates_before;
   bool fp16_broken = false;
   // Set when the fp16-safe rewrites (norms, dot-product scales) were applied because of it.
   std::optional<double> fp16_correlation_before;

@@ -27,6 +27,7 @@
 #include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
 #include "gpuclean/stopwatch.h"
+#include "gpuclean/task_gates.h"
 #include "onnx/lowering.h"
 #include "onnx/onnx_model.h"
 
@@ -676,13 +677,24 @@ NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, con
   return run;
 }
 
-// Worst output correlation of a run in the target's numeric model against
-// the fp32 run. Where a TOPK_V2 selected the rows, rows are paired by the
-// indices each run selected before they are compared: near-equal scores
-// that fp16 ranks the other way, or swaps in or out of the top K, are
-// equally valid selections. `swaps` counts the slots selected by one run
-// only; at most 2% of K are left out.
-double NumericCorrelation(const NumericRun& fp32, const NumericRun& reduced, int* swaps = nullptr) {
+// A run in the target's numeric model against the fp32 run, judged as
+// `check` judges it: by the task gates the outputs imply (argmax of a score
+// vector, mask IoU of a one-channel map, a detector's detections found
+// again, error in a regression output's own units), with the worst output
+// correlation reported beside them.
+struct Fp16Comparison {
+  double correlation = 1;
+  int swaps = 0;
+  bool gates_hold = true;
+  std::vector<analyze::GateResult> gates;
+};
+
+// Where a TOPK_V2 selected the rows, rows are paired by the indices each
+// run selected before they are compared: near-equal scores that fp16 ranks
+// the other way, or swaps in or out of the top K, are equally valid
+// selections. `swaps` counts the slots selected by one run only; at most 2%
+// of K are left out.
+Fp16Comparison CompareInTargetArithmetic(const ir::Subgraph& graph, const NumericRun& fp32, const NumericRun& reduced) {
   // Slot pairs (fp32 slot, fp16 slot) holding the same selected index.
   std::vector<int64_t> ref_rows, got_rows;
   const int64_t k = static_cast<int64_t>(fp32.selected.size());
@@ -697,20 +709,57 @@ double NumericCorrelation(const NumericRun& fp32, const NumericRun& reduced, int
   }
   const int64_t unpaired = k - static_cast<int64_t>(ref_rows.size());
   const bool pair = k > 0 && unpaired <= std::max<int64_t>(1, k / 50);
-  if (swaps) *swaps = static_cast<int>(pair ? unpaired : 0);
-  double worst = 1;
+  Fp16Comparison c;
+  c.swaps = static_cast<int>(pair ? unpaired : 0);
+  std::vector<npy::Array> want_rows, got_rows_out;
   for (size_t o = 0; o < fp32.outputs.size() && o < reduced.outputs.size(); ++o) {
     const npy::Array& want = fp32.outputs[o];
     const npy::Array& got = reduced.outputs[o];
-    if (want.dtype != tfl::TensorType_FLOAT32) continue;
     const bool rows_selected = pair && want.shape.size() >= 2 && want.shape[0] == 1 && want.shape[1] == k;
-    const double c =
-        rows_selected
-            ? analyze::Compare(analyze::TakeRows(want, 1, ref_rows), analyze::TakeRows(got, 1, got_rows)).correlation
-            : analyze::Compare(want, got).correlation;
-    worst = std::isfinite(c) ? std::min(worst, c) : -1;
+    want_rows.push_back(rows_selected ? analyze::TakeRows(want, 1, ref_rows) : want);
+    got_rows_out.push_back(rows_selected ? analyze::TakeRows(got, 1, got_rows) : got);
+    if (want.dtype != tfl::TensorType_FLOAT32) continue;
+    const double r = analyze::Compare(want_rows.back(), got_rows_out.back()).correlation;
+    c.correlation = std::isfinite(r) ? std::min(c.correlation, r) : -1;
   }
-  return worst;
+  // A detector's outputs are judged together, whatever order fp16 put the
+  // detections in; other outputs each by their own gate.
+  if (const auto layout = analyze::InferDetectionLayout(fp32.outputs)) {
+    c.gates.push_back(analyze::DetectionsFoundAgain(*layout, fp32.outputs, reduced.outputs));
+  } else {
+    for (const analyze::OutputGateResult& g :
+         analyze::ApplyTaskGates(analyze::InferTaskGates(graph, want_rows), want_rows, got_rows_out)) {
+      analyze::GateResult result = g.result;
+      result.gate = fmt::format("{}: {}", graph.tensors[graph.outputs[g.gate.output]].name, result.gate);
+      if (g.new_nonfinite) {
+        result.passed = false;
+        result.detail += " (inf or NaN where fp32 is finite)";
+      }
+      c.gates.push_back(std::move(result));
+    }
+  }
+  for (const analyze::GateResult& g : c.gates) c.gates_hold = c.gates_hold && g.passed;
+  return c;
+}
+
+// "NAME: GATE - DETAIL" for each gate that failed, "; "-joined.
+std::string FailedGates(const std::vector<analyze::GateResult>& gates) {
+  std::string s;
+  for (const analyze::GateResult& g : gates)
+    if (!g.passed) s += fmt::format("{}{} - {}", s.empty() ? "" : "; ", g.gate, g.detail);
+  return s;
+}
+
+nlohmann::json GatesJson(const std::vector<analyze::GateResult>& gates) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const analyze::GateResult& g : gates) j.push_back(analyze::ToJson(g));
+  return j;
+}
+
+void RecordFp16(TargetReport& t, const Fp16Comparison& c) {
+  t.fp16_correlation = c.correlation;
+  t.fp16_selection_swaps = c.swaps;
+  t.fp16_gates = c.gates;
 }
 
 // The arrays for `graph`'s inputs: a proof set of the lowered graph's
@@ -748,8 +797,10 @@ const std::vector<std::string> kFp16SafePasses = {"safe-layernorm-v2", "rmsnorm-
 
 // The outputs in the target's arithmetic are wrong: the model is not
 // GPU-clean whatever lint says, and the report says so in a `left:` line.
+// The task gates decide (a classifier whose top class holds at correlation
+// 0.998 is usable); the correlation bar only where no gate applies.
 // A quantized model's codes flip under any change of rounding, fp16's
-// included, so it is held to onnxruntime's own correlation as its proof is
+// included, so its bar is onnxruntime's own correlation as its proof's is
 // (1 - kNoiseMultiple * (1 - floor), the worst output's floor).
 void CheckFp16Outputs(const Report& r, TargetReport& t) {
   if (t.numeric_model.empty()) return;
@@ -758,9 +809,17 @@ void CheckFp16Outputs(const Report& r, TargetReport& t) {
     if (p.correlation_floor >= 0) floor = std::min(floor, p.correlation_floor);
   const double needed = std::min(kFp16MinCorrelation, 1.0 - kNoiseMultiple * (1.0 - floor));
   t.fp16_min_correlation = needed;
-  if (t.fp16_correlation >= needed) return;
+  const bool by_task = !t.fp16_gates.empty();
+  if (by_task ? FailedGates(t.fp16_gates).empty() : t.fp16_correlation >= needed) return;
   t.fp16_broken = true;
   t.clean = false;
+  if (by_task) {
+    t.remaining.push_back(fmt::format(
+        "outputs in the target's arithmetic ({}) fail their task gate: {} (correlation {:.6f} with fp32): the GPU "
+        "would return wrong answers; `gpuclean bisect` on the .tflite names the first op that breaks",
+        t.numeric_model, FailedGates(t.fp16_gates), t.fp16_correlation));
+    return;
+  }
   t.remaining.push_back(fmt::format(
       "outputs in the target's arithmetic ({}) correlate {:.6f} with fp32 (< {:.6g}): the GPU would return wrong "
       "numbers; `gpuclean bisect` on the .tflite names the first op that breaks",
@@ -834,7 +893,7 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
   bool safe_norms = false;
   // The planned model's correlation in the target's arithmetic, run only
   // when needed: a fallback from safe norms that did not prove asks for it.
-  std::function<double()> planned_correlation;
+  std::function<Fp16Comparison()> planned_correlation;
   if (AppliedWithoutFailure(planned) && precision != exec::Precision::kFp32) {
     Progress(o, fmt::format("checking the outputs in {}'s arithmetic ({})", o.target, exec::PrecisionName(precision)));
     try {
@@ -851,18 +910,18 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
             InputsWithHostFed(model.main(), first, fixed.model.main(), fixed.host_inputs);
         return RunForNumerics(fixed.model, precision, inputs);
       };
-      planned_correlation = [fp32, run_reduced, &planned, &t] {
-        return NumericCorrelation(*fp32, run_reduced(planned), &t.fp16_selection_swaps);
+      planned_correlation = [fp32, run_reduced, &planned, &model] {
+        return CompareInTargetArithmetic(model.main(), *fp32, run_reduced(planned));
       };
       rewrite::FixOptions safe = fo;
       if (safe.passes.empty()) safe.passes = {"auto"};
       safe.passes.insert(safe.passes.end(), kFp16SafePasses.begin(), kFp16SafePasses.end());
       // The fp16-safe model, planned and run once: nullopt when the
       // rewrites change nothing (or fail to apply).
-      std::optional<std::pair<double, int>> safe_correlation;  // correlation, swaps
+      std::optional<Fp16Comparison> safe_correlation;
       bool safe_tried = false;
       bool safe_finite = false;
-      auto try_safe = [&]() -> std::optional<std::pair<double, int>> {
+      auto try_safe = [&]() -> std::optional<Fp16Comparison> {
         if (safe_tried) return safe_correlation;
         safe_tried = true;
         rewrite::FixResult safer = planned_with(safe);
@@ -874,14 +933,11 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
         if (!rebuilt || !AppliedWithoutFailure(safer)) return std::nullopt;
         const NumericRun reduced = run_reduced(safer);
         safe_finite = reduced.non_finite == 0;
-        int swaps = 0;
-        const double c = NumericCorrelation(*fp32, reduced, &swaps);
-        safe_correlation = std::make_pair(c, swaps);
+        safe_correlation = CompareInTargetArithmetic(model.main(), *fp32, reduced);
         return safe_correlation;
       };
-      auto keep_safe = [&](double c, int swaps) {
-        t.fp16_correlation = c;
-        t.fp16_selection_swaps = swaps;
+      auto keep_safe = [&](const Fp16Comparison& c) {
+        RecordFp16(t, c);
         fo = safe;
         safe_norms = true;
       };
@@ -894,22 +950,23 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
       if (fp32->largest > kHalfMax) {
         Progress(o, fmt::format("fp32 values reach {:.4g} ({}), past half's {:g}: trying the fp16-safe rewrites ({})",
                                 fp32->largest, fp32->largest_tensor, kHalfMax, fmt::join(kFp16SafePasses, ", ")));
-        if (const auto c = try_safe(); c && (safe_finite || c->first >= kFp16MinCorrelation)) {
-          keep_safe(c->first, c->second);
+        if (const auto c = try_safe(); c && (safe_finite || c->correlation >= kFp16MinCorrelation)) {
+          keep_safe(*c);
           t.fp32_largest_before = fp32->largest;
           t.fp32_largest_tensor = fp32->largest_tensor;
           decided = true;
         }
       }
       if (!decided) {
-        t.fp16_correlation = planned_correlation();
+        RecordFp16(t, planned_correlation());
         if (t.fp16_correlation < kFp16MinCorrelation) {
           if (!safe_tried)
             Progress(o, fmt::format("{} correlation {:.6f}: trying the fp16-safe rewrites ({})", t.numeric_model,
                                     t.fp16_correlation, fmt::join(kFp16SafePasses, ", ")));
-          if (const auto c = try_safe(); c && c->first > t.fp16_correlation) {
+          if (const auto c = try_safe(); c && c->correlation > t.fp16_correlation) {
             t.fp16_correlation_before = t.fp16_correlation;
-            keep_safe(c->first, c->second);
+            t.fp16_gates_before = t.fp16_gates;
+            keep_safe(*c);
           }
         }
       }
@@ -925,9 +982,10 @@ void ApplyOneTarget(const Options& o, ir::Model& model, Report& r, std::vector<r
     fix = rewrite::Fix(model, unsafe);
     if (t.fp16_correlation_before) {
       t.fp16_correlation = *t.fp16_correlation_before;
+      t.fp16_gates = t.fp16_gates_before;
     } else {  // it was not run: the fp32 values alone chose the safe norms
       try {
-        t.fp16_correlation = planned_correlation();
+        RecordFp16(t, planned_correlation());
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::kInternal) throw;
         t.numeric_model.clear();
@@ -1403,6 +1461,7 @@ nlohmann::json Report::ToJson() const {
         {"fp16_min_correlation",
          target.numeric_model.empty() ? nlohmann::json() : nlohmann::json(target.fp16_min_correlation)},
         {"fp16_broken", target.fp16_broken},
+        {"fp16_gates", GatesJson(target.fp16_gates)},
         {"fp16_correlation_before_norm_rewrites",
          target.fp16_correlation_before ? nlohmann::json(*target.fp16_correlation_before) : nlohmann::json()},
         {"fp32_largest_before_norm_rewrites",
@@ -1491,6 +1550,11 @@ std::string Report::RenderText() const {
               ? fmt::format("; needs >= {:.6f}, the model's own quantization noise held {:g} x",
                             target.fp16_min_correlation, kNoiseMultiple)
               : "");
+    if (!target.fp16_gates.empty() && !target.fp16_broken && target.fp16_correlation < target.fp16_min_correlation)
+      s += fmt::format("      below {:.6g}, and the task does not see it: every task gate holds\n",
+                       target.fp16_min_correlation);
+    for (const analyze::GateResult& g : target.fp16_gates)
+      s += fmt::format("      task gate {} {}: {}\n", g.passed ? "ok  " : "FAIL", g.gate, g.detail);
     for (const std::string& line : target.per_target) s += "    " + line + "\n";
     for (const std::string& h : target.host_fed) s += "    fed from the host: " + h + "\n";
     for (const std::string& n : target.not_applied) s += "    not applied: " + n + "\n";
