@@ -153,6 +153,8 @@ void UseGivenInputs(const Options& o, const onnx::Graph& g, std::vector<npy::Arr
 // An ONNX-layout array as the converted graph's input tensor wants it.
 npy::Array ToGraphInput(const npy::Array& a, const ir::Tensor& t, const onnx::Perm& perm) {
   npy::Array b = onnx::TransposeHost(a, perm);
+  // A clip's frames: the graph's input is the NDHWC clip less its batch of one.
+  if (b.shape.size() == t.shape.size() + 1 && b.shape[0] == 1) b.shape.erase(b.shape.begin());
   if (a.dtype == tfl::TensorType_INT64 && t.dtype == tfl::TensorType_INT32) {
     npy::Array n;
     n.dtype = tfl::TensorType_INT32;
@@ -482,6 +484,7 @@ OurRun RunOurs(const std::shared_ptr<const ir::Model>& model, const std::vector<
 
 onnx::Perm IoPerm(const ir::Tensor& t, bool nhwc_io, size_t onnx_rank) {
   if (nhwc_io && onnx_rank == 4 && t.dtype == tfl::TensorType_FLOAT32) return onnx::kToNhwc;
+  if (nhwc_io && onnx_rank == 5 && t.dtype == tfl::TensorType_FLOAT32 && t.rank() == 4) return onnx::kToNdhwc;
   return {};
 }
 
@@ -607,8 +610,11 @@ onnx::Graph ImportAtTfliteShapes(const std::string& onnx_path, const ir::Model& 
     const ir::Tensor& tensor = sg.tensors[t];
     auto it = origins.find(tensor.name);
     const onnx::Perm perm = it == origins.end() ? onnx::Perm{} : it->second.perm;
-    onnx::Dims dims(tensor.shape.size());
-    for (size_t i = 0; i < dims.size(); ++i) dims[perm.empty() ? i : perm[i]] = tensor.shape[i];
+    std::vector<int64_t> stored(tensor.shape.begin(), tensor.shape.end());
+    if (perm.size() == stored.size() + 1) stored.insert(stored.begin(), 1);  // a clip's frames
+    if (!perm.empty() && perm.size() != stored.size()) continue;
+    onnx::Dims dims(stored.size());
+    for (size_t i = 0; i < dims.size(); ++i) dims[perm.empty() ? i : perm[i]] = stored[i];
     io.input_shapes[it == origins.end() ? tensor.name : it->second.onnx_name] = dims;
   }
   try {

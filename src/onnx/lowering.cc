@@ -21,6 +21,7 @@
 namespace gpuclean::onnx {
 
 const Perm kToNhwc = {0, 2, 3, 1};
+const Perm kToNdhwc = {0, 2, 3, 4, 1};
 
 Perm IdentityPerm(int rank) {
   Perm p(rank);
@@ -151,6 +152,11 @@ npy::Array ToStored(const npy::Array& a, bool saturate, const std::string& name)
     out.as<int32_t>()[i] = static_cast<int32_t>(v);
   }
   return out;
+}
+
+// A float clip [1, C, D, H, W]: a video model's input.
+bool IsSingleVideo(const ValueInfo& in) {
+  return in.shape.size() == 5 && in.shape[0] == 1 && in.dtype == tfl::TensorType_FLOAT32;
 }
 
 std::string LayoutSuffix(const Perm& perm) {
@@ -843,6 +849,29 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     const bool nhwc = options.nhwc_io && in.shape.size() == 4 && in.dtype == tfl::TensorType_FLOAT32;
     v.perm = nhwc ? kToNhwc : Perm{};
     const auto shape = ToShape32(PermuteDims(in.shape, v.perm), "input '" + in.name + "'");
+    if (IsSingleVideo(in)) {
+      // A clip [1, C, D, H, W]: the GPU takes no rank-5 tensor, so the
+      // graph's input is the clip less its batch of one - [C, D, H, W], or
+      // its NDHWC frames [D, H, W, C] with nhwc_io - and the ops see the
+      // rank-5 values it reshapes to, NDHWC moved at rank 4.
+      const Perm stored = options.nhwc_io ? kToNdhwc : Perm{};
+      const std::vector<int32_t> clip = ToShape32(PermuteDims(in.shape, stored), "input '" + in.name + "'");
+      const int input = b.Input(in.name, v.dtype, {clip.begin() + 1, clip.end()});
+      const int frames = options.nhwc_io ? input : b.Transpose(input, {1, 2, 3, 0});
+      const std::vector<int32_t> ndhwc = ToShape32(PermuteDims(in.shape, kToNdhwc), "input '" + in.name + "'");
+      v.perm = stored;
+      v.layouts[kToNdhwc] = b.Reshape(frames, ndhwc);
+      b.mutable_graph().tensors[v.layouts[kToNdhwc]].name = in.name + LayoutSuffix(kToNdhwc);
+      L.named()[v.layouts[kToNdhwc]] = in.name;
+      if (!options.nhwc_io) {
+        v.layouts[Perm{}] = b.Reshape(input, ToShape32(in.shape, "input '" + in.name + "'"));
+        b.mutable_graph().tensors[v.layouts[Perm{}]].name = in.name + "|clip";
+        L.named()[v.layouts[Perm{}]] = in.name;
+      }
+      v.tensor = v.layouts[v.perm];
+      L.values()[in.name] = std::move(v);
+      continue;
+    }
     if (in.dtype == tfl::TensorType_FLOAT16) {
       // The caller's buffer stays half, as onnxruntime's; the graph widens it.
       const int half = b.Input(in.name, tfl::TensorType_FLOAT16, shape);
@@ -878,6 +907,8 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   }
   result.model = b.Finish();
   result.model.description = "gpuclean convert from " + g.source;
+  for (const ValueInfo& in : g.inputs)  // a clip, less its batch of one
+    if (IsSingleVideo(in)) result.origins[in.name] = {in.name, options.nhwc_io ? kToNdhwc : IdentityPerm(5), {}};
   const ir::Subgraph& graph = result.model.main();
   for (const auto& [name, v] : L.values()) {
     for (const auto& [perm, t] : v.layouts) {

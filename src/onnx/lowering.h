@@ -30,6 +30,8 @@ namespace gpuclean::onnx {
 using Perm = std::vector<int>;
 // NCHW -> NHWC for rank 4 (stored dim i is ONNX dim kToNhwc[i]).
 extern const Perm kToNhwc;
+// NCDHW -> NDHWC for rank 5 (video clips, volumes).
+extern const Perm kToNdhwc;
 
 Perm IdentityPerm(int rank);
 bool IsIdentity(const Perm& perm);

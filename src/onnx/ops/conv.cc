@@ -33,7 +33,130 @@ npy::Array ToF32(NodeContext& ctx, int index) {
 
 std::vector<float> Floats(const npy::Array& a) { return {a.as<float>(), a.as<float>() + a.num_elements()}; }
 
+// The 2-D convolution of NHWC `x` by ONNX-layout weights [O, I/g, kH, kW]
+// over windows `w` (already padded to `padding`): CONV_2D, DEPTHWISE_CONV_2D
+// for depthwise groups, one CONV_2D per group otherwise.
+int EmitConv2D(NodeContext& ctx, int x, const npy::Array& weights, const std::vector<float>& bias, int64_t groups,
+               tfl::Padding padding, const std::vector<Window>& w, const std::string& name) {
+  auto& b = ctx.b();
+  const int64_t out_channels = weights.shape[0], group_channels = weights.shape[1];
+  const int sh = static_cast<int>(w[0].stride), sw = static_cast<int>(w[1].stride);
+  const int dh = static_cast<int>(w[0].dilation), dw = static_cast<int>(w[1].dilation);
+  if (groups == 1) {
+    const npy::Array f = TransposeHost(weights, {0, 2, 3, 1});
+    return b.Conv2D(x, b.ConstF32(name + "/filter", ToShape32(f.shape), Floats(f)),
+                    b.ConstF32(name + "/bias", {static_cast<int32_t>(out_channels)}, bias), padding, sw, sh,
+                    builder::kNoActivation, dw, dh);
+  }
+  if (group_channels == 1) {
+    // Depthwise: [O, 1, kH, kW] -> [1, kH, kW, O].
+    const npy::Array f = TransposeHost(weights, {1, 2, 3, 0});
+    return b.DepthwiseConv2D(x, b.ConstF32(name + "/filter", ToShape32(f.shape), Floats(f)),
+                             b.ConstF32(name + "/bias", {static_cast<int32_t>(out_channels)}, bias), padding, sw, sh,
+                             builder::kNoActivation, dw, dh);
+  }
+  const int64_t per_group = out_channels / groups;
+  const auto parts = b.Split(x, 3, static_cast<int32_t>(groups));
+  std::vector<int> outs;
+  for (int64_t g = 0; g < groups; ++g) {
+    const npy::Array f = TransposeHost(Slice0(weights, g * per_group, per_group), {0, 2, 3, 1});
+    const std::vector<float> gb(bias.begin() + g * per_group, bias.begin() + (g + 1) * per_group);
+    const std::string group_name = fmt::format("{}/group{}", name, g);
+    outs.push_back(b.Conv2D(parts[g], b.ConstF32(group_name + "/filter", ToShape32(f.shape), Floats(f)),
+                            b.ConstF32(group_name + "/bias", {static_cast<int32_t>(per_group)}, gb), padding, sw, sh,
+                            builder::kNoActivation, dw, dh));
+  }
+  return b.Concatenation(outs, 3);
+}
+
+// Weights [O, I, kD, kH, kW] -> the 2-D weights [O, I * taps.size(), kH, kW]
+// of the temporal taps `taps`, tap-major along the input channels (the order
+// their frame stacks are concatenated in).
+npy::Array TemporalTaps(const npy::Array& w, const std::vector<int64_t>& taps) {
+  const int64_t o = w.shape[0], i = w.shape[1], kd = w.shape[2], plane = w.shape[3] * w.shape[4];
+  npy::Array out;
+  out.dtype = tfl::TensorType_FLOAT32;
+  out.shape = {o, i * static_cast<int64_t>(taps.size()), w.shape[3], w.shape[4]};
+  out.data.resize(static_cast<size_t>(o * i * static_cast<int64_t>(taps.size()) * plane) * 4);
+  float* dst = out.as<float>();
+  const float* src = w.as<float>();
+  for (int64_t a = 0; a < o; ++a)
+    for (size_t t = 0; t < taps.size(); ++t)
+      for (int64_t c = 0; c < i; ++c)
+        std::memcpy(dst + ((a * static_cast<int64_t>(taps.size()) + static_cast<int64_t>(t)) * i + c) * plane,
+                    src + ((a * i + c) * kd + taps[t]) * plane, static_cast<size_t>(plane) * 4);
+  return out;
+}
+
+// 3-D convolutions [N, C, D, H, W] (video, volumes). The GPU has no 3-D
+// convolution, and one is the sum over its temporal taps of 2-D
+// convolutions of the frames each tap reads. Frames become the batch
+// (NDHWC, [N*D, H, W, C]); a tap's frames are one strided slice along D.
+// Ungrouped, the taps' frame stacks are concatenated along channels, so a
+// single CONV_2D with kD*C input channels sums them inside its dot product
+// (one op where the GPU would otherwise run kD convolutions and kD-1 adds);
+// grouped, each tap is its own 2-D convolution and they are added.
+void Conv3D(NodeContext& ctx) {
+  ctx.Const(1);
+  const npy::Array weights = ToF32(ctx, 1);  // [O, C/g, kD, kH, kW]
+  if (weights.shape.size() != 5) ctx.BadModel("weights are not rank 5");
+  const Dims& s = ctx.Shape(0);
+  const int64_t out_channels = weights.shape[0], group_channels = weights.shape[1];
+  const int64_t channels = s[1], groups = ctx.Int("group", 1);
+  if (groups < 1 || channels != group_channels * groups || out_channels % groups != 0)
+    ctx.BadModel(
+        fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
+  std::vector<float> bias(out_channels, 0.0f);
+  if (ctx.Has(2)) {
+    bias = ctx.ConstFloats(2);
+    if (static_cast<int64_t>(bias.size()) != out_channels) ctx.BadModel("bias size does not match the output channels");
+  }
+  const std::vector<Window> w =
+      Windows(ctx, {s[2], s[3], s[4]}, {weights.shape[2], weights.shape[3], weights.shape[4]});
+  auto& b = ctx.b();
+  const int32_t n = static_cast<int32_t>(s[0]), c = static_cast<int32_t>(channels), d = static_cast<int32_t>(s[2]);
+  int frames = b.Reshape(ctx.TensorIn(0, kToNdhwc), {n * d, static_cast<int32_t>(s[3]), static_cast<int32_t>(s[4]), c});
+  std::vector<Window> plane = {w[1], w[2]};
+  const tfl::Padding padding = PadFor(ctx, frames, plane);
+  const auto fs = b.shape(frames);  // a copy: [N*D, Hp, Wp, C]
+  const int32_t row = fs[1] * fs[2] * c;
+  const int32_t pad_begin = static_cast<int32_t>(w[0].pad_begin), pad_end = static_cast<int32_t>(w[0].pad_end);
+  const int32_t padded = d + pad_begin + pad_end, out_d = static_cast<int32_t>(w[0].Out());
+  const int32_t stride = static_cast<int32_t>(w[0].stride);
+  int seq = -1;  // [N, D + pads, Hp*Wp*C]: zero frames at both ends
+  if (pad_begin || pad_end) seq = b.Pad(b.Reshape(frames, {n, d, row}), {{0, 0}, {pad_begin, pad_end}, {0, 0}});
+  // The frames temporal tap kd reads, one per output frame: [N*D', Hp, Wp, C].
+  auto tap_frames = [&](int64_t kd) {
+    const int32_t begin = static_cast<int32_t>(kd * w[0].dilation);
+    const int32_t end = begin + (out_d - 1) * stride + 1;
+    if (seq < 0 && begin == 0 && end == padded && stride == 1) return frames;
+    if (seq < 0) seq = b.Reshape(frames, {n, d, row});
+    const int t = b.StridedSlice(seq, {0, begin, 0}, {n, end, row}, {1, stride, 1});
+    return b.Reshape(t, {n * out_d, fs[1], fs[2], c});
+  };
+  const std::string name = ctx.node().outputs[0];
+  const int64_t taps = weights.shape[2];
+  int y = -1;
+  if (groups == 1) {
+    std::vector<int64_t> all(static_cast<size_t>(taps));
+    std::vector<int> stacks;
+    for (int64_t kd = 0; kd < taps; ++kd) all[kd] = kd, stacks.push_back(tap_frames(kd));
+    const int x = stacks.size() == 1 ? stacks[0] : b.Concatenation(stacks, 3);
+    y = EmitConv2D(ctx, x, TemporalTaps(weights, all), bias, 1, padding, plane, name);
+  } else {
+    const std::vector<float> zeros(static_cast<size_t>(out_channels), 0.0f);
+    for (int64_t kd = 0; kd < taps; ++kd) {
+      const int part = EmitConv2D(ctx, tap_frames(kd), TemporalTaps(weights, {kd}), kd == 0 ? bias : zeros, groups,
+                                  padding, plane, fmt::format("{}/tap{}", name, kd));
+      y = y < 0 ? part : b.Add(y, part);
+    }
+  }
+  const auto ys = b.shape(y);  // [N*D', H', W', O]
+  ctx.Out(0, b.Reshape(y, {n, out_d, ys[1], ys[2], ys[3]}), kToNdhwc);
+}
+
 void Conv(NodeContext& ctx) {
+  if (ctx.Rank(0) == 5) return Conv3D(ctx);
   ctx.Const(1);                        // weights must be known at convert time
   npy::Array weights = ToF32(ctx, 1);  // [O, I/g, kH, kW] or [O, I/g, kW]
   SpatialInput in = NhwcInput(ctx, 0);
@@ -55,39 +178,9 @@ void Conv(NodeContext& ctx) {
     const auto ks = ctx.Ints("kernel_shape", {});
     if (!ks.empty() && ks.size() != 1) ctx.BadModel("kernel_shape does not match a 1-D convolution");
   }
-  auto& b = ctx.b();
   int x = in.tensor;
   const tfl::Padding padding = PadFor(ctx, x, w);
-  const int sh = static_cast<int>(w[0].stride), sw = static_cast<int>(w[1].stride);
-  const int dh = static_cast<int>(w[0].dilation), dw = static_cast<int>(w[1].dilation);
-  const Dims kshape = {weights.shape[2], weights.shape[3]};
-  int y;
-  if (groups == 1) {
-    const npy::Array f = TransposeHost(weights, {0, 2, 3, 1});
-    y = b.Conv2D(x, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
-                 b.ConstF32(ctx.node().outputs[0] + "/bias", {static_cast<int32_t>(out_channels)}, bias), padding, sw,
-                 sh, builder::kNoActivation, dw, dh);
-  } else if (group_channels == 1) {
-    // Depthwise: [O, 1, kH, kW] -> [1, kH, kW, O].
-    const npy::Array f = TransposeHost(weights, {1, 2, 3, 0});
-    y = b.DepthwiseConv2D(x, b.ConstF32(ctx.node().outputs[0] + "/filter", ToShape32(f.shape), Floats(f)),
-                          b.ConstF32(ctx.node().outputs[0] + "/bias", {static_cast<int32_t>(out_channels)}, bias),
-                          padding, sw, sh, builder::kNoActivation, dw, dh);
-  } else {
-    const int64_t per_group = out_channels / groups;
-    const auto parts = b.Split(x, 3, static_cast<int32_t>(groups));
-    std::vector<int> outs;
-    for (int64_t g = 0; g < groups; ++g) {
-      const npy::Array f = TransposeHost(Slice0(weights, g * per_group, per_group), {0, 2, 3, 1});
-      const std::vector<float> gb(bias.begin() + g * per_group, bias.begin() + (g + 1) * per_group);
-      const std::string name = fmt::format("{}/group{}", ctx.node().outputs[0], g);
-      outs.push_back(b.Conv2D(parts[g], b.ConstF32(name + "/filter", ToShape32(f.shape), Floats(f)),
-                              b.ConstF32(name + "/bias", {static_cast<int32_t>(per_group)}, gb), padding, sw, sh,
-                              builder::kNoActivation, dw, dh));
-    }
-    y = b.Concatenation(outs, 3);
-  }
-  (void)kshape;
+  const int y = EmitConv2D(ctx, x, weights, bias, groups, padding, w, ctx.node().outputs[0]);
   NhwcOutput(ctx, 0, y, in.one_d);
 }
 

@@ -41,8 +41,7 @@ void Pool3D(NodeContext& ctx, bool max) {
   for (const Window& win : w) padded = padded || win.pad_begin || win.pad_end;
   if (padded && !max) ctx.Fail("padded 3-D average pooling is not supported");
   auto& b = ctx.b();
-  const Perm ndhwc = {0, 2, 3, 4, 1};
-  int x = ctx.TensorIn(0, ndhwc);
+  int x = ctx.TensorIn(0, kToNdhwc);
   if (padded) {
     builder::Paddings p = {{0, 0}};
     for (Window& win : w) {
@@ -66,7 +65,7 @@ void Pool3D(NodeContext& ctx, bool max) {
   };
   int y = pool(b.Reshape(x, {n * d, h, wd, c}), w[1].stride, w[2].stride, w[1].kernel, w[2].kernel);
   y = pool(b.Reshape(y, {n, d, oh * ow, c}), w[0].stride, 1, w[0].kernel, 1);
-  ctx.Out(0, b.Reshape(y, {n, od, oh, ow, c}), ndhwc);
+  ctx.Out(0, b.Reshape(y, {n, od, oh, ow, c}), kToNdhwc);
 }
 
 void MaxPool(NodeContext& ctx) {
