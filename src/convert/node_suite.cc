@@ -250,9 +250,13 @@ void RunTest(const fs::path& test_dir, const SuiteOptions& o, TestResult& r) {
     if (static_cast<size_t>(interp.num_inputs()) != runtime_inputs.size() ||
         static_cast<size_t>(interp.num_outputs()) != expected.size())
       ThrowInternal("the converted graph's inputs/outputs do not match the ONNX graph's");
-    for (size_t i = 0; i < runtime_inputs.size(); ++i)
-      interp.SetInput(static_cast<int>(i),
-                      ToGraphDType(runtime_inputs[i], sg.tensors[sg.inputs[i]].dtype, g.inputs[i].name));
+    for (size_t i = 0; i < runtime_inputs.size(); ++i) {
+      npy::Array value = ToGraphDType(runtime_inputs[i], sg.tensors[sg.inputs[i]].dtype, g.inputs[i].name);
+      // A clip [1, C, D, H, W] is the graph's input less its batch of one.
+      if (value.shape.size() == sg.tensors[sg.inputs[i]].shape.size() + 1 && value.shape[0] == 1)
+        value.shape.erase(value.shape.begin());
+      interp.SetInput(static_cast<int>(i), value);
+    }
     interp.Invoke();
     ++r.data_sets;
     for (size_t k = 0; k < expected.size(); ++k) {
