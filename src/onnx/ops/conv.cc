@@ -33,6 +33,25 @@ npy::Array ToF32(NodeContext& ctx, int index) {
 
 std::vector<float> Floats(const npy::Array& a) { return {a.as<float>(), a.as<float>() + a.num_elements()}; }
 
+// The Conv's `group`, checked against its input channels and weights
+// [O, C/g, ...].
+int64_t CheckedGroups(NodeContext& ctx, const npy::Array& weights) {
+  const int64_t out_channels = weights.shape[0], group_channels = weights.shape[1];
+  const int64_t channels = ctx.Shape(0)[1], groups = ctx.Int("group", 1);
+  if (groups < 1 || channels != group_channels * groups || out_channels % groups != 0)
+    ctx.BadModel(
+        fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
+  return groups;
+}
+
+// The optional bias input, zeros when absent.
+std::vector<float> ConvBias(NodeContext& ctx, int64_t out_channels) {
+  if (!ctx.Has(2)) return std::vector<float>(static_cast<size_t>(out_channels), 0.0f);
+  std::vector<float> bias = ctx.ConstFloats(2);
+  if (static_cast<int64_t>(bias.size()) != out_channels) ctx.BadModel("bias size does not match the output channels");
+  return bias;
+}
+
 // The 2-D convolution of NHWC `x` by ONNX-layout weights [O, I/g, kH, kW]
 // over windows `w` (already padded to `padding`): CONV_2D, DEPTHWISE_CONV_2D
 // for depthwise groups, one CONV_2D per group otherwise.
@@ -101,16 +120,9 @@ void Conv3D(NodeContext& ctx) {
   const npy::Array weights = ToF32(ctx, 1);  // [O, C/g, kD, kH, kW]
   if (weights.shape.size() != 5) ctx.BadModel("weights are not rank 5");
   const Dims& s = ctx.Shape(0);
-  const int64_t out_channels = weights.shape[0], group_channels = weights.shape[1];
-  const int64_t channels = s[1], groups = ctx.Int("group", 1);
-  if (groups < 1 || channels != group_channels * groups || out_channels % groups != 0)
-    ctx.BadModel(
-        fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
-  std::vector<float> bias(out_channels, 0.0f);
-  if (ctx.Has(2)) {
-    bias = ctx.ConstFloats(2);
-    if (static_cast<int64_t>(bias.size()) != out_channels) ctx.BadModel("bias size does not match the output channels");
-  }
+  const int64_t out_channels = weights.shape[0], channels = s[1];
+  const int64_t groups = CheckedGroups(ctx, weights);
+  const std::vector<float> bias = ConvBias(ctx, out_channels);
   const std::vector<Window> w =
       Windows(ctx, {s[2], s[3], s[4]}, {weights.shape[2], weights.shape[3], weights.shape[4]});
   auto& b = ctx.b();
@@ -162,17 +174,8 @@ void Conv(NodeContext& ctx) {
   SpatialInput in = NhwcInput(ctx, 0);
   if (in.one_d) weights.shape.insert(weights.shape.begin() + 2, 1);
   if (weights.shape.size() != 4) ctx.BadModel("weights are not rank 4");
-  const int64_t out_channels = weights.shape[0], group_channels = weights.shape[1];
-  const int64_t channels = ctx.Shape(0)[1];
-  const int64_t groups = ctx.Int("group", 1);
-  if (groups < 1 || channels != group_channels * groups || out_channels % groups != 0)
-    ctx.BadModel(
-        fmt::format("{} input channels, weights for {} per group, group {}", channels, group_channels, groups));
-  std::vector<float> bias(out_channels, 0.0f);
-  if (ctx.Has(2)) {
-    bias = ctx.ConstFloats(2);
-    if (static_cast<int64_t>(bias.size()) != out_channels) ctx.BadModel("bias size does not match the output channels");
-  }
+  const int64_t groups = CheckedGroups(ctx, weights);
+  const std::vector<float> bias = ConvBias(ctx, weights.shape[0]);
   std::vector<Window> w = SpatialWindows(ctx, in, {weights.shape[2], weights.shape[3]});
   if (in.one_d) {
     const auto ks = ctx.Ints("kernel_shape", {});
