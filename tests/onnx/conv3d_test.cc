@@ -87,6 +87,19 @@ TEST(Conv3d, AVideoBlockIsGpuCleanForTheTargets) {
     EXPECT_EQ(r.report.target.errors_after, 0) << r.report.RenderText();
     EXPECT_TRUE(r.report.target.clean) << r.report.RenderText();
   }
+  // With --io-layout nhwc the input is the clip's NDHWC frames, and no
+  // TRANSPOSE is left.
+  testing::TempDir dir;
+  convert::Options o;
+  o.onnx_path = m.Write(dir.file("video.onnx"));
+  o.target = "mldrift-webgpu@2.5.3";
+  o.nhwc_io = true;
+  const convert::Result r = convert::Convert(o);
+  ASSERT_TRUE(r.report.proven) << r.report.RenderText();
+  EXPECT_TRUE(r.report.target.clean) << r.report.RenderText();
+  EXPECT_EQ(CountOp(r.report, "TRANSPOSE"), 0) << r.report.RenderText();
+  const ir::Subgraph& g = r.model.main();
+  EXPECT_EQ(g.tensors[g.inputs[0]].shape, (std::vector<int32_t>{8, 16, 16, 3}));
 }
 
 }  // namespace
