@@ -188,6 +188,7 @@ struct Report {
   bool written = false;
   bool proven = false;
   bool proof_run = false;
+  bool first_set_given = false;  // proof set 1 is Options::proof_inputs, not seeded
   std::string producer;
   int64_t opset = 0, original_opset = 0;
   // Inputs pinned by --input-value, "NAME=v0,v1,...": folded, not inputs of the .tflite.

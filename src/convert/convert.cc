@@ -275,8 +275,11 @@ std::vector<std::vector<npy::Array>> RunOnnxRuntime(const std::string& onnx_path
 
 // What RunProofOnOnnxRuntime runs, for the progress line (printed by the
 // caller: the run may be on another thread).
-std::string OnnxRuntimeProofLine(const onnx::Graph& g, size_t sets) {
-  return fmt::format("proving: onnxruntime on {} seeded input set(s){}", sets,
+std::string OnnxRuntimeProofLine(const Options& o, const onnx::Graph& g, size_t sets) {
+  const std::string what = o.proof_inputs.empty() || sets == 0
+                               ? fmt::format("{} seeded input set(s)", sets)
+                               : fmt::format("{} input set(s) (set 1 from --input, {} seeded)", sets, sets - 1);
+  return fmt::format("proving: onnxruntime on {}{}", what,
                      g.quantized_nodes > 0 ? " and the first nudged by one ulp" : "");
 }
 
@@ -1146,12 +1149,13 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
            std::vector<std::vector<npy::Array>>& ref, std::future<OnnxRuntimeProof>* started = nullptr) {
   const Stopwatch prove_start;
   r.proof_run = true;
+  r.first_set_given = !o.proof_inputs.empty();
   OnnxRuntimeProof onnxruntime;
   if (started) {
     Progress(o, "proving: onnxruntime's outputs (started beside the target step)");
     onnxruntime = started->get();
   } else {
-    Progress(o, OnnxRuntimeProofLine(g, sets.size()));
+    Progress(o, OnnxRuntimeProofLine(o, g, sets.size()));
     onnxruntime = RunProofOnOnnxRuntime(o, g, sets);
   }
   ref = std::move(onnxruntime.ref);
@@ -1266,7 +1270,7 @@ Result Convert(const Options& o) {
   std::future<OnnxRuntimeProof> onnxruntime;
   if (o.prove && o.target != "none") {
     const int half = std::max(1, HardwareCores() / 2);
-    Progress(o, OnnxRuntimeProofLine(g, sets.size()) + ", beside the target step");
+    Progress(o, OnnxRuntimeProofLine(o, g, sets.size()) + ", beside the target step");
     g_cores_lent += half;  // given back when the proof returns or throws
     try {
       onnxruntime = std::async(std::launch::async, [&o, &g, &sets, half] {
@@ -1579,8 +1583,9 @@ std::string Report::RenderText() const {
     s += fmt::format("  proof bound: |diff| <= {:.0e} * max(1,|ref|), correlation >= {}\n", atol, min_correlation);
     for (const OutputProof& p : proof)
       s += fmt::format(
-          "  proof seed {} {}: max |diff| {:.3g}, scaled {:.3g}, corr {:.7f}{}\n", p.seed, p.name, p.max_abs_diff,
-          p.max_scaled_diff, p.correlation,
+          "  proof {} {}: max |diff| {:.3g}, scaled {:.3g}, corr {:.7f}{}\n",
+          p.seed == 1 && first_set_given ? std::string("set 1 (--input)") : fmt::format("seed {}", p.seed), p.name,
+          p.max_abs_diff, p.max_scaled_diff, p.correlation,
           p.ok ? (p.bound > atol
                       ? fmt::format(" ok (within {:g} x the model's own {} noise {:.3g})", kNoiseMultiple,
                                     p.correlation_floor >= 0                                     ? "quantization"

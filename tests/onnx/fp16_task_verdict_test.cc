@@ -54,6 +54,24 @@ TEST(Fp16TaskVerdict, AClassifierWhoseTopClassHoldsIsWrittenBelowTheCorrelationB
   }
 }
 
+// A given input is proof set 1, and the report says so rather than "seed 1".
+TEST(Fp16TaskVerdict, TheGivenInputIsNamedInTheProof) {
+  TempDir dir;
+  convert::Options o;
+  o.onnx_path = Classifier(10.0f, 0.3f).Write(dir.file("classifier.onnx"));
+  o.target = "none";
+  npy::Array x;
+  x.dtype = tfl::TensorType_FLOAT32;
+  x.shape = {1, 1000};
+  x.data.assign(1000 * 4, 0);
+  o.proof_inputs["x"] = x;
+  const convert::Result r = convert::Convert(o);
+  const std::string text = r.report.RenderText();
+  ASSERT_TRUE(r.report.proven) << text;
+  EXPECT_NE(text.find("proof set 1 (--input) logits"), std::string::npos) << text;
+  EXPECT_NE(text.find("proof seed 2 logits"), std::string::npos) << text;
+}
+
 // Logits past 65504 become inf in half: the task gate fails, whatever the
 // argmax of the values still finite says, and nothing is written.
 TEST(Fp16TaskVerdict, LogitsThatOverflowHalfFailTheirGateAndAreNotWritten) {
