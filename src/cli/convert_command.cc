@@ -72,8 +72,9 @@ void AddConvert(CLI::App& app, Handler& handler) {
       "GPU-clean "
       "for --target: lint's suggested rewrites are applied and proven first. Exit 0 proven, clean and written; 1 the "
       "proof "
-      "failed (the first diverging ONNX node is named) or lint errors remain for the target (nothing written unless "
-      "--allow-remaining); 2 bad input or unsupported ops");
+      "failed (the first diverging ONNX node is named), lint errors remain for the target, or the outputs in the "
+      "target's fp16 arithmetic fail their task gate (argmax, mask IoU, detections found again, error in the output's "
+      "units) (nothing written unless --allow-remaining); 2 bad input or unsupported ops");
   struct Args {
     convert::Options options;
     std::vector<std::string> input_shapes, input_values, inputs;

@@ -694,7 +694,6 @@ NumericRun RunForNumerics(const ir::Model& model, exec::Precision precision, con
 struct Fp16Comparison {
   double correlation = 1;
   int swaps = 0;
-  bool gates_hold = true;
   std::vector<analyze::GateResult> gates;
 };
 
@@ -747,7 +746,6 @@ Fp16Comparison CompareInTargetArithmetic(const ir::Subgraph& graph, const Numeri
       c.gates.push_back(std::move(result));
     }
   }
-  for (const analyze::GateResult& g : c.gates) c.gates_hold = c.gates_hold && g.passed;
   return c;
 }
 

@@ -35,19 +35,15 @@ ir::Model SamplerModel() {
   return b.Finish();
 }
 
-std::vector<int> CpuIslandOps(const ir::Subgraph& g, const std::vector<std::string>& types) {
-  return OpsOfTypes(g, types);
-}
-
 TEST(CpuIslands, OpsWithoutAHostStepGoToACpuGraphAndTheChainIsExact) {
   const ir::Model model = SamplerModel();
   const ir::Subgraph& g = model.main();
   std::string why;
-  const int broadcast = CpuIslandOps(g, {"BROADCAST_TO"}).at(0);
+  const int broadcast = OpsOfTypes(g, {"BROADCAST_TO"}).at(0);
   EXPECT_FALSE(IslandCanHold(g, broadcast, Islands::kHostSteps, &why));
   EXPECT_TRUE(IslandCanHold(g, broadcast, Islands::kCpuGraphs, &why)) << why;
 
-  HostCut cut = CutHostIslands(model, CpuIslandOps(g, {"TOPK_V2", "BROADCAST_TO", "GATHER"}), "s", Islands::kCpuGraphs);
+  HostCut cut = CutHostIslands(model, OpsOfTypes(g, {"TOPK_V2", "BROADCAST_TO", "GATHER"}), "s", Islands::kCpuGraphs);
   EXPECT_EQ(cut.cpu_graphs, 1);
   std::vector<std::string> placements;
   for (const pipeline::Stage& s : cut.spec.stages) {
@@ -96,8 +92,8 @@ TEST(CpuIslands, IndexChainsThatOnlyFeedTheIslandJoinIt) {
   b.Output(b.Add(rows, rows));
   const ir::Model model = b.Finish();
   const ir::Subgraph& g = model.main();
-  const int gather = CpuIslandOps(g, {"GATHER"}).at(0);
-  const int cast = CpuIslandOps(g, {"CAST"}).at(0);
+  const int gather = OpsOfTypes(g, {"GATHER"}).at(0);
+  const int cast = OpsOfTypes(g, {"CAST"}).at(0);
   const std::vector<int> grown = GrowHostIslands(g, {gather}, Islands::kCpuGraphs);
   EXPECT_NE(std::find(grown.begin(), grown.end(), cast), grown.end());
   // Host steps keep the old rule: only ops fed by island values join.
