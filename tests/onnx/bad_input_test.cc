@@ -170,6 +170,26 @@ TEST(OnnxBadInput, ConvOfARank2InputIsOneLine) {
   }
 }
 
+// 3-D convolutions whose weights do not fit the clip: channels that are
+// not a multiple of the weights', and a kernel longer than the padded clip.
+TEST(OnnxBadInput, Conv3dWeightsThatDoNotFitTheClipAreOneLine) {
+  testing::TempDir dir;
+  struct Case {
+    const char* name;
+    std::vector<int64_t> weights;
+  };
+  for (const Case& c : {Case{"channels", {4, 2, 3, 3, 3}}, Case{"kernel", {4, 3, 9, 3, 3}}}) {
+    OnnxTestModel m;
+    m.Input("video", {1, 3, 4, 8, 8});
+    int64_t count = 1;
+    for (int64_t d : c.weights) count *= d;
+    m.InitF32("w", c.weights, testing::RandomValues(static_cast<size_t>(count), 3));
+    m.Node("Conv", {"video", "w"}, {"y"});
+    m.Output("y");
+    ExpectRefused(m.Write(dir.file(std::string("conv3d_") + c.name + ".onnx")), kBadOrUnsupported, "Conv");
+  }
+}
+
 // The ONNX import fuzzer's find (UBSan): the Shape of a scalar made an empty
 // int64 constant through a memcpy from a null vector. It is the empty shape.
 TEST(OnnxBadInput, ShapeOfAScalarIsAnEmptyShape) {
