@@ -206,6 +206,10 @@ class GraphBuilder {
   int ArgMin(int x, int32_t axis, DType output_type = tfl::TensorType_INT32);
   // Returns {values, indices} of the k largest along the last dimension.
   std::pair<int, int> TopKV2(int x, int32_t k);
+  // Boxes [N, 4] (two diagonal corners, y then x) and scores [N]: the indices
+  // kept, padded with 0 to max_output, and how many are valid (int32 scalar).
+  std::pair<int, int> NonMaxSuppressionV4(int boxes, int scores, int32_t max_output, float iou_threshold,
+                                          float score_threshold);
   int Cumsum(int x, int32_t axis, bool exclusive = false, bool reverse = false);
 
   // ---------------------------------------------------------- layout

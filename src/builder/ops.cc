@@ -281,6 +281,17 @@ std::pair<int, int> GraphBuilder::TopKV2(int x, int32_t k) {
   return {out.at(0), out.at(1)};
 }
 
+std::pair<int, int> GraphBuilder::NonMaxSuppressionV4(int boxes, int scores, int32_t max_output, float iou_threshold,
+                                                      float score_threshold) {
+  constexpr auto kCode = tfl::BuiltinOperator_NON_MAX_SUPPRESSION_V4;
+  const int max_tensor = AttributeConst(kCode, "max_output_size", {max_output}, {});
+  const int iou = ConstF32("iou_threshold", {}, {iou_threshold});
+  const int score = ConstF32("score_threshold", {}, {score_threshold});
+  std::vector<int> out =
+      Op(kCode, {boxes, scores, max_tensor, iou, score}, Options(tfl::NonMaxSuppressionV4OptionsT{}));
+  return {out.at(0), out.at(1)};
+}
+
 int GraphBuilder::Cumsum(int x, int32_t axis, bool exclusive, bool reverse) {
   tfl::CumsumOptionsT o;
   o.exclusive = exclusive;

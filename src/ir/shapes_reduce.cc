@@ -56,6 +56,25 @@ std::vector<TensorSpec> TopK(const OpView& v) {
   return {{v.dtype(0), out}, {index_type, out}};
 }
 
+// Padded to a constant max_output_size (LiteRT's static form); the second
+// output counts the valid indices.
+std::vector<TensorSpec> NonMaxSuppression(const OpView& v) {
+  v.ExpectInputCount(5);
+  v.ExpectDType(0, {tfl::TensorType_FLOAT32}, "boxes");
+  v.ExpectDType(1, {tfl::TensorType_FLOAT32}, "scores");
+  v.ExpectDType(2, {tfl::TensorType_INT32}, "max_output_size");
+  v.ExpectDType(3, {tfl::TensorType_FLOAT32}, "iou_threshold");
+  v.ExpectDType(4, {tfl::TensorType_FLOAT32}, "score_threshold");
+  v.ExpectRank(0, 2, "boxes");
+  v.ExpectRank(1, 1, "scores");
+  if (v.shape(0)[1] != 4) v.Fail("boxes must be [N, 4], got {}", FormatShape(v.shape(0)));
+  if (v.shape(1)[0] != v.shape(0)[0])
+    v.Fail("scores {} do not match boxes {}", FormatShape(v.shape(1)), FormatShape(v.shape(0)));
+  const int64_t max_output = v.ScalarInt(2, "max_output_size");
+  if (max_output < 0) v.Fail("max_output_size {} is negative", max_output);
+  return {{tfl::TensorType_INT32, {static_cast<int32_t>(max_output)}}, {tfl::TensorType_INT32, {}}};
+}
+
 std::vector<TensorSpec> Normalize(const OpView& v) {
   v.ExpectInputCount(1);
   if (v.rank(0) < 1) v.Fail("input must have rank >= 1");
@@ -78,6 +97,7 @@ void AddReduceRules(RuleTable& t) {
   t.builtin[tfl::BuiltinOperator_ARG_MAX] = ArgMinMax;
   t.builtin[tfl::BuiltinOperator_ARG_MIN] = ArgMinMax;
   t.builtin[tfl::BuiltinOperator_TOPK_V2] = TopK;
+  t.builtin[tfl::BuiltinOperator_NON_MAX_SUPPRESSION_V4] = NonMaxSuppression;
   t.builtin[tfl::BuiltinOperator_SOFTMAX] = Normalize;
   t.builtin[tfl::BuiltinOperator_LOG_SOFTMAX] = Normalize;
   t.builtin[tfl::BuiltinOperator_L2_NORMALIZATION] = Normalize;

@@ -490,6 +490,30 @@ void NodeContext::OutConst(int k, npy::Array value) {
   lowerer_.values()[v.name] = std::move(v);
 }
 
+void NodeContext::SetRows(int k, const ValidRows& rows) {
+  if (!HasOutput(k)) return;
+  Value& v = lowerer_.value(node_.outputs[k]);
+  if (rows.axis < 0 || rows.axis >= static_cast<int>(v.shape.size()))
+    ThrowInternal(fmt::format("{}: padded axis {} of a rank-{} value", node_.Label(), rows.axis, v.shape.size()));
+  v.rows = rows;
+}
+
+void NodeContext::SetRanges(int k, std::vector<IntRange> ranges) {
+  if (!HasOutput(k)) return;
+  lowerer_.value(node_.outputs[k]).ranges = std::move(ranges);
+}
+
+void NodeContext::Define(const std::string& name, int tensor, std::optional<ValidRows> rows) {
+  Value v;
+  v.name = name;
+  v.dtype = b().tensor(tensor).dtype;
+  v.tensor = tensor;
+  v.shape.assign(b().tensor(tensor).shape.begin(), b().tensor(tensor).shape.end());
+  v.layouts[{}] = tensor;
+  v.rows = rows;
+  lowerer_.values()[name] = std::move(v);
+}
+
 const Graph& NodeContext::Subgraph(const std::string& name) const {
   const Attribute* a = FindAttr(node_, name);
   if (!a || !a->graph) BadModel("has no graph attribute '" + name + "'");
@@ -557,14 +581,7 @@ void RequireSupported(const Graph& g) {
   std::string list;
   for (const auto& [op, c] : missing)
     list += fmt::format("{}{} ({} node(s), first {})", list.empty() ? "" : "; ", op, c.first, c.second);
-  // NMS sizes its output by the data, which no static graph holds; the
-  // pipeline's host steps compute it after the graphs.
-  const std::string nms = missing.count("NonMaxSuppression")
-                              ? "; NonMaxSuppression's output size depends on the data: export the model without it "
-                                "and run the nms host step after the graphs (gpuclean pipeline steps, docs/pipeline.md)"
-                              : "";
-  ThrowUnsupported(
-      fmt::format("{}: {} ONNX op type(s) gpuclean cannot convert: {}{}", g.source, missing.size(), list, nms));
+  ThrowUnsupported(fmt::format("{}: {} ONNX op type(s) gpuclean cannot convert: {}", g.source, missing.size(), list));
 }
 
 namespace {
@@ -747,10 +764,23 @@ bool HoldsGraphs(const Node& node) {
 
 void Lowerer::LowerNodes(const std::vector<Node>& nodes) {
   for (const Node& node : nodes) {
-    const LowerFn& rule = Rules().rules.at(node.op_type);
     bool all_const = !HoldsGraphs(node);
     for (const std::string& in : node.inputs)
       if (!in.empty() && !value(in).constant) all_const = false;
+    const bool padded = !all_const && ReadsDataDependentLength(values_, node);
+    const auto rule_of = [&]() -> const LowerFn& {
+      if (!padded) return Rules().rules.at(node.op_type);
+      const auto it = PaddedRules().rules.find(node.op_type);
+      if (it != PaddedRules().rules.end()) return it->second;
+      std::string which;
+      for (const std::string& in : node.inputs)
+        if (!in.empty() && (value(in).rows || !value(in).ranges.empty())) which = in;
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("{}: {} reads '{}', whose length depends on the data (NonZero, NonMaxSuppression, a TopK "
+                              "of a computed k), and gpuclean does not convert {} of such a value",
+                              graph_.source, node.Label(), which, node.op_type));
+    };
+    const LowerFn& rule = rule_of();
     // Helpers that throw below a node (NormalizeAxis, the builder) do not
     // know the file; every refusal names it.
     const auto named = [&](const auto& lower) {
@@ -890,10 +920,20 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   L.LowerNodes(g.nodes);
   result.folded = L.folded();
   result.nodes_lowered = L.nodes_lowered();
+  std::vector<std::pair<std::string, int>> counts;
   for (const ValueInfo& out : g.outputs) {
     Value& v = L.value(out.name);
-    const bool nhwc = options.nhwc_io && v.shape.size() == 4 && v.dtype == tfl::TensorType_FLOAT32;
+    const bool nhwc = options.nhwc_io && v.shape.size() == 4 && v.dtype == tfl::TensorType_FLOAT32 && !v.rows;
     int t = L.Materialize(v, nhwc ? kToNhwc : Perm{});
+    if (v.rows) {
+      // Rows past the count are zeros, so what a caller reads is defined.
+      t = ZeroPastCount(b, t, *v.rows);
+      const std::string count = out.name + "_count";
+      if (L.values().count(count))
+        ThrowUnsupported(fmt::format("{}: output '{}' is padded and '{}' is taken", g.source, out.name, count));
+      result.padded_outputs.push_back({out.name, v.rows->axis, count});
+      counts.emplace_back(count, v.rows->count);
+    }
     if (out.dtype == tfl::TensorType_FLOAT16 && b.tensor(t).dtype == tfl::TensorType_FLOAT32) {
       b.mutable_graph().tensors[t].name = out.name + "|f32";
       t = b.Cast(t, tfl::TensorType_FLOAT16);
@@ -903,6 +943,11 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     }
     b.mutable_graph().tensors[t].name = out.name;
     L.named()[t] = out.name;
+    b.Output(t);
+  }
+  for (const auto& [name, count] : counts) {
+    const int t = b.Reshape(count, {});
+    b.mutable_graph().tensors[t].name = name;
     b.Output(t);
   }
   result.model = b.Finish();

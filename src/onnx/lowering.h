@@ -46,6 +46,26 @@ npy::Array TransposeHost(const npy::Array& a, const Perm& perm);
 // Normalises a possibly negative axis; throws kBadInput when out of range.
 int NormalizeAxis(int64_t axis, int rank, const std::string& what);
 
+// A value whose length along one axis depends on the data (NonZero,
+// NonMaxSuppression, a TopK of a computed k): the graph tensor holds the
+// most rows that axis can have (Value::shape gives that bound), the valid
+// ones first, and graph tensor `count` (int32 scalar) says how many are
+// valid. Rows past the count hold whatever is cheapest; only ops that mix
+// rows (reductions, selections, concatenation along the axis) look at it.
+struct ValidRows {
+  int axis = 0;  // ONNX axis
+  int count = -1;
+};
+
+// What a run-time integer computed from such counts (the Shape of a padded
+// value, arithmetic on it) can be, per element: what it sizes gets a static
+// bound, and elements with lo == hi are exact.
+struct IntRange {
+  int64_t lo = 0;
+  int64_t hi = 0;
+  bool exact() const { return lo == hi; }
+};
+
 struct Value {
   std::string name;
   ir::DType dtype = tfl::TensorType_FLOAT32;  // as stored in the graph (int64 -> int32)
@@ -56,6 +76,8 @@ struct Value {
   // Graph tensors of this value per layout (materialised constants,
   // transposes already emitted).
   std::map<Perm, int> layouts;
+  std::optional<ValidRows> rows;  // padded along one axis (ValidRows)
+  std::vector<IntRange> ranges;   // per element, for run-time integers from counts
 };
 
 class Lowerer;
@@ -113,6 +135,13 @@ class NodeContext {
   // Output k is graph tensor `tensor` holding the ONNX value transposed by `perm`.
   void Out(int k, int tensor, const Perm& perm = {});
   void OutConst(int k, npy::Array value);
+  // Output k (already set by Out) is padded along `rows.axis`, or is a
+  // run-time integer within `ranges` (data_dependent.cc).
+  void SetRows(int k, const ValidRows& rows);
+  void SetRanges(int k, std::vector<IntRange> ranges);
+  // A value this lowering makes up (a masked copy of an input) under
+  // `name`, for a node it lowers next with LowerNode.
+  void Define(const std::string& name, int tensor, std::optional<ValidRows> rows = std::nullopt);
 
   // ---- nested graphs (If branches, Loop bodies), lowered in place: their
   // nodes read names of this scope and write into it.
@@ -147,6 +176,14 @@ struct Registry {
 };
 // Every lowering, registered by the op files (registry.cc lists them).
 const Registry& Rules();
+// The lowerings of nodes that read a padded value or a ranged integer
+// (ValidRows, IntRange): a node of another type there is refused, naming
+// the value (data_dependent.cc).
+const Registry& PaddedRules();
+bool ReadsDataDependentLength(const std::map<std::string, Value>& values, const Node& node);
+// Tensor `x` (ONNX layout) with its rows past the count zeroed, so a padded
+// graph output reads the same on every runtime.
+int ZeroPastCount(builder::GraphBuilder& b, int x, const ValidRows& rows);
 
 struct LoweredGraph {
   ir::Model model;
@@ -161,6 +198,14 @@ struct LoweredGraph {
   };
   std::map<std::string, TensorOrigin> origins;
   std::map<std::string, int> folded;  // ONNX op type -> nodes evaluated at convert time
+  // Graph outputs padded along one axis (ValidRows): the extra int32 output
+  // that counts their valid rows, after the ONNX outputs.
+  struct PaddedOutput {
+    std::string output;
+    int axis = 0;  // ONNX axis
+    std::string count;
+  };
+  std::vector<PaddedOutput> padded_outputs;
   int64_t nodes_lowered = 0;
   // Float weights of an fp16 model kept as float16 (+ DEQUANTIZE): those
   // whose every value is a half, so the file is not twice the original.

@@ -58,6 +58,7 @@ const Registry& Rules() {
     ops::RegisterGridSample(r);
     ops::RegisterRecurrent(r);
     ops::RegisterControlFlow(r);
+    ops::RegisterDataDependent(r);
     return r;
   }();
   return registry;

@@ -477,6 +477,11 @@ std::optional<ir::Model> FloatIoGraph(tfl::BuiltinOperator code) {
     case tfl::BuiltinOperator_REDUCE_ALL: out = b.Reduce(code, mask("x"), {3}, false); break;
     case tfl::BuiltinOperator_SELECT: return Finish(b, b.Select(mask("c"), x("x"), x("y")));
     case tfl::BuiltinOperator_SELECT_V2: return Finish(b, b.SelectV2(mask("c"), x("x"), x("y")));
+    case tfl::BuiltinOperator_NON_MAX_SUPPRESSION_V4: {
+      const int boxes = b.Input("boxes", kF32, {16, 4});
+      const auto [kept, count] = b.NonMaxSuppressionV4(boxes, b.Input("scores", kF32, {16}), 8, 0.3f, -0.5f);
+      return Finish(b, b.Cast(b.Concatenation({kept, b.Reshape(count, {1})}, 0), kF32));
+    }
     // LiteRT.js returns no int8 tensor: the codes are read back through a DEQUANTIZE.
     case tfl::BuiltinOperator_QUANTIZE:
       return Finish(b, b.Dequantize(b.Quantize(x("x"), tfl::TensorType_INT8, 0.02f, 3)));

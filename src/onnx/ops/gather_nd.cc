@@ -93,10 +93,10 @@ void GatherND(NodeContext& ctx) {
   ctx.Out(0, b.GatherNd(ctx.Tensor(0), idx));
 }
 
-// NonZero of a constant (folded at convert time); a run-time input has a
-// data-dependent output shape, which a .tflite cannot hold.
+// NonZero of a constant (folded at convert time); of a run-time input, the
+// padded form data_dependent.cc lowers.
 void NonZero(NodeContext& ctx) {
-  if (!ctx.IsConst(0)) ctx.Fail("the input is computed at run time; its output shape would depend on the data");
+  if (!ctx.IsConst(0)) return LowerNonZeroPadded(ctx);
   const npy::Array& a = ctx.Const(0);
   const Dims& shape = ctx.Shape(0);
   const int rank = static_cast<int>(shape.size());

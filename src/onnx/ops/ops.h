@@ -42,5 +42,8 @@ void RegisterLrn(Registry& r);
 void RegisterGridSample(Registry& r);
 void RegisterRecurrent(Registry& r);
 void RegisterControlFlow(Registry& r);
+void RegisterDataDependent(Registry& r);
+// NonZero of a run-time tensor, padded (data_dependent.cc).
+void LowerNonZeroPadded(NodeContext& ctx);
 
 }  // namespace gpuclean::onnx::ops
