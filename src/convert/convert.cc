@@ -482,6 +482,7 @@ OurRun RunOurs(const std::shared_ptr<const ir::Model>& model, const std::vector<
   interp.Invoke(keep);
   for (int k = 0; k < interp.num_outputs(); ++k)
     run.outputs.push_back(onnx::TransposeHost(interp.Output(k), onnx::InversePerm(output_perms[k])));
+  TrimToValidRows(g, ReadPaddedOutputs(*model), run.outputs);
   return run;
 }
 
@@ -1245,6 +1246,7 @@ Result Convert(const Options& o) {
   const std::string origins = OriginsJson(lowered).dump();
   model.metadata.push_back(
       {kOriginsMetadata, Bytes::Copy({reinterpret_cast<const uint8_t*>(origins.data()), origins.size()})});
+  WritePaddedOutputs(model, lowered.padded_outputs);
   model.source = o.output_path.empty() ? o.onnx_path + " (converted)" : o.output_path;
   std::vector<rewrite::HostInput> host_inputs;
   std::vector<std::vector<npy::Array>> sets, ref;

@@ -23,6 +23,7 @@
 
 #include "gpuclean/builder.h"
 #include "gpuclean/npy.h"
+#include "gpuclean/valid_rows.h"
 #include "onnx/onnx_model.h"
 
 namespace gpuclean::onnx {
@@ -200,11 +201,6 @@ struct LoweredGraph {
   std::map<std::string, int> folded;  // ONNX op type -> nodes evaluated at convert time
   // Graph outputs padded along one axis (ValidRows): the extra int32 output
   // that counts their valid rows, after the ONNX outputs.
-  struct PaddedOutput {
-    std::string output;
-    int axis = 0;  // ONNX axis
-    std::string count;
-  };
   std::vector<PaddedOutput> padded_outputs;
   int64_t nodes_lowered = 0;
   // Float weights of an fp16 model kept as float16 (+ DEQUANTIZE): those

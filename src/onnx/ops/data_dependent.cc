@@ -188,8 +188,8 @@ void RangedArithmetic(NodeContext& ctx) {
     if (op == "Max") f = [](IntRange x, IntRange y) { return IntRange{std::max(x.lo, y.lo), std::max(x.hi, y.hi)}; };
     if (op == "Div")
       f = [](IntRange x, IntRange y) {
-        if (!y.exact() || y.lo <= 0) return IntRange{std::numeric_limits<int64_t>::min() / 4,
-                                                     std::numeric_limits<int64_t>::max() / 4};
+        if (!y.exact() || y.lo <= 0)
+          return IntRange{std::numeric_limits<int64_t>::min() / 4, std::numeric_limits<int64_t>::max() / 4};
         return IntRange{x.lo / y.lo, x.hi / y.lo};
       };
     if (!f) return;  // comparisons and the like: a plain run-time value
@@ -317,8 +317,8 @@ void Shape(NodeContext& ctx) {
   }
   flush();
   if (pieces.empty()) ctx.Fail("an empty slice of a shape");
-  const int out = pieces.size() == 1 ? b.Reshape(pieces[0], {static_cast<int32_t>(ranges.size())})
-                                     : b.Concatenation(pieces, 0);
+  const int out =
+      pieces.size() == 1 ? b.Reshape(pieces[0], {static_cast<int32_t>(ranges.size())}) : b.Concatenation(pieces, 0);
   ctx.Out(0, out);
   ctx.SetRanges(0, ranges);
 }
@@ -396,7 +396,8 @@ void Concat(NodeContext& ctx) {
     if (padded && i != last_padded) prefix = false;
     const int count = padded ? V(ctx, i).rows->count : ctx.ConstI32({}, {static_cast<int32_t>(bound)});
     counts.push_back(count);
-    masks.push_back(padded ? ValidMaskOf(ctx, count, bound) : b.ConstBool("all", {bound}, std::vector<bool>(bound, true)));
+    masks.push_back(padded ? ValidMaskOf(ctx, count, bound)
+                           : b.ConstBool("all", {bound}, std::vector<bool>(bound, true)));
   }
   int count = counts[0];
   for (size_t i = 1; i < counts.size(); ++i) count = b.Add(count, counts[i]);
@@ -436,8 +437,8 @@ void ConstantOfShape(NodeContext& ctx) {
   } else {
     ctx.Fail(fmt::format("a {} fill is not converted", ir::DTypeName(value.dtype)));
   }
-  const int out = b.Op(tfl::BuiltinOperator_BROADCAST_TO, {fill, ctx.ConstI32({static_cast<int64_t>(dims.size())},
-                                                                              ToShape32(dims))})[0];
+  const int out = b.Op(tfl::BuiltinOperator_BROADCAST_TO,
+                       {fill, ctx.ConstI32({static_cast<int64_t>(dims.size())}, ToShape32(dims))})[0];
   ctx.Out(0, out);
   if (axis < 0) return;
   int count = b.Gather(ctx.Tensor(0), ctx.ConstI32({}, {axis}), 0);
@@ -617,7 +618,8 @@ void Where(NodeContext& ctx) {
 // only on an exact tie.
 void NonMaxSuppression(NodeContext& ctx) {
   if (ctx.Int("center_point_box", 0) != 0) ctx.Fail("center_point_box=1 is not converted");
-  if (ctx.Rank(0) != 3 || ctx.Rank(1) != 3 || ctx.Shape(0)[2] != 4) ctx.BadModel("boxes must be [B, N, 4], scores [B, C, N]");
+  if (ctx.Rank(0) != 3 || ctx.Rank(1) != 3 || ctx.Shape(0)[2] != 4)
+    ctx.BadModel("boxes must be [B, N, 4], scores [B, C, N]");
   if (ctx.Shape(0)[0] != 1 || ctx.Shape(1)[0] != 1 || ctx.Shape(1)[1] != 1)
     ctx.Fail("more than one batch or class is not converted (offset the boxes per class, as torchvision does)");
   for (int i = 2; i <= 4; ++i)
@@ -690,9 +692,12 @@ const Registry& PaddedRules() {
   static const Registry registry = [] {
     Registry r;
     using namespace ops::padded;
-    for (const char* op : {"Add", "Sub", "Mul", "Div", "Min", "Max", "Cast", "Identity", "Neg", "Abs", "Floor", "Ceil",
-                           "Relu", "Sigmoid", "Exp", "Log", "Sqrt", "Clip", "Not", "And", "Or", "Equal", "Greater",
-                           "Less", "GreaterOrEqual", "LessOrEqual", "Round", "Tanh", "HardSigmoid", "Reciprocal"})
+    for (const char* op : {"Add",         "Sub",   "Mul",      "Div",         "Min",
+                           "Max",         "Cast",  "Identity", "Neg",         "Abs",
+                           "Floor",       "Ceil",  "Relu",     "Sigmoid",     "Exp",
+                           "Log",         "Sqrt",  "Clip",     "Not",         "And",
+                           "Or",          "Equal", "Greater",  "Less",        "GreaterOrEqual",
+                           "LessOrEqual", "Round", "Tanh",     "HardSigmoid", "Reciprocal"})
       r.Add(op, Elementwise);
     r.Add("Where", Where);
     r.Add("Transpose", Transpose);
