@@ -88,4 +88,15 @@ struct DetectionGateOptions {
 GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector<npy::Array>& reference,
                                 const std::vector<npy::Array>& got, const DetectionGateOptions& options = {});
 
+// Outputs that hold one row per selected item (a detector's boxes, scores
+// and labels after its NMS): whether `got` holds the rows of `reference` in
+// another order - each reference row paired with its own row of `got` where
+// every output agrees within |diff| <= atol * max(1, |ref|). A selection
+// orders rows by score, and fp32 noise swaps rows whose scores tie within it.
+// Every array's first dimension counts the rows. The pairing's summary
+// ("300/300 rows paired, 2 in another order"), or nullopt when a row has no
+// partner.
+std::optional<std::string> RowsInAnotherOrder(const std::vector<npy::Array>& reference,
+                                              const std::vector<npy::Array>& got, double atol);
+
 }  // namespace gpuclean::analyze

@@ -2,6 +2,7 @@
 #include "gpuclean/convert.h"
 #include "gpuclean/gates.h"
 #include "gpuclean/half.h"
+#include "gpuclean/valid_rows.h"
 
 #include <atomic>
 #include <chrono>
@@ -79,6 +80,7 @@ nlohmann::json OriginsJson(const onnx::LoweredGraph& lowered) {
   for (const auto& [tensor, origin] : lowered.origins) {
     j[tensor] = {{"onnx", origin.onnx_name}, {"perm", origin.perm}};
     if (!origin.fused_from.empty()) j[tensor]["fused_from"] = origin.fused_from;
+    if (origin.rows_axis >= 0) j[tensor]["rows"] = {{"axis", origin.rows_axis}, {"count", origin.rows_count}};
   }
   return j;
 }
@@ -87,6 +89,8 @@ struct Origin {
   std::string onnx_name;
   onnx::Perm perm;
   std::string fused_from;  // onnx::LoweredGraph::TensorOrigin::fused_from
+  int rows_axis = -1;      // onnx::LoweredGraph::TensorOrigin::rows_axis
+  std::string rows_count;
 };
 
 std::map<std::string, Origin> ReadOrigins(const ir::Model& model) {
@@ -95,9 +99,15 @@ std::map<std::string, Origin> ReadOrigins(const ir::Model& model) {
     if (m.name != kOriginsMetadata) continue;
     try {
       const auto j = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(m.data.data()), m.data.size()));
-      for (const auto& [tensor, o] : j.items())
-        out[tensor] = {o.at("onnx").get<std::string>(), o.at("perm").get<onnx::Perm>(),
-                       o.value("fused_from", std::string())};
+      for (const auto& [tensor, o] : j.items()) {
+        Origin& origin = out[tensor];
+        origin = {o.at("onnx").get<std::string>(), o.at("perm").get<onnx::Perm>(),
+                  o.value("fused_from", std::string())};
+        if (o.contains("rows")) {
+          origin.rows_axis = o["rows"].at("axis").get<int>();
+          origin.rows_count = o["rows"].at("count").get<std::string>();
+        }
+      }
     } catch (const std::exception&) {
       ThrowBadInput(fmt::format("{}: metadata '{}' is not the JSON convert writes", model.source, kOriginsMetadata));
     }
@@ -503,9 +513,12 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
   std::map<std::string, std::pair<std::string, onnx::Perm>> by_onnx;
   // ONNX name -> the ONNX value its activation was folded into (any layout).
   std::map<std::string, std::string> fused_from;
+  // ONNX name -> (axis, count tensor) of a padded value.
+  std::map<std::string, std::pair<int, std::string>> rows_of;
   for (const auto& [tensor, o] : origins) {
     by_onnx.emplace(o.onnx_name, std::make_pair(tensor, o.perm));
     if (!o.fused_from.empty()) fused_from[o.onnx_name] = o.fused_from;
+    if (o.rows_axis >= 0) rows_of[o.onnx_name] = {o.rows_axis, o.rows_count};
   }
   std::vector<std::string> names;
   for (const onnx::Node& n : g.nodes)
@@ -543,6 +556,7 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
       if (!chunk.empty() && held + bytes > chunk_bytes) break;
       chunk.push_back(names[begin]);
       tap.insert(tensor);
+      if (rows_of.count(names[begin])) tap.insert(rows_of.at(names[begin]).second);
       held += bytes;
     }
     ScratchDir dir("gpuclean-bisect");
@@ -554,8 +568,14 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
       const auto& [tensor, perm] = by_onnx.at(chunk[k]);
       auto it = ours.tapped.find(tensor);
       if (it == ours.tapped.end()) continue;
+      npy::Array got = onnx::TransposeHost(it->second, onnx::InversePerm(perm));
+      if (const auto rows = rows_of.find(chunk[k]); rows != rows_of.end()) {
+        // A padded value: its valid rows are what onnxruntime computed.
+        const auto count = ours.tapped.find(rows->second.second);
+        if (count == ours.tapped.end() || count->second.num_elements() != 1) continue;
+        got = FirstRows(got, rows->second.first, count->second.as<int32_t>()[0]);
+      }
       ++d.compared;
-      const npy::Array got = onnx::TransposeHost(it->second, onnx::InversePerm(perm));
       const Agreement a = Agree(ref[k], got, atol, 0.99999);
       if (a.ok) continue;
       d.found = true;
@@ -1136,6 +1156,31 @@ void ProbeWebGpu(const Options& o, const onnx::Graph& g, const ir::Model& model,
   }
 }
 
+// A selection's padded outputs (detections after NMS) that fail only by
+// order: rows whose scores tie within fp32 noise come out swapped, on
+// onnxruntime as here. Paired one to one within the bound, they are proven.
+void AcceptRowsInAnotherOrder(const ir::Model& model, const onnx::Graph& g, const std::vector<npy::Array>& ref,
+                              const std::vector<npy::Array>& ours, int set, Report& r) {
+  std::vector<size_t> group;
+  for (const PaddedOutput& p : ReadPaddedOutputs(model))
+    for (size_t k = 0; k < g.outputs.size() && k < ref.size() && k < ours.size(); ++k)
+      if (g.outputs[k].name == p.output && p.axis == 0) group.push_back(k);
+  std::vector<OutputProof*> failed;
+  for (OutputProof& p : r.proof)
+    if (p.seed == set && !p.ok) failed.push_back(&p);
+  if (failed.empty() || group.empty()) return;
+  std::vector<npy::Array> a, b;
+  for (size_t k : group) a.push_back(ref[k]), b.push_back(ours[k]);
+  for (const OutputProof* p : failed)
+    if (std::none_of(group.begin(), group.end(), [&](size_t k) { return g.outputs[k].name == p->name; })) return;
+  const std::optional<std::string> paired = analyze::RowsInAnotherOrder(a, b, r.atol);
+  if (!paired) return;
+  for (OutputProof* p : failed) {
+    p->ok = true;
+    p->why = "rows in another order at near-tied scores: " + *paired;
+  }
+}
+
 // The proof against onnxruntime at the bound already in `r` (atol,
 // min_correlation): seeded input sets (the first with Options::proof_inputs),
 // every output compared, outputs that fail only the fixed bound held to the
@@ -1188,6 +1233,7 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
       p.why = a.why;
       r.proof.push_back(p);
     }
+    AcceptRowsInAnotherOrder(model, g, ref[s], ours.outputs, static_cast<int>(s + 1), r);
     our_outputs.push_back(std::move(ours.outputs));
   }
   HoldToNoiseFloor(o, g, sets, ref, our_outputs, r, std::move(nudged_ref));
@@ -1592,7 +1638,7 @@ std::string Report::RenderText() const {
                                     : p.half_storage_floor >= p.noise_floor && p.noise_floor > 0 ? "half-storage"
                                                                                                  : "fp32",
                                     p.noise_floor)
-                      : std::string(" ok"))
+                      : std::string(" ok") + (p.why.empty() ? "" : " (" + p.why + ")"))
                : " FAILED: " + p.why);
     if (divergence.found)
       s += fmt::format(

@@ -950,6 +950,14 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     b.mutable_graph().tensors[t].name = name;
     b.Output(t);
   }
+  // Counts get names of their own, so a run can read them beside the
+  // values they count (the proof's bisect cuts padded values with them).
+  for (auto& [name, v] : L.values()) {
+    if (!v.rows || L.named().count(v.rows->count) || b.graph().IsGraphOutput(v.rows->count)) continue;
+    if (b.tensor(v.rows->count).is_const()) continue;
+    L.named()[v.rows->count] = name + "|count";
+    b.mutable_graph().tensors[v.rows->count].name = name + "|count";
+  }
   result.model = b.Finish();
   result.model.description = "gpuclean convert from " + g.source;
   for (const ValueInfo& in : g.inputs)  // a clip, less its batch of one
@@ -961,6 +969,8 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
       auto it = L.named().find(t);
       if (it == L.named().end() || it->second != name) continue;
       result.origins[graph.tensors[t].name] = {name, perm, {}};
+      if (v.rows)
+        result.origins[graph.tensors[t].name] = {name, perm, {}, v.rows->axis, graph.tensors[v.rows->count].name};
     }
   }
   // Scale, then bias, then activation: Conv + BatchNormalization (MUL, ADD)

@@ -196,6 +196,10 @@ struct LoweredGraph {
     // An activation folded into the op before it (fold_activations.h): the
     // ONNX value that op computed, which no tensor holds any more.
     std::string fused_from;
+    // A padded value (ValidRows): its ONNX axis and the graph tensor that
+    // counts its valid rows; rows_axis -1 when it is not padded.
+    int rows_axis = -1;
+    std::string rows_count;
   };
   std::map<std::string, TensorOrigin> origins;
   std::map<std::string, int> folded;  // ONNX op type -> nodes evaluated at convert time
