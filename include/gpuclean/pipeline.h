@@ -22,6 +22,7 @@
 #include "gpuclean/probe.h"
 #include "gpuclean/runtime.h"
 #include "gpuclean/task_gates.h"
+#include "gpuclean/valid_rows.h"
 
 namespace gpuclean::pipeline {
 
@@ -63,6 +64,9 @@ struct Spec {
   std::vector<Constant> constants;
   std::vector<Stage> stages;  // in the file's order
   std::vector<std::string> outputs;
+  // Outputs whose length depends on the data: padded, with the output that
+  // counts their valid rows (convert writes them; Run cuts them).
+  std::vector<PaddedOutput> valid_rows;
   nlohmann::json proof;  // what the writer proved, kept as written
 
   // Filled by LoadSpec: per stage its model (null for host stages), per

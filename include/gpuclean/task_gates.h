@@ -67,12 +67,16 @@ struct DetectionLayout {
   int scores = -1;         // [1, N, C] class logits or probabilities
   int boxes = -1;          // [1, N, 4]
   std::vector<int> masks;  // [1, N, H, W]
+  // A detector after its NMS: boxes [N, 4] (xyxy), scores [N] and the class
+  // of each row here ([N] integers); N may differ between the two runs.
+  int labels = -1;
   BoxFormat format = BoxFormat::kCxcywh;
   double mask_threshold = 0;  // 0 for logits, 0.5 for probabilities
 };
 // The layout of `reference` (a model's outputs in fp32) when it is a
 // detector's: one [1,N,4] output, one float [1,N,C] output beside it, masks
-// [1,N,H,W]. Box format: xyxy when every box has x2 >= x1 and y2 >= y1 and
+// [1,N,H,W] - or, after a detector's NMS, boxes [N,4], scores [N] and
+// integer labels [N]. Box format: xyxy when every box has x2 >= x1 and y2 >= y1 and
 // some box's first corner is not its centre's image, else cxcywh; `given`
 // options win. std::nullopt when the outputs are not shaped so.
 std::optional<DetectionLayout> InferDetectionLayout(const std::vector<npy::Array>& reference,

@@ -11,6 +11,42 @@
 namespace gpuclean::analyze {
 namespace {
 
+constexpr size_t kStrongestWhenNoneAbove = 10;
+
+// Labels of a postprocessed detector ([N] integers), read as int64.
+std::vector<int64_t> Labels(const npy::Array& a) {
+  std::vector<int64_t> out(static_cast<size_t>(a.num_elements()));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = a.dtype == tfl::TensorType_INT64 ? a.as<int64_t>()[i] : a.as<int32_t>()[i];
+  return out;
+}
+
+bool IsIntegerRows(const npy::Array& a, int64_t n) {
+  return a.shape.size() == 1 && a.shape[0] == n &&
+         (a.dtype == tfl::TensorType_INT32 || a.dtype == tfl::TensorType_INT64);
+}
+
+// boxes [N, 4], scores [N] and labels [N]: a detector after its NMS.
+std::optional<DetectionLayout> PostprocessedLayout(const std::vector<npy::Array>& reference) {
+  DetectionLayout layout;
+  for (size_t o = 0; o < reference.size() && layout.boxes < 0; ++o) {
+    const npy::Array& r = reference[o];
+    if (r.shape.size() == 2 && r.shape[1] == 4 && r.dtype == tfl::TensorType_FLOAT32)
+      layout.boxes = static_cast<int>(o);
+  }
+  if (layout.boxes < 0) return std::nullopt;
+  const int64_t n = reference[layout.boxes].shape[0];
+  for (size_t o = 0; o < reference.size(); ++o) {
+    const npy::Array& r = reference[o];
+    if (layout.scores < 0 && r.shape.size() == 1 && r.shape[0] == n && r.dtype == tfl::TensorType_FLOAT32)
+      layout.scores = static_cast<int>(o);
+    if (layout.labels < 0 && IsIntegerRows(r, n)) layout.labels = static_cast<int>(o);
+  }
+  if (layout.scores < 0 || layout.labels < 0) return std::nullopt;
+  layout.format = BoxFormat::kXyxy;
+  return layout;
+}
+
 bool DetectionRows(const npy::Array& a, int64_t n, size_t rank) {
   return a.shape.size() == rank && a.shape[0] == 1 && a.shape[1] == n && a.dtype == tfl::TensorType_FLOAT32;
 }
@@ -57,7 +93,7 @@ std::optional<DetectionLayout> InferDetectionLayout(const std::vector<npy::Array
         r.dtype == tfl::TensorType_FLOAT32)
       layout.boxes = static_cast<int>(o);
   }
-  if (layout.boxes < 0) return std::nullopt;
+  if (layout.boxes < 0) return PostprocessedLayout(reference);
   const int64_t n = reference[layout.boxes].shape[1];
   for (size_t o = 0; o < reference.size(); ++o) {
     if (static_cast<int>(o) == layout.boxes) continue;
@@ -94,24 +130,52 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
   const npy::Array& got_scores = got.at(layout.scores);
   const npy::Array& ref_boxes = reference.at(layout.boxes);
   const npy::Array& got_boxes = got.at(layout.boxes);
-  if (got_scores.shape != ref_scores.shape || got_boxes.shape != ref_boxes.shape) {
+  const bool postprocessed = layout.labels >= 0;
+  // A postprocessed detector's runs may keep different numbers of rows.
+  const bool shapes_agree = postprocessed ? got_boxes.shape.size() == 2 && got_boxes.shape[1] == 4 &&
+                                                got_scores.shape == std::vector<int64_t>{got_boxes.shape[0]} &&
+                                                got.at(layout.labels).num_elements() == got_boxes.shape[0]
+                                          : got_scores.shape == ref_scores.shape && got_boxes.shape == ref_boxes.shape;
+  if (!shapes_agree) {
     r.detail = "the two runs' detection outputs differ in shape";
     return r;
   }
   const float* rs = ref_scores.as<float>();
-  const bool logits = std::any_of(rs, rs + ref_scores.num_elements(), [](float x) { return x < 0 || x > 1; });
+  const bool logits =
+      !postprocessed && std::any_of(rs, rs + ref_scores.num_elements(), [](float x) { return x < 0 || x > 1; });
   std::vector<int64_t> ref_class, got_class;
-  const std::vector<double> ref_score = Scores(ref_scores, logits, &ref_class);
-  Scores(got_scores, logits, &got_class);
-  const int64_t n = ref_boxes.shape[1];
+  std::vector<double> ref_score;
+  if (postprocessed) {
+    ref_score.assign(rs, rs + ref_scores.num_elements());
+    ref_class = Labels(reference.at(layout.labels));
+    got_class = Labels(got.at(layout.labels));
+  } else {
+    ref_score = Scores(ref_scores, logits, &ref_class);
+    Scores(got_scores, logits, &got_class);
+  }
+  const int64_t n = postprocessed ? ref_boxes.shape[0] : ref_boxes.shape[1];
+  const int64_t n_got = postprocessed ? got_boxes.shape[0] : n;
   const float* rb = ref_boxes.as<float>();
   const float* gb = got_boxes.as<float>();
   const float* gs = got_scores.as<float>();
   int64_t wanted = 0, found = 0, class_ties = 0;
   double min_box = 1, min_mask = 1;
   std::string first_lost;
+  // No reference detection passes the threshold (an untrained or seeded
+  // model): the strongest ones are gated instead, so the gate never holds
+  // for want of anything to find.
+  double threshold = options.score_threshold;
+  std::string gated = fmt::format("above {}", threshold);
+  if (n > 0 && std::none_of(ref_score.begin(), ref_score.end(), [&](double x) { return x > threshold; })) {
+    std::vector<double> sorted = ref_score;
+    const size_t top = std::min<size_t>(sorted.size(), kStrongestWhenNoneAbove);
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(top - 1), sorted.end(),
+                     std::greater<double>());
+    threshold = std::nextafter(sorted[top - 1], -INFINITY);
+    gated = fmt::format("among the {} strongest (none above {})", top, options.score_threshold);
+  }
   for (int64_t d = 0; d < n; ++d) {
-    if (ref_score[d] <= options.score_threshold) continue;
+    if (ref_score[d] <= threshold) continue;
     ++wanted;
     const double a[4] = {rb[d * 4], rb[d * 4 + 1], rb[d * 4 + 2], rb[d * 4 + 3]};
     // The counterpart: the best-overlapping detection of the same class
@@ -119,18 +183,25 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
     // different classes), else the best-overlapping one, to report.
     int64_t best = -1, best_same = -1;
     double best_iou = -1, best_same_iou = -1;
-    for (int64_t e = 0; e < n; ++e) {
+    for (int64_t e = 0; e < n_got; ++e) {
       const double b[4] = {gb[e * 4], gb[e * 4 + 1], gb[e * 4 + 2], gb[e * 4 + 3]};
       const double iou = BoxIou(a, b, layout.format);
       if (iou > best_iou) best_iou = iou, best = e;
       if (got_class[e] == ref_class[d] && iou > best_same_iou) best_same_iou = iou, best_same = e;
     }
     if (best_same >= 0 && best_same_iou >= options.min_box_iou) best = best_same, best_iou = best_same_iou;
+    if (best < 0) {  // the other run kept no detection at all
+      if (first_lost.empty())
+        first_lost = fmt::format(" (first lost: reference {} score {:.3f} class {}: the other run kept none)", d,
+                                 ref_score[d], ref_class[d]);
+      min_box = 0;
+      continue;
+    }
     double mask_iou = 1;
     for (int m : layout.masks)
       mask_iou = std::min(mask_iou, MaskIou(reference.at(m), d, got.at(m), best, layout.mask_threshold));
     bool same_class = got_class[best] == ref_class[d];
-    if (!same_class) {
+    if (!same_class && !postprocessed) {
       const int64_t c = ref_scores.shape[2];
       std::vector<double> ra(rs + d * c, rs + (d + 1) * c), gr(gs + best * c, gs + (best + 1) * c);
       if (ArgmaxNearTie(ra.data(), gr.data(), c, ref_class[d], got_class[best])) {
@@ -152,8 +223,8 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
   r.passed = found == wanted;
   r.value = wanted == 0 ? 1.0 : static_cast<double>(found) / static_cast<double>(wanted);
   r.detail = fmt::format(
-      "{}/{} reference detection(s) above {} found again (box IoU min {:.4g}, {}{}){}", found, wanted,
-      options.score_threshold, wanted ? min_box : 1.0,
+      "{}/{} reference detection(s) {} found again (box IoU min {:.4g}, {}{}){}", found, wanted, gated,
+      wanted ? min_box : 1.0,
       class_ties ? fmt::format("same class, {} at a class near-tie", class_ties) : std::string("same class"),
       layout.masks.empty() ? "" : fmt::format(", mask IoU min {:.4g}", wanted ? min_mask : 1.0), first_lost);
   return r;

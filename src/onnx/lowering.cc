@@ -927,6 +927,7 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
     int t = L.Materialize(v, nhwc ? kToNhwc : Perm{});
     if (v.rows) {
       // Rows past the count are zeros, so what a caller reads is defined.
+      if (b.tensor(t).name == out.name + LayoutSuffix(v.perm)) b.mutable_graph().tensors[t].name += "|unzeroed";
       t = ZeroPastCount(b, t, *v.rows);
       const std::string count = out.name + "_count";
       if (L.values().count(count))

@@ -2,6 +2,7 @@
 // the same inputs, judged by task gates output by output.
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -114,6 +115,7 @@ void MatchDetections(const std::vector<analyze::OutputGate>& gates, std::vector<
     const analyze::BoxMatching m = analyze::MatchBoxes(boxes, got[g.output], *g.options.boxes);
     const std::vector<int64_t> lead(boxes.shape.begin(), boxes.shape.end() - 1);
     for (size_t p = 0; p < match.size(); ++p) {
+      if (match[p] < 0) continue;
       npy::Array& o = got[match[p]];
       if (o.shape.size() < lead.size() || !std::equal(lead.begin(), lead.end(), o.shape.begin())) continue;
       o = analyze::ApplyBoxMatching(o, m);
@@ -135,6 +137,7 @@ void MatchDetections(const std::vector<analyze::OutputGate>& gates, std::vector<
       if (m.paired[d]) kept.push_back(static_cast<int64_t>(d));
     for (size_t p = 0; p < match.size(); ++p) {
       const int r = match[p];
+      if (r < 0) continue;
       if (std::find(report.matched_outputs.begin(), report.matched_outputs.end(), spec.outputs[p]) ==
           report.matched_outputs.end())
         continue;
@@ -168,11 +171,18 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
 
   // Pipeline output p <-> monolith output r: by name, else by position.
   std::vector<int> match;
+  // Outputs that count a padded output's rows have no counterpart there:
+  // the padded output, cut to them, is compared.
+  std::set<std::string> counts;
+  for (const PaddedOutput& p : spec.valid_rows) counts.insert(p.count);
+  const size_t compared = spec.outputs.size() - counts.size();
   for (size_t p = 0; p < spec.outputs.size(); ++p) {
     auto it = std::find(ref.names.begin(), ref.names.end(), spec.outputs[p]);
-    if (it != ref.names.end()) {
+    if (counts.count(spec.outputs[p]) && it == ref.names.end()) {
+      match.push_back(-1);
+    } else if (it != ref.names.end()) {
       match.push_back(static_cast<int>(it - ref.names.begin()));
-    } else if (spec.outputs.size() == ref.names.size()) {
+    } else if (compared == ref.names.size()) {
       match.push_back(static_cast<int>(p));
     } else {
       throw Error(ErrorKind::kUsage, fmt::format("pipeline output '{}' has no output of that name in {} (outputs: {})",
@@ -181,12 +191,14 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
   }
   // The chain's values in the monolith's output order, for the gates.
   std::vector<npy::Array> got(ref.outputs.size());
-  for (size_t p = 0; p < match.size(); ++p) got[match[p]] = report.chain.outputs[p];
+  for (size_t p = 0; p < match.size(); ++p)
+    if (match[p] >= 0) got[match[p]] = report.chain.outputs[p];
   const auto inferred = analyze::InferTaskGates(ref.outputs_graph, ref.outputs);
   std::vector<analyze::GateSpec> given = options.gates;
   for (analyze::GateSpec& g : given) {  // a gate may name a pipeline output
     auto it = std::find(spec.outputs.begin(), spec.outputs.end(), g.tensor);
-    if (!g.tensor.empty() && it != spec.outputs.end()) g.tensor = ref.names[match[it - spec.outputs.begin()]];
+    if (!g.tensor.empty() && it != spec.outputs.end() && match[it - spec.outputs.begin()] >= 0)
+      g.tensor = ref.names[match[it - spec.outputs.begin()]];
   }
   const auto gates = analyze::ResolveTaskGates(ref.outputs_graph, given, options.gate_options, inferred);
   std::vector<npy::Array> gated_ref = ref.outputs;
@@ -196,17 +208,20 @@ ProveReport Prove(const Spec& spec, const std::string& against, const ProveOptio
   std::vector<bool> judged_as_detections(ref.outputs.size(), false);
   if (options.detections && (options.gates.empty() || options.detections_given)) {
     std::vector<npy::Array> chain_in_ref_order(ref.outputs.size());
-    for (size_t p = 0; p < match.size(); ++p) chain_in_ref_order[match[p]] = report.chain.outputs[p];
+    for (size_t p = 0; p < match.size(); ++p)
+      if (match[p] >= 0) chain_in_ref_order[match[p]] = report.chain.outputs[p];
     if (const auto layout = analyze::InferDetectionLayout(ref.outputs, options.gate_options)) {
       report.detections =
           analyze::DetectionsFoundAgain(*layout, ref.outputs, chain_in_ref_order, options.detection_gate);
       judged_as_detections[layout->scores] = judged_as_detections[layout->boxes] = true;
+      if (layout->labels >= 0) judged_as_detections[layout->labels] = true;
       for (int m : layout->masks) judged_as_detections[m] = true;
     }
   }
 
   report.passed = true;
   for (size_t p = 0; p < match.size(); ++p) {
+    if (match[p] < 0) continue;  // a count: its padded output is judged
     OutputVerdict v;
     v.name = spec.outputs[p];
     v.reference_name = ref.names[match[p]];

@@ -189,6 +189,16 @@ RunResult Run(const Spec& spec, const std::vector<npy::Array>& inputs, const Run
     result.stages.push_back(std::move(run));
   }
   for (const std::string& v : spec.outputs) result.outputs.push_back(result.values.at(v));
+  for (const PaddedOutput& p : spec.valid_rows) {
+    const auto at = [&](const std::string& name) {
+      return std::find(spec.outputs.begin(), spec.outputs.end(), name) - spec.outputs.begin();
+    };
+    const npy::Array& count = result.outputs.at(at(p.count));
+    if (count.num_elements() != 1 || count.dtype != tfl::TensorType_INT32)
+      ThrowBadInput(fmt::format("pipeline output '{}' counts rows but is not one int32", p.count));
+    npy::Array& padded = result.outputs.at(at(p.output));
+    padded = FirstRows(padded, p.axis, count.as<int32_t>()[0]);
+  }
   return result;
 }
 

@@ -194,6 +194,22 @@ Spec LoadSpec(const std::string& path) {
   spec.inputs = Names(path, Field(path, j, "inputs", "the spec"), "inputs");
   spec.outputs = Names(path, Field(path, j, "outputs", "the spec"), "outputs");
   if (spec.outputs.empty()) Bad(path, "the pipeline has no outputs");
+  if (j.contains("valid_rows")) {
+    const Json& v = j["valid_rows"];
+    const auto listed = [&](const std::string& name) {
+      return std::find(spec.outputs.begin(), spec.outputs.end(), name) != spec.outputs.end();
+    };
+    if (!v.is_array()) Bad(path, "valid_rows must be a list of {{\"output\", \"axis\", \"count\"}}");
+    for (const Json& p : v) {
+      if (!p.is_object() || !p.contains("output") || !p.contains("count") || !p["output"].is_string() ||
+          !p["count"].is_string() || !p.value("axis", Json(0)).is_number_integer())
+        Bad(path, "valid_rows must be a list of {{\"output\", \"axis\", \"count\"}}");
+      PaddedOutput padded{p["output"].get<std::string>(), p.value("axis", 0), p["count"].get<std::string>()};
+      if (!listed(padded.output) || !listed(padded.count))
+        Bad(path, "valid_rows names '{}' and '{}', which are not both pipeline outputs", padded.output, padded.count);
+      spec.valid_rows.push_back(std::move(padded));
+    }
+  }
   if (j.contains("constants")) {
     if (!j["constants"].is_array()) Bad(path, "constants must be a list of {{\"name\", \"file\"}}");
     for (const Json& c : j["constants"]) {
@@ -329,6 +345,11 @@ Json ToJson(const Spec& spec) {
     j["stages"].push_back(std::move(st));
   }
   j["outputs"] = spec.outputs;
+  if (!spec.valid_rows.empty()) {
+    j["valid_rows"] = Json::array();
+    for (const PaddedOutput& p : spec.valid_rows)
+      j["valid_rows"].push_back({{"output", p.output}, {"axis", p.axis}, {"count", p.count}});
+  }
   if (!spec.proof.is_null()) j["proof"] = spec.proof;
   return j;
 }

@@ -16,6 +16,7 @@
 #include "gpuclean/format.h"
 #include "gpuclean/io.h"
 #include "gpuclean/lint.h"
+#include "gpuclean/op_table.h"
 #include "gpuclean/split.h"
 #include "split/split_internal.h"
 
@@ -295,9 +296,14 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
       for (int c : consumers[t]) feeds_host[i] = feeds_host[i] || host[c] || feeds_host[c];
     }
   }
-  // In dataflow order, so a chain of index ops joins in one sweep.
+  // In dataflow order, so a chain of index ops joins in one sweep. A
+  // convolution or matmul stays on the GPU even when it reads only island
+  // values: sending its input over costs less than computing it on the CPU
+  // (an image normalised on the CPU would otherwise pull the whole backbone
+  // after it into the island).
   for (int i : order) {
     if (host[i] || !feeds_host[i] || !IslandCanHold(g, i, islands)) continue;
+    if (ir::TraitsOf(g.ops[i].code).family == ir::OpFamily::kDotProduct) continue;
     const ir::Op& op = g.ops[i];
     bool from_host = false, only_host = true;
     for (int t : op.inputs) {
@@ -306,6 +312,31 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
       from_host = true;
     }
     if (from_host && only_host) host[i] = true;
+  }
+  // After the last island: what reads only island values and feeds no GPU
+  // op ends the pipeline on the CPU, sparing a GPU graph that would only
+  // receive, compute a little and send back.
+  if (islands == Islands::kCpuGraphs) {
+    std::vector<bool> feeds_gpu(g.ops.size(), false);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const int i = *it;
+      for (int t : g.ops[i].outputs) {
+        if (t < 0) continue;
+        for (int c : consumers[t]) feeds_gpu[i] = feeds_gpu[i] || (!host[c] && !IslandCanHold(g, c, islands));
+      }
+    }
+    for (int i : order) {
+      if (host[i] || feeds_gpu[i] || !IslandCanHold(g, i, islands)) continue;
+      if (ir::TraitsOf(g.ops[i].code).family == ir::OpFamily::kDotProduct) continue;
+      bool from_host = false, only_host = true;
+      for (int t : g.ops[i].inputs) {
+        if (t < 0 || g.tensors[t].is_const()) continue;
+        if (constant[t]) continue;
+        if (producer[t] < 0 || !host[producer[t]]) only_host = false;
+        from_host = true;
+      }
+      if (from_host && only_host) host[i] = true;
+    }
   }
   std::vector<int> out;
   for (size_t i = 0; i < g.ops.size(); ++i)
@@ -405,6 +436,7 @@ HostCut CutHostIslands(const ir::Model& model, const std::vector<int>& requested
   spec.source = model.source;
   for (int32_t t : g.inputs) spec.inputs.push_back(names[t]);
   for (int32_t t : g.outputs) spec.outputs.push_back(names[t]);
+  spec.valid_rows = internal::PaddedOutputsNamed(model, [&](int32_t t) { return names[t]; });
   std::set<int> constants_written;
   int graph_number = 0;
   auto add_graph = [&](int s, const char* placement) {

@@ -43,6 +43,22 @@ std::string FileSafe(const std::string& value) {
   return out;
 }
 
+std::vector<PaddedOutput> PaddedOutputsNamed(const ir::Model& model,
+                                             const std::function<std::string(int32_t)>& name_of) {
+  const ir::Subgraph& g = model.main();
+  const auto output_named = [&](const std::string& name) -> std::optional<std::string> {
+    for (int32_t t : g.outputs)
+      if (g.tensors[t].name == name) return name_of(t);
+    return std::nullopt;
+  };
+  std::vector<PaddedOutput> out;
+  for (const PaddedOutput& p : ReadPaddedOutputs(model)) {
+    const auto output = output_named(p.output), count = output_named(p.count);
+    if (output && count) out.push_back({*output, p.axis, *count});
+  }
+  return out;
+}
+
 }  // namespace internal
 
 namespace {
@@ -280,6 +296,7 @@ nlohmann::json ChainJson(const ir::Model& model, const std::vector<Part>& parts,
   spec.source = model.source;
   for (int32_t t : g.inputs) spec.inputs.push_back(g.tensors[t].name);
   for (int32_t t : g.outputs) spec.outputs.push_back(g.tensors[t].name);
+  spec.valid_rows = internal::PaddedOutputsNamed(model, [&](int32_t t) { return g.tensors[t].name; });
   for (size_t p = 0; p < parts.size(); ++p) {
     pipeline::Stage stage;
     stage.name = fmt::format("part{}", p + 1);

@@ -1,10 +1,12 @@
 #pragma once
 // What the tensor cut (split.cc), the host-island cut (host_cut.cc) and its
 // graph clean-up (clean_graphs.cc) share.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "gpuclean/split.h"
+#include "gpuclean/valid_rows.h"
 
 namespace gpuclean::split::internal {
 
@@ -17,6 +19,11 @@ std::vector<bool> ConstantValued(const ir::Subgraph& g, const std::vector<int>& 
 // other stages produce; outputs are graph outputs and what later stages read.
 Part MakePart(const ir::Model& model, const std::vector<int>& stage, const std::vector<bool>& constant,
               const std::vector<int>& order, int p, const std::string& description);
+
+// The model's padded outputs (valid_rows metadata) under the names the
+// pipeline gives its outputs (`name_of` a graph tensor).
+std::vector<PaddedOutput> PaddedOutputsNamed(const ir::Model& model,
+                                             const std::function<std::string(int32_t)>& name_of);
 
 // `value` with every character but letters, digits, '-' and '_' as '_':
 // for file names made from tensor names.
