@@ -174,8 +174,19 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
     threshold = std::nextafter(sorted[top - 1], -INFINITY);
     gated = fmt::format("among the {} strongest (none above {})", top, options.score_threshold);
   }
+  // A postprocessed detector keeps at most so many detections: when the
+  // other run kept as many as this one, a reference detection scoring below
+  // everything it kept was outranked at the cap, not lost.
+  const float* gs_rows = got_scores.as<float>();
+  const double weakest_kept =
+      postprocessed && n_got > 0 && n_got >= n ? *std::min_element(gs_rows, gs_rows + n_got) : -INFINITY;
+  int64_t at_cap = 0;
   for (int64_t d = 0; d < n; ++d) {
     if (ref_score[d] <= threshold) continue;
+    if (ref_score[d] < weakest_kept) {
+      ++at_cap;
+      continue;
+    }
     ++wanted;
     const double a[4] = {rb[d * 4], rb[d * 4 + 1], rb[d * 4 + 2], rb[d * 4 + 3]};
     // The counterpart: the best-overlapping detection of the same class
@@ -227,6 +238,9 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
       wanted ? min_box : 1.0,
       class_ties ? fmt::format("same class, {} at a class near-tie", class_ties) : std::string("same class"),
       layout.masks.empty() ? "" : fmt::format(", mask IoU min {:.4g}", wanted ? min_mask : 1.0), first_lost);
+  if (at_cap > 0)
+    r.detail += fmt::format("; {} more outranked at the cap of {} kept (below the other run's weakest, {:.4g})", at_cap,
+                            n_got, weakest_kept);
   return r;
 }
 
