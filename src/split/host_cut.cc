@@ -235,10 +235,13 @@ std::vector<int> HostOpsForTarget(const ir::Model& model, const std::string& tar
   const ir::Subgraph& g = model.main();
   std::vector<int> ops;
   for (size_t i = 0; i < g.ops.size() && !report.node_status.empty() && i < report.node_status[0].size(); ++i) {
-    // Islands are exact: they take what the GPU declines and what it
-    // computes wrongly.
+    // Islands are exact: they take what the GPU declines, what it computes
+    // wrongly, and what the matrix has no entry for (residency already
+    // counts it off the GPU: NON_MAX_SUPPRESSION_V4, which no GPU kernel
+    // computes).
     const lint::Status status = report.node_status[0][i];
-    if (status != lint::Status::kRejected && status != lint::Status::kFallback && status != lint::Status::kIncorrect)
+    if (status != lint::Status::kRejected && status != lint::Status::kFallback && status != lint::Status::kIncorrect &&
+        status != lint::Status::kUnknown)
       continue;
     std::string why;
     if (IslandCanHold(g, static_cast<int>(i), islands, &why))
@@ -275,16 +278,24 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
       const int i = *it;
       const ir::Op& op = g.ops[i];
       if (host[i] || op.outputs.empty() || !IslandCanHold(g, i, islands)) continue;
-      bool joins = true;
+      bool joins = true, bool_to_island = false;
       for (int t : op.outputs) {
         if (t < 0) continue;
         if (constant[t] || !IsIndexLike(g.tensors[t].dtype) || g.IsGraphOutput(t) || consumers[t].empty()) {
           joins = false;
           break;
         }
-        for (int c : consumers[t]) joins = joins && host[c];
+        for (int c : consumers[t]) {
+          joins = joins && host[c];
+          // LiteRT.js's WebGPU delegate refuses a graph with a BOOL tensor
+          // ("Element type BOOL is not supported", measured by
+          // tests/onnx/convert_host_ops_test.cc), and the counts of padded
+          // values (int32 scalars) are arithmetic a GPU graph only ships
+          // back: a mask or an index an island reads is computed there.
+          bool_to_island = bool_to_island || host[c];
+        }
       }
-      if (joins) host[i] = true;
+      if (joins || bool_to_island) host[i] = true;
     }
   }
   // Ops with a path to an island op: only these can sit between two of them.
@@ -313,30 +324,35 @@ std::vector<int> GrowHostIslands(const ir::Subgraph& g, const std::vector<int>& 
     }
     if (from_host && only_host) host[i] = true;
   }
-  // After the last island: what reads only island values and feeds no GPU
-  // op ends the pipeline on the CPU, sparing a GPU graph that would only
-  // receive, compute a little and send back.
+  // After the last island: the ops that read only island values (or each
+  // other's) and whose results reach only the graph's outputs end the
+  // pipeline on the CPU, sparing a GPU graph that would only receive,
+  // compute a little and send back. Found as the largest such set: start
+  // from every candidate, drop what reads or feeds anything else, repeat.
   if (islands == Islands::kCpuGraphs) {
-    std::vector<bool> feeds_gpu(g.ops.size(), false);
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const int i = *it;
-      for (int t : g.ops[i].outputs) {
-        if (t < 0) continue;
-        for (int c : consumers[t]) feeds_gpu[i] = feeds_gpu[i] || (!host[c] && !IslandCanHold(g, c, islands));
+    std::vector<bool> tail(g.ops.size(), false);
+    for (int i : order)
+      tail[i] =
+          !host[i] && IslandCanHold(g, i, islands) && ir::TraitsOf(g.ops[i].code).family != ir::OpFamily::kDotProduct;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int i : order) {
+        if (!tail[i]) continue;
+        bool keeps = true, from_host = false;
+        for (int t : g.ops[i].inputs) {
+          if (t < 0 || g.tensors[t].is_const() || constant[t]) continue;
+          const int p = producer[t];
+          if (p < 0 || !(host[p] || tail[p])) keeps = false;
+          from_host = true;
+        }
+        for (int t : g.ops[i].outputs)
+          if (t >= 0)
+            for (int c : consumers[t]) keeps = keeps && (host[c] || tail[c]);
+        if (!keeps || !from_host) tail[i] = false, changed = true;
       }
     }
-    for (int i : order) {
-      if (host[i] || feeds_gpu[i] || !IslandCanHold(g, i, islands)) continue;
-      if (ir::TraitsOf(g.ops[i].code).family == ir::OpFamily::kDotProduct) continue;
-      bool from_host = false, only_host = true;
-      for (int t : g.ops[i].inputs) {
-        if (t < 0 || g.tensors[t].is_const()) continue;
-        if (constant[t]) continue;
-        if (producer[t] < 0 || !host[producer[t]]) only_host = false;
-        from_host = true;
-      }
-      if (from_host && only_host) host[i] = true;
-    }
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      if (tail[i]) host[i] = true;
   }
   std::vector<int> out;
   for (size_t i = 0; i < g.ops.size(); ++i)

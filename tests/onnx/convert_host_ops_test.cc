@@ -11,6 +11,7 @@
 
 #include "gpuclean/pipeline.h"
 
+#include "onnx/detector_model.h"
 #include "onnx/op_test_util.h"
 
 namespace gpuclean {
@@ -114,6 +115,36 @@ TEST(ConvertHostOps, TheGridSampleTopKGatherElementsSamplerConvertsForBothTarget
     const std::string line = webgpu.out.substr(at, webgpu.out.find('\n', at) - at);
     EXPECT_NE(line.find("fully delegated"), std::string::npos) << line;
   }
+}
+
+// A detector whose NMS sits inside the ONNX graph (torchvision's
+// postprocessing: NonZero, TopK of min(k, n), If, NonMaxSuppression): the
+// convolution on the GPU, the postprocessing - padded tensors and counts -
+// in a CPU graph, the outputs cut to their valid rows by the spec. On
+// LiteRT.js the CPU graph's NON_MAX_SUPPRESSION_V4 runs on wasm.
+TEST(ConvertHostOps, ADetectorWithItsNmsInsideConvertsToAGpuGraphAndACpuGraph) {
+  testing::TempDir dir;
+  const std::string onnx = testing::DetectorWithNms().Write(dir.file("detector.onnx"));
+  const auto r = testing::RunGpuclean("convert " + onnx + " --target mldrift-webgpu@2.5.3 --host-ops auto -q -o " +
+                                      dir.file("det"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const pipeline::Spec spec = pipeline::LoadSpec(dir.file("det.pipeline.json"));
+  ASSERT_EQ(spec.valid_rows.size(), 3u);
+  EXPECT_EQ(spec.valid_rows[0].output, "det_boxes");
+  int gpu = 0, nms_on_cpu = 0;
+  for (size_t s = 0; s < spec.stages.size(); ++s) {
+    gpu += spec.stages[s].placement == "gpu";
+    for (const ir::Op& op : spec.models[s]->main().ops)
+      nms_on_cpu += op.code == tfl::BuiltinOperator_NON_MAX_SUPPRESSION_V4 && spec.stages[s].placement == "cpu";
+  }
+  EXPECT_GE(gpu, 1);
+  EXPECT_EQ(nms_on_cpu, 1);
+  const auto litert = testing::RunGpuclean("pipeline prove " + dir.file("det.pipeline.json") + " --against " + onnx +
+                                           " --runtime litert-webgpu --precision fp16 -q");
+  ASSERT_EQ(litert.exit_code, 0) << litert.out << litert.err;
+  EXPECT_NE(litert.out.find("litert-wasm"), std::string::npos) << litert.out;
+  EXPECT_NE(litert.out.find("fully delegated"), std::string::npos) << litert.out;
+  EXPECT_NE(litert.out.find("detections pass"), std::string::npos) << litert.out;
 }
 
 // Every graph of the pipeline on LiteRT.js's real WebGPU delegate (fp16),

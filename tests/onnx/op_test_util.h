@@ -27,7 +27,8 @@ inline convert::Report ConvertModel(const OnnxTestModel& m, const std::string& n
 }
 
 // A two-stage query selection as detectors write it: features [1,P,8] ->
-// scores -> TopK(k) -> Squeeze -> Gather of the chosen rows -> a head.
+// scores -> TopK(k) -> Squeeze -> Gather of the chosen rows -> a head (a
+// matmul and a bias, which the GPU computes).
 // Outputs "head" and "top_scores".
 inline OnnxTestModel TwoStageSelectionModel(int64_t proposals, int64_t k, uint32_t seed) {
   OnnxTestModel m;
@@ -41,8 +42,10 @@ inline OnnxTestModel TwoStageSelectionModel(int64_t proposals, int64_t k, uint32
   m.InitI64("axis0", {1}, {0});
   m.Node("Squeeze", {"top_index", "axis0"}, {"index"});
   m.Node("Gather", {"feats", "index"}, {"queries"}).Int("axis", 1);
+  m.InitF32("head_w", {8, 8}, RandomValues(64, seed + 2));
+  m.Node("MatMul", {"queries", "head_w"}, {"projected"});
   m.InitF32("bias", {8}, RandomValues(8, seed + 1));
-  m.Node("Add", {"queries", "bias"}, {"head"});
+  m.Node("Add", {"projected", "bias"}, {"head"});
   m.Output("head");
   m.Output("top_scores");
   return m;

@@ -32,7 +32,7 @@
 namespace gpuclean::onnx {
 
 int ZeroPastCount(builder::GraphBuilder& b, int x, const ValidRows& rows) {
-  const auto& shape = b.tensor(x).shape;
+  const std::vector<int32_t> shape = b.tensor(x).shape;  // a copy: adding tensors moves them
   const int32_t bound = shape.at(static_cast<size_t>(rows.axis));
   std::vector<int32_t> positions(static_cast<size_t>(bound));
   std::iota(positions.begin(), positions.end(), 0);
