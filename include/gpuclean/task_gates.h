@@ -103,4 +103,14 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
 std::optional<std::string> RowsInAnotherOrder(const std::vector<npy::Array>& reference,
                                               const std::vector<npy::Array>& got, double atol);
 
+// A postprocessed detector's rows (DetectionLayout::labels >= 0) paired one
+// to one where each pair has the same class, scores within |diff| <= atol *
+// max(1, |ref|) and boxes of the same object (IoU >= 0.5): NMS keeps one of
+// two overlapping boxes whose scores tie within fp32 noise, and either is
+// its result. The pairing's summary ("300/300 rows paired, 3 another box of
+// the same object at a tied score"), or nullopt when a row has no partner.
+std::optional<std::string> DetectionsTiedWithinNoise(const DetectionLayout& layout,
+                                                     const std::vector<npy::Array>& reference,
+                                                     const std::vector<npy::Array>& got, double atol);
+
 }  // namespace gpuclean::analyze

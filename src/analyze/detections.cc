@@ -244,4 +244,40 @@ GateResult DetectionsFoundAgain(const DetectionLayout& layout, const std::vector
   return r;
 }
 
+std::optional<std::string> DetectionsTiedWithinNoise(const DetectionLayout& layout,
+                                                     const std::vector<npy::Array>& reference,
+                                                     const std::vector<npy::Array>& got, double atol) {
+  if (layout.labels < 0) return std::nullopt;
+  const npy::Array &rb = reference.at(layout.boxes), &gb = got.at(layout.boxes);
+  const npy::Array &rs = reference.at(layout.scores), &gs = got.at(layout.scores);
+  if (rb.shape != gb.shape || rs.shape != gs.shape || rb.shape.size() != 2) return std::nullopt;
+  const int64_t n = rb.shape[0];
+  const std::vector<int64_t> rl = Labels(reference.at(layout.labels)), gl = Labels(got.at(layout.labels));
+  if (static_cast<int64_t>(rl.size()) != n || static_cast<int64_t>(gl.size()) != n) return std::nullopt;
+  const float *rbv = rb.as<float>(), *gbv = gb.as<float>(), *rsv = rs.as<float>(), *gsv = gs.as<float>();
+  const auto near = [&](double a, double b) { return std::fabs(a - b) <= atol * std::max(1.0, std::fabs(a)); };
+  std::vector<bool> taken(static_cast<size_t>(n), false);
+  int64_t other_box = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const double a[4] = {rbv[r * 4], rbv[r * 4 + 1], rbv[r * 4 + 2], rbv[r * 4 + 3]};
+    int64_t partner = -1;
+    bool exact = false;
+    for (int64_t d = 0; d < n && !exact; ++d)
+      for (const int64_t g : {r - d, r + d}) {
+        if (g < 0 || g >= n || taken[g] || gl[g] != rl[r] || !near(rsv[r], gsv[g])) continue;
+        const double b[4] = {gbv[g * 4], gbv[g * 4 + 1], gbv[g * 4 + 2], gbv[g * 4 + 3]};
+        const bool same = near(a[0], b[0]) && near(a[1], b[1]) && near(a[2], b[2]) && near(a[3], b[3]);
+        if (same) {
+          partner = g, exact = true;
+          break;
+        }
+        if (partner < 0 && BoxIou(a, b, layout.format) >= 0.5) partner = g;
+      }
+    if (partner < 0) return std::nullopt;
+    taken[partner] = true;
+    other_box += !exact;
+  }
+  return fmt::format("{}/{} rows paired, {} another box of the same object at a tied score", n, n, other_box);
+}
+
 }  // namespace gpuclean::analyze

@@ -267,9 +267,30 @@ void Unsqueeze(NodeContext& ctx) {
 // Reshape and Flatten keep the padded axis when it survives whole: the same
 // number of elements before it, and its bound as one output dimension.
 void Reshape(NodeContext& ctx) {
-  if (ctx.node().op_type == "Reshape" && !ctx.IsConst(1))
-    ctx.Fail("the new shape is computed from a length that depends on the data");
   const Dims in = ctx.Shape(0);
+  if (ctx.node().op_type == "Reshape" && !ctx.IsConst(1)) {
+    // A shape computed from a count (x.reshape(n, -1) after a selection):
+    // its one inexact element is the padded axis, at its bound.
+    const std::vector<IntRange> r = RangesOf(ctx, 1);
+    int at = -1;
+    Dims dims;
+    for (size_t j = 0; j < r.size(); ++j) {
+      dims.push_back(r[j].hi);
+      if (!r[j].exact()) at = at < 0 ? static_cast<int>(j) : -2;
+    }
+    if (r.empty() || at < 0 || !PaddedIn(ctx, 0))
+      ctx.Fail("the new shape is computed at run time, not from one length that depends on the data");
+    const ValidRows rows = *V(ctx, 0).rows;
+    int64_t before_in = 1, before_out = 1;
+    for (int i = 0; i < rows.axis; ++i) before_in *= in[i];
+    for (int j = 0; j < at; ++j) before_out *= dims[j];
+    if (std::count(dims.begin(), dims.end(), -1) == 1 || NumElements(dims) != NumElements(in) ||
+        before_in != before_out || dims[at] != in[rows.axis])
+      ctx.Fail("the new shape does not keep the rows whose count depends on the data whole");
+    ctx.Out(0, ctx.b().Reshape(ctx.Tensor(0), ToShape32(dims)));
+    ctx.SetRows(0, {at, rows.count});
+    return;
+  }
   Moved(ctx, [&](int a) {
     const Dims& out = Output(ctx, 0).shape;
     int64_t before = 1;
@@ -692,12 +713,14 @@ const Registry& PaddedRules() {
   static const Registry registry = [] {
     Registry r;
     using namespace ops::padded;
-    for (const char* op : {"Add",         "Sub",   "Mul",      "Div",         "Min",
-                           "Max",         "Cast",  "Identity", "Neg",         "Abs",
-                           "Floor",       "Ceil",  "Relu",     "Sigmoid",     "Exp",
-                           "Log",         "Sqrt",  "Clip",     "Not",         "And",
-                           "Or",          "Equal", "Greater",  "Less",        "GreaterOrEqual",
-                           "LessOrEqual", "Round", "Tanh",     "HardSigmoid", "Reciprocal"})
+    for (const char* op : {"Add",         "Sub",       "Mul",      "Div",         "Min",
+                           "Max",         "Cast",      "Identity", "Neg",         "Abs",
+                           "Floor",       "Ceil",      "Relu",     "Sigmoid",     "Exp",
+                           "Log",         "Sqrt",      "Clip",     "Not",         "And",
+                           "Or",          "Equal",     "Greater",  "Less",        "GreaterOrEqual",
+                           "LessOrEqual", "Round",     "Tanh",     "HardSigmoid", "Reciprocal",
+                           "Xor",         "Mod",       "Sign",     "Pow",         "Erf",
+                           "Softplus",    "LeakyRelu", "Elu",      "HardSwish"})
       r.Add(op, Elementwise);
     r.Add("Where", Where);
     r.Add("Transpose", Transpose);
