@@ -496,6 +496,7 @@ void NodeContext::SetRows(int k, const ValidRows& rows) {
   if (rows.axis < 0 || rows.axis >= static_cast<int>(v.shape.size()))
     ThrowInternal(fmt::format("{}: padded axis {} of a rank-{} value", node_.Label(), rows.axis, v.shape.size()));
   v.rows = rows;
+  v.constant.reset();  // its length is known at run time only: never folded
 }
 
 void NodeContext::SetRanges(int k, std::vector<IntRange> ranges) {

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <set>
 
 #include "onnx/ops/ops.h"
 
@@ -173,6 +174,8 @@ void RangedArithmetic(NodeContext& ctx) {
     ctx.SetRanges(0, r);
     return;
   }
+  static const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Min", "Max", "Div"};
+  if (!kBinary.count(op)) return;  // anything else of a count is data, not a size
   std::vector<IntRange> acc = RangesOf(ctx, 0);
   if (acc.empty()) return;
   const size_t n = static_cast<size_t>(NumElements(Output(ctx, 0).shape));
@@ -378,6 +381,25 @@ void GatherND(NodeContext& ctx) {
   ctx.SetRows(0, rows);
 }
 
+// Constant parts (the labels ConstantOfShape fills per class) joined along
+// their first axis at convert time, so what reads them is linted as reading
+// a constant table; -1 when a part is computed or the axis is another.
+int ConcatenatedConstants(NodeContext& ctx, const std::vector<int>& parts, int axis) {
+  auto& b = ctx.b();
+  if (axis != 0) return -1;
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> shape = b.tensor(parts[0]).shape;
+  shape[0] = 0;
+  for (int t : parts) {
+    const ir::Tensor& part = b.tensor(t);
+    if (!part.is_const() || !part.quant.empty() || part.sparsity || part.dtype != b.tensor(parts[0]).dtype) return -1;
+    bytes.insert(bytes.end(), part.data->data(), part.data->data() + part.data->size());
+    shape[0] += part.shape.at(0);
+  }
+  const ir::DType dtype = b.tensor(parts[0]).dtype;
+  return b.Const("joined", dtype, shape, Bytes::Own(std::move(bytes)));
+}
+
 // Concatenation along the padded axis compacts the valid rows to the front:
 // a TOPK_V2 over keys that rank each valid row by its position above every
 // padding row. Along another axis, the rows line up.
@@ -418,11 +440,13 @@ void Concat(NodeContext& ctx) {
     const int count = padded ? V(ctx, i).rows->count : ctx.ConstI32({}, {static_cast<int32_t>(bound)});
     counts.push_back(count);
     masks.push_back(padded ? ValidMaskOf(ctx, count, bound)
-                           : b.ConstBool("all", {bound}, std::vector<bool>(bound, true)));
+                           : b.ConstBool("all", {static_cast<int32_t>(bound)},
+                                         std::vector<bool>(static_cast<size_t>(bound), true)));
   }
   int count = counts[0];
   for (size_t i = 1; i < counts.size(); ++i) count = b.Add(count, counts[i]);
-  int data = parts.size() == 1 ? parts[0] : b.Concatenation(parts, axis);
+  int data = parts.size() == 1 ? parts[0] : ConcatenatedConstants(ctx, parts, axis);
+  if (data < 0) data = b.Concatenation(parts, axis);
   if (!prefix) {
     std::vector<int32_t> keys(static_cast<size_t>(total));
     for (int64_t j = 0; j < total; ++j) keys[j] = static_cast<int32_t>(total - j);
@@ -449,17 +473,20 @@ void ConstantOfShape(NodeContext& ctx) {
   npy::Array value;
   if (ctx.HasAttr("value")) value = ctx.TensorAttr("value");
   auto& b = ctx.b();
-  int fill;
+  // The filled bound as a constant: what reads it (a Gather of labels at
+  // selected rows) is linted as reading a constant table from the start.
+  const int64_t n = NumElements(dims);
+  if (n > (int64_t{1} << 24)) ctx.Fail(fmt::format("{} elements are too many to fill here", n));
+  int out;
   if (value.data.empty() || value.dtype == tfl::TensorType_FLOAT32) {
-    fill = ctx.ScalarF32(value.data.empty() ? 0.0f : value.as<float>()[0]);
+    const float v = value.data.empty() ? 0.0f : value.as<float>()[0];
+    out = ctx.ConstF32(dims, std::vector<float>(static_cast<size_t>(n), v));
   } else if (value.dtype == tfl::TensorType_INT64 || value.dtype == tfl::TensorType_INT32) {
     const int64_t v = value.dtype == tfl::TensorType_INT64 ? value.as<int64_t>()[0] : value.as<int32_t>()[0];
-    fill = ctx.ConstI32({}, {static_cast<int32_t>(v)});
+    out = ctx.ConstI32(dims, std::vector<int32_t>(static_cast<size_t>(n), static_cast<int32_t>(v)));
   } else {
     ctx.Fail(fmt::format("a {} fill is not converted", ir::DTypeName(value.dtype)));
   }
-  const int out = b.Op(tfl::BuiltinOperator_BROADCAST_TO,
-                       {fill, ctx.ConstI32({static_cast<int64_t>(dims.size())}, ToShape32(dims))})[0];
   ctx.Out(0, out);
   if (axis < 0) return;
   int count = b.Gather(ctx.Tensor(0), ctx.ConstI32({}, {axis}), 0);
