@@ -2,6 +2,7 @@
 // kind of bad spec (missing files, unknown values, cycles, shape mismatches).
 #include "gpuclean/pipeline.h"
 
+#include <cmath>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -131,6 +132,35 @@ TEST(PipelineSpec, BadSpecsAreOneLine) {
   std::ofstream(f.dir.file("broken.json")) << "{\"format\": ";
   EXPECT_THROW(LoadSpec(f.dir.file("broken.json")), Error);
   EXPECT_THROW(LoadSpec(f.dir.file("absent.json")), Error);
+}
+
+// An output whose length depends on the data: the graph holds it padded
+// and counts its valid rows; valid_rows pairs them and Run cuts it.
+TEST(PipelineSpec, ValidRowsCutAPaddedOutputToItsCount) {
+  Fixture f;
+  builder::GraphBuilder g;
+  const int x = g.Input("x", tfl::TensorType_FLOAT32, {6});
+  g.Output(g.Tanh(x));
+  g.Output(g.ArgMax(x, 0));  // the count: where the largest value sits
+  format::WriteModel(g.Finish(), f.dir.file("padded.tflite"));
+  Json j = Json::parse(R"({
+    "format": "gpuclean.pipeline", "version": 1, "inputs": ["x"],
+    "stages": [{"name": "g", "graph": "padded.tflite", "inputs": ["x"], "outputs": ["y", "n"]}],
+    "outputs": ["y", "n"],
+    "valid_rows": [{"output": "y", "axis": 0, "count": "n"}]
+  })");
+  const Spec spec = LoadSpec(f.Write(j));
+  ASSERT_EQ(spec.valid_rows.size(), 1u);
+  const RunResult r = pipeline::Run(spec, {testing::F32({6}, {0.1f, 0.2f, -1.0f, 0.3f, 3.0f, 0.0f})}, {});
+  EXPECT_EQ(r.outputs[0].shape, (std::vector<int64_t>{4}));
+  EXPECT_FLOAT_EQ(r.outputs[0].as<float>()[3], std::tanh(0.3f));
+  WriteSpec(spec, f.dir.file("again.pipeline.json"));
+  EXPECT_EQ(ToJson(LoadSpec(f.dir.file("again.pipeline.json"))), ToJson(spec));
+
+  j["valid_rows"][0]["count"] = "m";
+  EXPECT_TRUE(Has(f.ErrorOf(j), "valid_rows names 'y' and 'm', which are not both pipeline outputs")) << f.ErrorOf(j);
+  j["valid_rows"] = {{{"output", "y"}}};
+  EXPECT_TRUE(Has(f.ErrorOf(j), "valid_rows must be a list")) << f.ErrorOf(j);
 }
 
 TEST(PipelineSpec, AHostStepOutputOfTheWrongShapeIsNamedWhenItReachesAGraph) {
