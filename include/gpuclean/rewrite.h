@@ -21,6 +21,7 @@
 #include "gpuclean/ir.h"
 #include "gpuclean/lint.h"
 #include "gpuclean/npy.h"
+#include "gpuclean/valid_rows.h"
 
 namespace gpuclean::rewrite {
 
@@ -147,6 +148,12 @@ struct OutputDelta {
   double max_abs_diff = 0;  // over elements where the original is not NaN
   double max_abs_ref = 0;
   double allowed = 0;  // bound * max(1, max_abs_ref)
+  // A selection's padded output (detections after NMS) whose rows only
+  // moved as near-ties - in another order, or another box of the same
+  // object at a tied score - paired one to one: how. It then holds
+  // whatever its diff by position.
+  std::string paired;
+  bool holds() const { return max_abs_diff <= allowed || !paired.empty(); }
 };
 
 struct PassOutcome {
@@ -242,8 +249,10 @@ std::vector<std::vector<npy::Array>> ProofInputs(const ir::Subgraph& graph, uint
                                                  const std::vector<HostInput>& host_inputs);
 
 // max |a - b| per output over elements where `a` is not NaN; an element where
-// `a` is finite and `b` is not counts as infinite.
-std::vector<OutputDelta> Deltas(const ir::Subgraph& graph, const std::vector<npy::Array>& a,
-                                const std::vector<npy::Array>& b, double bound);
+// `a` is finite and `b` is not counts as infinite. `padded` outputs (the
+// model's valid_rows) are cut to their counts first, and a selection's rows
+// that only moved as near-ties are paired (OutputDelta::paired).
+std::vector<OutputDelta> Deltas(const ir::Subgraph& graph, std::vector<npy::Array> a, std::vector<npy::Array> b,
+                                double bound, const std::vector<PaddedOutput>& padded = {});
 
 }  // namespace gpuclean::rewrite

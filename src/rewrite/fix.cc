@@ -18,6 +18,8 @@
 #include "gpuclean/limits.h"
 #include "gpuclean/rewrite.h"
 #include "gpuclean/run.h"
+#include "gpuclean/task_gates.h"
+#include "gpuclean/valid_rows.h"
 
 namespace gpuclean::rewrite {
 namespace {
@@ -209,6 +211,10 @@ void Merge(std::vector<OutputDelta>& worst, const std::vector<OutputDelta>& next
     return;
   }
   for (size_t i = 0; i < worst.size(); ++i) {
+    if (worst[i].holds() != next[i].holds()) {  // a failure is the worst
+      if (!next[i].holds()) worst[i] = next[i];
+      continue;
+    }
     const double excess_w = worst[i].max_abs_diff / worst[i].allowed, excess_n = next[i].max_abs_diff / next[i].allowed;
     if (excess_n > excess_w || std::isnan(excess_n)) worst[i] = next[i];
   }
@@ -262,10 +268,34 @@ std::vector<std::vector<npy::Array>> ProofInputs(const ir::Subgraph& graph, uint
   return sets;
 }
 
-std::vector<OutputDelta> Deltas(const ir::Subgraph& graph, const std::vector<npy::Array>& a,
-                                const std::vector<npy::Array>& b, double bound) {
+// Padded outputs along their first axis (a detector's boxes, scores and
+// labels after NMS) that failed by position: their rows paired as a
+// selection's near-ties (analyze::RowsInAnotherOrder, then
+// DetectionsTiedWithinNoise). An exact rewrite that reassociates fp32 sums
+// moves such rows as fp32 noise does.
+void PairSelectionRows(const ir::Subgraph& graph, const std::vector<npy::Array>& a, const std::vector<npy::Array>& b,
+                       double bound, const std::vector<PaddedOutput>& padded, std::vector<OutputDelta>& deltas) {
+  std::vector<size_t> group;
+  for (const PaddedOutput& p : padded)
+    for (size_t k = 0; k < graph.outputs.size() && k < deltas.size(); ++k)
+      if (p.axis == 0 && graph.tensors[graph.outputs[k]].name == p.output) group.push_back(k);
+  if (group.empty() || std::all_of(group.begin(), group.end(), [&](size_t k) { return deltas[k].holds(); })) return;
+  std::vector<npy::Array> ga, gb;
+  for (size_t k : group) ga.push_back(a[k]), gb.push_back(b[k]);
+  std::optional<std::string> paired = analyze::RowsInAnotherOrder(ga, gb, bound);
+  const auto layout = analyze::InferDetectionLayout(ga);
+  if (!paired && layout) paired = analyze::DetectionsTiedWithinNoise(*layout, ga, gb, bound);
+  if (!paired) return;
+  for (size_t k : group)
+    if (!deltas[k].holds()) deltas[k].paired = *paired;
+}
+
+std::vector<OutputDelta> Deltas(const ir::Subgraph& graph, std::vector<npy::Array> a, std::vector<npy::Array> b,
+                                double bound, const std::vector<PaddedOutput>& padded) {
   if (a.size() != b.size())
     ThrowInternal(fmt::format("the rewritten graph has {} outputs, the original {}", b.size(), a.size()));
+  TrimToValidRows(graph, padded, a);
+  TrimToValidRows(graph, padded, b);
   std::vector<OutputDelta> out;
   for (size_t i = 0; i < a.size(); ++i) {
     OutputDelta d;
@@ -284,6 +314,7 @@ std::vector<OutputDelta> Deltas(const ir::Subgraph& graph, const std::vector<npy
     d.allowed = bound * std::max(1.0, d.max_abs_ref);
     out.push_back(d);
   }
+  PairSelectionRows(graph, a, b, bound, padded, out);
   return out;
 }
 
@@ -292,6 +323,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   const lint::Matrix matrix = lint::LoadMatrix((std::filesystem::path(data_dir) / "compat").string(), options.target);
   FixResult result;
   result.before = lint::Lint(model, matrix);
+  const std::vector<PaddedOutput> padded = ReadPaddedOutputs(model);
   const std::vector<const Pass*> first_chosen = [&] {
     std::vector<const Pass*> out = ChoosePasses(options.passes, result.before, result.not_applied);
     out.insert(out.end(), options.extra_passes.begin(), options.extra_passes.end());
@@ -399,7 +431,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
             for (const auto& set : sets) inputs.push_back(InputsFor(candidate.main(), set));
             outputs = RunEach(candidate, inputs, threads);
             for (size_t s = 0; s < sets.size(); ++s)
-              Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs[s], outcome.bound));
+              Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs[s], outcome.bound, padded));
           } catch (const Error& e) {
             if (e.kind() == ErrorKind::kInternal) throw;
             outcome.failure =
@@ -409,7 +441,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
             return false;
           }
           for (const OutputDelta& d : outcome.deltas)
-            if (!(d.max_abs_diff <= d.allowed)) {
+            if (!d.holds()) {
               outcome.failure = fmt::format(
                   "pass {} is not proven: output '{}' moved by max |diff| {:.3g}, allowed {:.3g} ({} bound {:.3g} x "
                   "max(1, max |ref| {:.3g}))",
@@ -450,13 +482,13 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
       for (const auto& set : sets) inputs.push_back(InputsFor(current.main(), set));
       outputs = RunEach(current, inputs, threads);
       for (size_t s = 0; s < sets.size() && s < compared; ++s)
-        Merge(deltas, Deltas(model.main(), reference[s], outputs[s], std::max(total_bound, kExactTolerance)));
+        Merge(deltas, Deltas(model.main(), reference[s], outputs[s], std::max(total_bound, kExactTolerance), padded));
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
       return false;  // the one-by-one proofs say which pass and why
     }
     for (const OutputDelta& d : deltas)
-      if (!(d.max_abs_diff <= d.allowed)) return false;
+      if (!d.holds()) return false;
     for (PassOutcome& p : result.passes) p.proven = !p.sites.empty();
     current_outputs = std::move(outputs);
     return true;
@@ -478,7 +510,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
   for (size_t s = 0; s < reference.size(); ++s)
     if (!reference[s].empty())  // a set the chain was not compared on
       Merge(result.total,
-            Deltas(model.main(), reference[s], current_outputs[s], std::max(total_bound, kExactTolerance)));
+            Deltas(model.main(), reference[s], current_outputs[s], std::max(total_bound, kExactTolerance), padded));
   result.after = lint::Lint(current, matrix);
   result.model = std::move(current);
   if (!reference.empty()) result.outputs = current_outputs;

@@ -12,8 +12,11 @@ std::string Counts(const lint::Report& r) {
 }
 
 nlohmann::json DeltaJson(const OutputDelta& d) {
-  return {
-      {"output", d.output}, {"max_abs_diff", d.max_abs_diff}, {"max_abs_ref", d.max_abs_ref}, {"allowed", d.allowed}};
+  return {{"output", d.output},
+          {"max_abs_diff", d.max_abs_diff},
+          {"max_abs_ref", d.max_abs_ref},
+          {"allowed", d.allowed},
+          {"paired", d.paired}};
 }
 
 nlohmann::json ResidencyJson(const lint::Report& r) {
@@ -39,8 +42,9 @@ nlohmann::json LintJson(const lint::Report& r) {
 std::string Worst(const std::vector<OutputDelta>& deltas) {
   std::string out;
   for (const OutputDelta& d : deltas)
-    out += fmt::format("{}{} max |diff| {:.3g} (allowed {:.3g}, max |ref| {:.3g})", out.empty() ? "" : "; ", d.output,
-                       d.max_abs_diff, d.allowed, d.max_abs_ref);
+    out += fmt::format("{}{} max |diff| {:.3g} (allowed {:.3g}, max |ref| {:.3g}{})", out.empty() ? "" : "; ", d.output,
+                       d.max_abs_diff, d.allowed, d.max_abs_ref,
+                       d.paired.empty() ? "" : "; by position - rows paired as a selection's near-ties: " + d.paired);
   return out;
 }
 

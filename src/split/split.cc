@@ -77,6 +77,47 @@ int FindTensor(const ir::Subgraph& g, const std::string& name) {
 
 namespace internal {
 
+namespace {
+
+ir::Op CastOp(int from, int to, ir::DType in, ir::DType out) {
+  ir::Op op;
+  op.code = tfl::BuiltinOperator_CAST;
+  tfl::CastOptionsT o;
+  o.in_data_type = in;
+  o.out_data_type = out;
+  op.options.Set(o);
+  op.inputs = {from};
+  op.outputs = {to};
+  return op;
+}
+
+// LiteRT.js hands no BOOL buffer from one stage to the next ("Element type
+// BOOL is not supported", measured on wasm and WebGPU): a mask that crosses
+// a cut travels as int32 under its own name, cast at both ends. The model's
+// own inputs and outputs keep their types.
+void CarryMasksAsInt32(const ir::Subgraph& g, ir::Subgraph& part) {
+  for (int32_t& t : part.outputs) {
+    if (part.tensors[t].dtype != tfl::TensorType_BOOL || g.IsGraphOutput(t)) continue;
+    ir::Tensor wide = part.tensors[t];
+    wide.dtype = tfl::TensorType_INT32;
+    part.tensors[t].name += "|bool";
+    const int w = part.AddTensor(wide);
+    part.ops.push_back(CastOp(t, w, tfl::TensorType_BOOL, tfl::TensorType_INT32));
+    t = w;
+  }
+  for (int32_t& t : part.inputs) {
+    if (part.tensors[t].dtype != tfl::TensorType_BOOL || g.IsGraphInput(t)) continue;
+    ir::Tensor wide = part.tensors[t];
+    wide.dtype = tfl::TensorType_INT32;
+    part.tensors[t].name += "|bool";
+    const int w = part.AddTensor(wide);
+    part.ops.insert(part.ops.begin(), CastOp(w, t, tfl::TensorType_INT32, tfl::TensorType_BOOL));
+    t = w;
+  }
+}
+
+}  // namespace
+
 Part MakePart(const ir::Model& model, const std::vector<int>& stage, const std::vector<bool>& constant,
               const std::vector<int>& order, int p, const std::string& description) {
   const ir::Subgraph& g = model.main();
@@ -144,6 +185,7 @@ Part MakePart(const ir::Model& model, const std::vector<int>& stage, const std::
     part.outputs.push_back(g.tensors[t].name);
     part.output_tensors.push_back(t);
   }
+  CarryMasksAsInt32(g, sg);
   m.RemoveDeadTensors(0);
   m.Validate();
   part.model = std::move(m);
