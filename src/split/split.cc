@@ -96,21 +96,22 @@ ir::Op CastOp(int from, int to, ir::DType in, ir::DType out) {
 // a cut travels as int32 under its own name, cast at both ends. The model's
 // own inputs and outputs keep their types.
 void CarryMasksAsInt32(const ir::Subgraph& g, ir::Subgraph& part) {
-  for (int32_t& t : part.outputs) {
-    if (part.tensors[t].dtype != tfl::TensorType_BOOL || g.IsGraphOutput(t)) continue;
+  // The int32 twin of mask `t`, under t's name (t keeps its own as "|bool").
+  const auto widened = [&](int t) {
     ir::Tensor wide = part.tensors[t];
     wide.dtype = tfl::TensorType_INT32;
     part.tensors[t].name += "|bool";
-    const int w = part.AddTensor(wide);
+    return part.AddTensor(wide);
+  };
+  for (int32_t& t : part.outputs) {
+    if (part.tensors[t].dtype != tfl::TensorType_BOOL || g.IsGraphOutput(t)) continue;
+    const int w = widened(t);
     part.ops.push_back(CastOp(t, w, tfl::TensorType_BOOL, tfl::TensorType_INT32));
     t = w;
   }
   for (int32_t& t : part.inputs) {
     if (part.tensors[t].dtype != tfl::TensorType_BOOL || g.IsGraphInput(t)) continue;
-    ir::Tensor wide = part.tensors[t];
-    wide.dtype = tfl::TensorType_INT32;
-    part.tensors[t].name += "|bool";
-    const int w = part.AddTensor(wide);
+    const int w = widened(t);
     part.ops.insert(part.ops.begin(), CastOp(w, t, tfl::TensorType_INT32, tfl::TensorType_BOOL));
     t = w;
   }
