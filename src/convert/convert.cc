@@ -102,7 +102,7 @@ std::map<std::string, Origin> ReadOrigins(const ir::Model& model) {
       for (const auto& [tensor, o] : j.items()) {
         Origin& origin = out[tensor];
         origin = {o.at("onnx").get<std::string>(), o.at("perm").get<onnx::Perm>(),
-                  o.value("fused_from", std::string())};
+                  o.value("fused_from", std::string()), -1, {}};
         if (o.contains("rows")) {
           origin.rows_axis = o["rows"].at("axis").get<int>();
           origin.rows_count = o["rows"].at("count").get<std::string>();
@@ -508,7 +508,7 @@ Divergence FirstDivergence(const std::string& onnx_path, const onnx::Graph& g, c
   Divergence d;
   std::map<std::string, Origin> origins = ReadOrigins(model);
   if (origins.empty())
-    for (const ir::Tensor& t : model.main().tensors) origins[t.name] = {t.name, {}, {}};
+    for (const ir::Tensor& t : model.main().tensors) origins[t.name] = {t.name, {}, {}, -1, {}};
   // ONNX name -> (graph tensor name, perm).
   std::map<std::string, std::pair<std::string, onnx::Perm>> by_onnx;
   // ONNX name -> the ONNX value its activation was folded into (any layout).

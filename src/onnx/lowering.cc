@@ -963,14 +963,14 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   result.model = b.Finish();
   result.model.description = "gpuclean convert from " + g.source;
   for (const ValueInfo& in : g.inputs)  // a clip, less its batch of one
-    if (IsSingleVideo(in)) result.origins[in.name] = {in.name, options.nhwc_io ? kToNdhwc : IdentityPerm(5), {}};
+    if (IsSingleVideo(in)) result.origins[in.name] = {in.name, options.nhwc_io ? kToNdhwc : IdentityPerm(5), {}, -1, {}};
   const ir::Subgraph& graph = result.model.main();
   for (const auto& [name, v] : L.values()) {
     for (const auto& [perm, t] : v.layouts) {
       if (t < 0 || t >= static_cast<int>(graph.tensors.size()) || graph.tensors[t].is_const()) continue;
       auto it = L.named().find(t);
       if (it == L.named().end() || it->second != name) continue;
-      result.origins[graph.tensors[t].name] = {name, perm, {}};
+      result.origins[graph.tensors[t].name] = {name, perm, {}, -1, {}};
       if (v.rows)
         result.origins[graph.tensors[t].name] = {name, perm, {}, v.rows->axis, graph.tensors[v.rows->count].name};
     }
