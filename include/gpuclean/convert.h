@@ -123,6 +123,11 @@ struct Divergence {
   double max_scaled_diff = 0;
   double correlation = 1;
   int compared = 0;  // tensors compared before (and including) it
+  // The search ran (a proof failed): on which input set (1-based), and why
+  // it found no node when it did not.
+  bool searched = false;
+  int set = 0;
+  std::string none_because;
 };
 
 // What --target did: lint before and after the rewrites, which ran.

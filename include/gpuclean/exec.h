@@ -117,8 +117,10 @@ class Interpreter {
 };
 
 // Refuses, in the interpreter's words, a model whose inputs or op outputs
-// (as declared) are each larger than the memory limit: what `run` refuses,
-// `lint` and `fix` refuse too, before any work.
+// (as declared) are each larger than the memory limit, or whose run cannot
+// fit: any op's inputs and outputs are in the arena at once, beside the
+// input values the caller holds. What `run` refuses, `lint` and `fix` refuse
+// too, before any work.
 void CheckTensorsFitMemory(const ir::Model& model);
 
 // Whether a CPU graph can hold op `op_index` of `graph`: a TFLite builtin

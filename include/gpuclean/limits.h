@@ -10,7 +10,8 @@
 
 namespace gpuclean {
 
-// Three quarters of the machine's physical memory.
+// Three quarters of the memory this process may use: the machine's physical
+// memory, or less where a cgroup or an rlimit (ulimit -v) grants less.
 uint64_t DefaultMemoryLimit();
 // The limit in force: DefaultMemoryLimit() unless SetMemoryLimit chose one.
 uint64_t MemoryLimit();

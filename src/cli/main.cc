@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
   std::function<void(CLI::App*)> add_max_memory = [&](CLI::App* parent) {
     for (CLI::App* sub : parent->get_subcommands({})) {
       sub->add_option("--max-memory", max_memory,
-                      "refuse models that would need more memory than this (512M, 8G, 2GiB; default 3/4 of RAM)")
+                      "refuse models that would need more memory than this (512M, 8G, 2GiB; default 3/4 of the memory "
+                      "this process may use)")
           ->group("Resources");
       add_max_memory(sub);
     }

@@ -1,6 +1,7 @@
 #include "gpuclean/limits.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <fstream>
 
 #include "gpuclean/error.h"
 
@@ -19,11 +21,37 @@ std::atomic<uint64_t> charged{0};
 
 }  // namespace
 
+namespace {
+
+// What a container or a shell's ulimit grants this process, when less than
+// the machine has: cgroup v2's memory.max, v1's limit_in_bytes ("max" and
+// v1's huge sentinel read as no limit), RLIMIT_AS and RLIMIT_DATA. Past such
+// a limit an allocation fails (or the process is killed) long before the
+// machine's memory runs out.
+uint64_t GrantedMemory(uint64_t machine) {
+  uint64_t granted = machine;
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    uint64_t value = 0;
+    if (in >> value && value > 0) granted = std::min(granted, value);
+  }
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit limit{};
+    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+      granted = std::min<uint64_t>(granted, limit.rlim_cur);
+  }
+  return granted;
+}
+
+}  // namespace
+
 uint64_t DefaultMemoryLimit() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return uint64_t{4} << 30;  // unknown machine: a phone-sized 4 GiB
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 4 * 3;
+  const uint64_t machine = pages <= 0 || page_size <= 0
+                               ? uint64_t{4} << 30  // unknown machine: a phone-sized 4 GiB
+                               : static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  return GrantedMemory(machine) / 4 * 3;
 }
 
 uint64_t MemoryLimit() {

@@ -101,8 +101,11 @@ std::map<std::string, Origin> ReadOrigins(const ir::Model& model) {
       const auto j = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(m.data.data()), m.data.size()));
       for (const auto& [tensor, o] : j.items()) {
         Origin& origin = out[tensor];
-        origin = {o.at("onnx").get<std::string>(), o.at("perm").get<onnx::Perm>(),
-                  o.value("fused_from", std::string()), -1, {}};
+        origin = {o.at("onnx").get<std::string>(),
+                  o.at("perm").get<onnx::Perm>(),
+                  o.value("fused_from", std::string()),
+                  -1,
+                  {}};
         if (o.contains("rows")) {
           origin.rows_axis = o["rows"].at("axis").get<int>();
           origin.rows_count = o["rows"].at("count").get<std::string>();
@@ -1243,10 +1246,32 @@ void Prove(const Options& o, const onnx::Graph& g, const ir::Model& model, const
   HoldToNoiseFloor(o, g, sets, ref, our_outputs, r, std::move(nudged_ref));
   for (const OutputProof& p : r.proof) r.proven = r.proven && p.ok;
   if (!r.proven) {
-    Progress(o, "proof failed: bisecting to the first diverging ONNX node");
+    // On the first set an output failed on: set 1 may well agree.
+    size_t failed_set = 0;
+    for (const OutputProof& p : r.proof)
+      if (!p.ok) {
+        failed_set = static_cast<size_t>(std::max(p.seed - 1, 0));
+        break;
+      }
+    failed_set = std::min(failed_set, sets.size() - 1);
+    Progress(o,
+             fmt::format("proof failed: bisecting to the first diverging ONNX node on input set {}", failed_set + 1));
+    r.divergence.searched = true;
+    r.divergence.set = static_cast<int>(failed_set + 1);
     try {
-      r.divergence = FirstDivergence(o.onnx_path, g, model, sets[0], r.atol);
+      r.divergence = FirstDivergence(o.onnx_path, g, model, sets[failed_set], r.atol);
+      r.divergence.searched = true;
+      r.divergence.set = static_cast<int>(failed_set + 1);
+      if (!r.divergence.found)
+        r.divergence.none_because =
+            r.divergence.compared == 0
+                ? "no intermediate ONNX value survives as a tensor of the converted graph to compare"
+                : fmt::format(
+                      "each of the {} intermediate values compared is within the bound: the outputs' "
+                      "difference builds up over many nodes rather than at one",
+                      r.divergence.compared);
     } catch (const Error& e) {
+      r.divergence.none_because = std::string("the search failed: ") + e.what();
       Progress(o, std::string("bisect failed: ") + e.what());
     }
   }
@@ -1499,7 +1524,13 @@ nlohmann::json Report::ToJson() const {
                              {"tensor", divergence.tensor},
                              {"max_abs_diff", divergence.max_abs_diff},
                              {"max_scaled_diff", divergence.max_scaled_diff},
-                             {"tensors_compared", divergence.compared}};
+                             {"tensors_compared", divergence.compared},
+                             {"input_set", divergence.set}};
+  else if (divergence.searched)
+    j["first_divergence"] = {{"node", nullptr},
+                             {"input_set", divergence.set},
+                             {"tensors_compared", divergence.compared},
+                             {"none_because", divergence.none_because}};
   if (!target.target.empty())
     j["target"] = {
         {"id", target.target},
@@ -1649,6 +1680,9 @@ std::string Report::RenderText() const {
           "  first diverging ONNX node: {} (output '{}', max |diff| {:.3g}, scaled {:.3g}; {} tensors "
           "compared)\n",
           divergence.node, divergence.tensor, divergence.max_abs_diff, divergence.max_scaled_diff, divergence.compared);
+    else if (divergence.searched)
+      s += fmt::format("  first diverging ONNX node: none found on input set {}: {}\n", divergence.set,
+                       divergence.none_because);
   } else {
     s += "  proof: not run (--no-prove); the output is unproven\n";
   }

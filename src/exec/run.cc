@@ -129,6 +129,23 @@ void CheckTensorsFitMemory(const ir::Model& model) {
         CheckMemory(bytes(t), fmt::format("op {} ({}): output {} {}", i, g.ops[i].name(), k,
                                           ir::FormatShape(g.tensors[t].shape)));
     }
+  // A lower bound of the interpreter's arena: whatever it plans, an op's
+  // non-constant inputs and its outputs are there together.
+  const auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
+  uint64_t input_values = 0;
+  for (int32_t t : g.inputs) input_values = add(input_values, bytes(t));
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    std::vector<int32_t> live;
+    for (const auto* list : {&g.ops[i].inputs, &g.ops[i].outputs})
+      for (int32_t t : *list)
+        if (t >= 0 && !g.tensors[t].is_const() && std::find(live.begin(), live.end(), t) == live.end())
+          live.push_back(t);
+    uint64_t at_once = 0;
+    for (int32_t t : live) at_once = add(at_once, bytes(t));
+    CheckMemory(add(at_once, input_values),
+                fmt::format("running the graph (op {} ({}) holds {} of tensors at once, beside {} of input values)", i,
+                            g.ops[i].name(), FormatBytes(at_once), FormatBytes(input_values)));
+  }
 }
 
 std::string HostInputPath(const std::string& model_path, const std::string& name) {

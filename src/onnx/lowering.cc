@@ -963,7 +963,8 @@ LoweredGraph Lower(Graph& g, const LowerOptions& options) {
   result.model = b.Finish();
   result.model.description = "gpuclean convert from " + g.source;
   for (const ValueInfo& in : g.inputs)  // a clip, less its batch of one
-    if (IsSingleVideo(in)) result.origins[in.name] = {in.name, options.nhwc_io ? kToNdhwc : IdentityPerm(5), {}, -1, {}};
+    if (IsSingleVideo(in))
+      result.origins[in.name] = {in.name, options.nhwc_io ? kToNdhwc : IdentityPerm(5), {}, -1, {}};
   const ir::Subgraph& graph = result.model.main();
   for (const auto& [name, v] : L.values()) {
     for (const auto& [perm, t] : v.layouts) {

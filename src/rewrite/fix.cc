@@ -160,35 +160,37 @@ std::vector<const Pass*> ChoosePasses(const std::vector<std::string>& ids, const
   return out;
 }
 
-// Values for every graph input of `graph`, from the proof set (by name).
-std::vector<npy::Array> InputsFor(const ir::Subgraph& graph, const std::map<std::string, npy::Array>& by_name) {
-  std::vector<npy::Array> out;
-  for (int t : graph.inputs) {
-    auto it = by_name.find(graph.tensors[t].name);
-    if (it == by_name.end())
-      ThrowInternal(
-          fmt::format("graph input '{}' has no proof value (a pass renamed an input)", graph.tensors[t].name));
-    out.push_back(it->second);
-  }
-  return out;
-}
-
-// The model's outputs on each input set, one interpreter for all of them
-// (prepared once; later runs reuse its memory).
-std::vector<std::vector<npy::Array>> RunEach(const ir::Model& model,
-                                             const std::vector<std::vector<npy::Array>>& input_sets, int threads) {
+// The model's outputs on each input set (values by graph input name), one
+// interpreter for all of them (prepared once; later runs reuse its memory).
+// The sets are fed from where they are, not copied.
+using ProofSet = std::map<std::string, npy::Array>;
+std::vector<std::vector<npy::Array>> RunEach(const ir::Model& model, const std::vector<const ProofSet*>& sets,
+                                             int threads) {
   std::vector<std::vector<npy::Array>> outputs;
-  if (input_sets.empty()) return outputs;
+  if (sets.empty()) return outputs;
   exec::InterpreterOptions io;
   io.threads = threads;
   exec::Interpreter interpreter(std::make_shared<const ir::Model>(model), io);
-  for (const std::vector<npy::Array>& inputs : input_sets) {
-    for (size_t i = 0; i < inputs.size(); ++i) interpreter.SetInput(static_cast<int>(i), inputs[i]);
+  const ir::Subgraph& graph = model.main();
+  for (const ProofSet* set : sets) {
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      const std::string& name = graph.tensors[graph.inputs[i]].name;
+      auto it = set->find(name);
+      if (it == set->end())
+        ThrowInternal(fmt::format("graph input '{}' has no proof value (a pass renamed an input)", name));
+      interpreter.SetInput(static_cast<int>(i), it->second);
+    }
     interpreter.Invoke();
     std::vector<npy::Array>& out = outputs.emplace_back();
     for (int i = 0; i < interpreter.num_outputs(); ++i) out.push_back(interpreter.Output(i));
   }
   return outputs;
+}
+
+std::vector<const ProofSet*> AllOf(const std::vector<ProofSet>& sets) {
+  std::vector<const ProofSet*> out;
+  for (const ProofSet& set : sets) out.push_back(&set);
+  return out;
 }
 
 double Value(const npy::Array& a, int64_t i) {
@@ -330,30 +332,46 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     return out;
   }();
 
-  // Proof inputs, by graph input name, for every input set.
-  std::vector<std::map<std::string, npy::Array>> sets;
-  for (auto& set : options.inputs.empty() ? ProofInputs(model.main(), options.seed, {}) : options.inputs) {
-    if (set.size() != model.main().inputs.size())
-      ThrowInternal(
-          fmt::format("a proof input set has {} arrays for {} graph inputs", set.size(), model.main().inputs.size()));
-    std::map<std::string, npy::Array> by_name;
-    for (size_t i = 0; i < set.size(); ++i) by_name[model.main().tensors[model.main().inputs[i]].name] = set[i];
-    sets.push_back(std::move(by_name));
-  }
+  // Proof inputs, by graph input name, for every input set: made when a pass
+  // first changes something (a lint-clean model allocates none), and counted
+  // against the memory limit while they live, so the interpreters that run
+  // them refuse before allocating what would not fit beside them.
+  std::vector<ProofSet> sets;
+  MemoryCharge sets_charge;
+  ProofSet host_values;  // host-fed constants the applied passes moved out
+  auto ensure_sets = [&] {
+    if (!sets.empty()) return;
+    std::vector<std::vector<npy::Array>> made =
+        options.inputs.empty() ? ProofInputs(model.main(), options.seed, {}) : options.inputs;
+    uint64_t bytes = 0;
+    for (std::vector<npy::Array>& set : made) {
+      if (set.size() != model.main().inputs.size())
+        ThrowInternal(
+            fmt::format("a proof input set has {} arrays for {} graph inputs", set.size(), model.main().inputs.size()));
+      ProofSet& by_name = sets.emplace_back();
+      for (size_t i = 0; i < set.size(); ++i) {
+        bytes += set[i].data.size();
+        by_name[model.main().tensors[model.main().inputs[i]].name] = std::move(set[i]);
+      }
+      for (const auto& [name, value] : host_values) by_name[name] = value;
+    }
+    sets_charge.Add(bytes);
+  };
   const int threads = options.threads > 0 ? options.threads : 1;
   // The original runs only once a pass has changed something: a model the
   // interpreter cannot run is still fine when there is nothing to prove.
   std::vector<std::vector<npy::Array>> reference, current_outputs;
   // The original's outputs on the first `count` sets (all by default).
   auto ensure_reference = [&](size_t count = SIZE_MAX) {
+    ensure_sets();
     if (reference.empty() && options.reference) reference = options.reference->outputs;
     reference.resize(sets.size());
     std::vector<size_t> missing;
-    std::vector<std::vector<npy::Array>> inputs;
+    std::vector<const ProofSet*> inputs;
     for (size_t s = 0; s < sets.size() && s < count; ++s)
       if (reference[s].empty()) {
         missing.push_back(s);
-        inputs.push_back(InputsFor(model.main(), sets[s]));
+        inputs.push_back(&sets[s]);
       }
     std::vector<std::vector<npy::Array>> outputs = RunEach(model, inputs, threads);
     for (size_t m = 0; m < missing.size(); ++m) reference[missing[m]] = std::move(outputs[m]);
@@ -417,8 +435,10 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
           result.passes.push_back(std::move(outcome));
           continue;
         }
-        for (const HostInput& h : applied.host_inputs)
+        for (const HostInput& h : applied.host_inputs) {
+          host_values[h.name] = h.value;
           for (auto& set : sets) set[h.name] = h.value;
+        }
         if (prove_each) {
           std::vector<std::vector<npy::Array>> outputs;
           try {
@@ -427,9 +447,7 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
             current_outputs.resize(sets.size());
             for (size_t s = 0; s < sets.size(); ++s)
               if (current_outputs[s].empty()) current_outputs[s] = reference[s];
-            std::vector<std::vector<npy::Array>> inputs;
-            for (const auto& set : sets) inputs.push_back(InputsFor(candidate.main(), set));
-            outputs = RunEach(candidate, inputs, threads);
+            outputs = RunEach(candidate, AllOf(sets), threads);
             for (size_t s = 0; s < sets.size(); ++s)
               Merge(outcome.deltas, Deltas(current.main(), current_outputs[s], outputs[s], outcome.bound, padded));
           } catch (const Error& e) {
@@ -476,11 +494,10 @@ FixResult Fix(const ir::Model& model, const FixOptions& options) {
     std::vector<std::vector<npy::Array>> outputs;
     std::vector<OutputDelta> deltas;
     try {
+      ensure_sets();
       const size_t compared = options.chain_sets > 0 ? static_cast<size_t>(options.chain_sets) : sets.size();
       ensure_reference(compared);
-      std::vector<std::vector<npy::Array>> inputs;
-      for (const auto& set : sets) inputs.push_back(InputsFor(current.main(), set));
-      outputs = RunEach(current, inputs, threads);
+      outputs = RunEach(current, AllOf(sets), threads);
       for (size_t s = 0; s < sets.size() && s < compared; ++s)
         Merge(deltas, Deltas(model.main(), reference[s], outputs[s], std::max(total_bound, kExactTolerance), padded));
     } catch (const Error& e) {

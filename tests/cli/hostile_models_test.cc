@@ -206,8 +206,26 @@ TEST_F(HostileModels, AllocationsThatFitOnlyOneAtATimeAreRefusedBeforeAllocating
     ExpectOneLineRefusal(o, "memory limit of 2.0 GB", "700 MB input: " + inv.command);
     EXPECT_NE(o.err.find("input values"), std::string::npos) << inv.command << ": " << o.err;
   }
-  const Outcome lint = RunOn(dir_, {"lint", ""}, path, "--max-memory 2G");
+  // lint and fix refuse what run refuses: the RELU's input and output are in
+  // the arena at once, beside the input value.
+  for (const Invocation& inv : {Invocation{"lint", ""}, Invocation{"fix", "", true}})
+    ExpectOneLineRefusal(RunOn(dir_, inv, path, "--max-memory 2G"), "memory limit of 2.0 GB",
+                         "700 MB input: " + inv.command);
+  const Outcome lint = RunOn(dir_, {"lint", ""}, path, "--max-memory 3G");
   EXPECT_EQ(lint.exit_code, 0) << lint.err;
+}
+
+// fix makes its two proof input sets only when a pass has changed something:
+// a lint-clean model whose sets would not fit beside each other is fixed
+// (nothing to do) without allocating them.
+TEST_F(HostileModels, FixMakesNoProofInputsWhenNothingChanges) {
+  builder::GraphBuilder b;
+  b.Input("unread", tfl::TensorType_FLOAT32, {1, 100000000});  // 400 MB, twice for the proof
+  b.Output(b.Relu(b.Input("x", tfl::TensorType_FLOAT32, {1, 8})));
+  const std::string path = dir_.file("unread_input.tflite");
+  format::WriteModel(b.Finish(), path);
+  const Outcome fix = RunOn(dir_, {"fix", "", true}, path, "--max-memory 600M");
+  EXPECT_EQ(fix.exit_code, 0) << fix.err;
 }
 
 TEST(MaxMemoryFlag, BadSizesAreUsageErrors) {

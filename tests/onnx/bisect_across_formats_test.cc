@@ -105,6 +105,11 @@ TEST(BisectAcrossFormats, AFailedProofWritesNothingAndNamesTheFirstDivergingNode
   EXPECT_FALSE(std::filesystem::exists(o.output_path));
   EXPECT_FALSE(r.report.proof.empty());
   EXPECT_FALSE(r.report.proof[0].why.empty());
+  // The search ran on the set that failed, and the report says what it found.
+  EXPECT_TRUE(r.report.divergence.searched);
+  EXPECT_EQ(r.report.divergence.set, r.report.proof[0].seed);
+  EXPECT_TRUE(r.report.divergence.found || !r.report.divergence.none_because.empty());
+  EXPECT_NE(r.report.RenderText().find("first diverging ONNX node: "), std::string::npos) << r.report.RenderText();
 }
 
 TEST(ConvertCli, ExitCodesAndReport) {
