@@ -62,6 +62,7 @@ namespace {
 // place), and where one scalar field of it is.
 struct OptionField {
   std::unique_ptr<flatbuffers::FlatBufferBuilder> fbb;
+  tfl::BuiltinOptions type = tfl::BuiltinOptions_NONE;
   const flatbuffers::TypeTable* table_type = nullptr;
   flatbuffers::TypeCode code{};
   flatbuffers::voffset_t voffset = 0;
@@ -69,10 +70,29 @@ struct OptionField {
   flatbuffers::Table* table() const { return flatbuffers::GetMutableRoot<flatbuffers::Table>(fbb->GetBufferPointer()); }
 };
 
+// An op written without its options table (converters may omit it) has the
+// schema's defaults: its table type from the op table, unpacked from an empty
+// table.
+tfl::BuiltinOptionsUnion DefaultOptions(tfl::BuiltinOperator code) {
+  tfl::BuiltinOptionsUnion defaults;
+  const tfl::BuiltinOptions type = ir::TraitsOf(code).options;
+  if (type == tfl::BuiltinOptions_NONE) return defaults;
+  flatbuffers::FlatBufferBuilder empty;
+  empty.Finish(flatbuffers::Offset<flatbuffers::Table>(empty.EndTable(empty.StartTable())));
+  defaults.value = tfl::BuiltinOptionsUnion::UnPack(
+      empty.GetBufferPointer() + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(empty.GetBufferPointer()), type,
+      nullptr);
+  if (defaults.value) defaults.type = type;
+  return defaults;
+}
+
 std::optional<OptionField> FindOptionField(const ir::Op& op, const std::string& field) {
-  if (op.options.type == tfl::BuiltinOptions_NONE) return std::nullopt;
+  const tfl::BuiltinOptionsUnion defaults =
+      op.options.type == tfl::BuiltinOptions_NONE ? DefaultOptions(op.code) : tfl::BuiltinOptionsUnion();
+  const tfl::BuiltinOptionsUnion& options = op.options.type == tfl::BuiltinOptions_NONE ? defaults : op.options;
+  if (options.type == tfl::BuiltinOptions_NONE) return std::nullopt;
   const flatbuffers::TypeTable* unions = tfl::BuiltinOptionsTypeTable();
-  const auto type_index = static_cast<size_t>(op.options.type);
+  const auto type_index = static_cast<size_t>(options.type);
   if (type_index >= unions->num_elems) return std::nullopt;
   const int ref = unions->type_codes[type_index].sequence_ref;
   if (ref < 0) return std::nullopt;
@@ -82,7 +102,8 @@ std::optional<OptionField> FindOptionField(const ir::Op& op, const std::string& 
     OptionField found;
     found.fbb = std::make_unique<flatbuffers::FlatBufferBuilder>();
     found.fbb->ForceDefaults(true);
-    found.fbb->Finish(op.options.Pack(*found.fbb));
+    found.fbb->Finish(options.Pack(*found.fbb));
+    found.type = options.type;
     found.table_type = table_type;
     found.code = table_type->type_codes[i];
     found.voffset =
@@ -170,8 +191,8 @@ bool SetOptionValue(ir::Op& op, const std::string& field, const nlohmann::json& 
   }
   if (!ok) return false;
   tfl::BuiltinOptionsUnion updated;
-  updated.type = op.options.type;
-  updated.value = tfl::BuiltinOptionsUnion::UnPack(table, op.options.type, nullptr);
+  updated.type = found->type;
+  updated.value = tfl::BuiltinOptionsUnion::UnPack(table, found->type, nullptr);
   op.options = std::move(updated);
   return true;
 }

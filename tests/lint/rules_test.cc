@@ -71,5 +71,53 @@ TEST(RuleVersions, CompileCeilingIsAWarningWithASplitHint) {
   EXPECT_EQ(f->node, -1);
 }
 
+// Op versions a newer converter writes, against each delegate's parser cap:
+// the classic delegate's (tflite/delegates/gpu/common/model_builder.cc) are
+// low, ML Drift's at 2.2.0 and LiteRT.js 2.5.3's WebGPU (measured) are not.
+ir::Model OneOp(tfl::BuiltinOperator code, int version) {
+  builder::GraphBuilder b;
+  const int x = b.Input("x", tfl::TensorType_FLOAT32, {1, 4, 4, 8});
+  int y = -1;
+  if (code == tfl::BuiltinOperator_FULLY_CONNECTED)
+    y = b.FullyConnected(x, b.ConstF32("w", {4, 8}, std::vector<float>(32, 0.1f)), -1);
+  else if (code == tfl::BuiltinOperator_TRANSPOSE)
+    y = b.Transpose(x, {0, 2, 1, 3});
+  else if (code == tfl::BuiltinOperator_MUL)
+    y = b.Mul(x, x);
+  else
+    y = b.Add(x, x);
+  b.Output(y);
+  ir::Model m = b.Finish();
+  m.main().ops.back().version = version;
+  return m;
+}
+
+TEST(RuleVersions, ConverterOpVersionsPastTheClassicDelegatesCapsAreRejected) {
+  const struct {
+    tfl::BuiltinOperator code;
+    int accepted, refused;
+  } kCases[] = {{tfl::BuiltinOperator_FULLY_CONNECTED, 9, 12},
+                {tfl::BuiltinOperator_ADD, 2, 4},
+                {tfl::BuiltinOperator_MUL, 3, 5},
+                {tfl::BuiltinOperator_TRANSPOSE, 4, 5}};
+  for (const auto& c : kCases) {
+    const std::string op = tfl::EnumNameBuiltinOperator(c.code);
+    EXPECT_EQ(LintOn(OneOp(c.code, c.accepted), "tflite-gpu").node_status[0].back(), Status::kDelegated) << op;
+    EXPECT_EQ(LintOn(OneOp(c.code, c.refused), "tflite-gpu").node_status[0].back(), Status::kRejected) << op;
+    for (const char* target : {"mldrift-cl@2.2.0", "mldrift-webgpu@2.5.3"})
+      EXPECT_EQ(LintOn(OneOp(c.code, c.refused), target).count(Severity::kError), 0) << op << " " << target;
+  }
+}
+
+// An options table a converter left out reads as the schema's defaults: a
+// float FULLY_CONNECTED without one has DEFAULT weights, not shuffled ones.
+TEST(RuleVersions, AnOpWithoutItsOptionsTableHasTheDefaults) {
+  ir::Model m = OneOp(tfl::BuiltinOperator_FULLY_CONNECTED, 9);
+  m.main().ops.back().options.Reset();
+  for (const char* target : {"mldrift-cl@2.2.0", "tflite-gpu", "mldrift-webgpu@2.5.3"})
+    EXPECT_EQ(LintOn(m, target).count(Severity::kError), 0) << target << "\n"
+                                                            << RenderText(LintOn(m, target), testing::Target(target));
+}
+
 }  // namespace
 }  // namespace gpuclean::lint
