@@ -141,10 +141,9 @@ std::vector<TensorSpec> Resize(const OpView& v) {
   std::vector<int64_t> size = v.Ints(1, "size");
   if (size.size() != 2) v.Fail("size must hold 2 values, got {}", size.size());
   if (size[0] <= 0 || size[1] <= 0) v.Fail("size must be positive, got {}x{}", size[0], size[1]);
-  if (v.op().code == tfl::BuiltinOperator_RESIZE_BILINEAR) {
-    const auto o = v.Options<tfl::ResizeBilinearOptionsT>();
-    if (o.align_corners && o.half_pixel_centers) v.Fail("align_corners and half_pixel_centers are exclusive");
-  }
+  // RESIZE_BILINEAR with align_corners and half_pixel_centers both set is
+  // valid: the CPU path aligns corners (src/exec/kernels/resize_bilinear.cc),
+  // the GPU rejects it (lint), the resize-flags pass clears the second flag.
   const Shape& in = v.shape(0);
   return {{v.dtype(0), {in[0], ToDim(v, size[0], "height"), ToDim(v, size[1], "width"), in[3]}}};
 }

@@ -351,7 +351,8 @@ TEST(InferOutputs, ResizeAndDepthSpace) {
   GraphBuilder b;
   const int x = b.Input("x", kF32, {1, 4, 6, 8});
   EXPECT_EQ(b.shape(b.ResizeBilinear(x, 9, 3)), (Shape{1, 9, 3, 8}));
-  ErrorOfInferOutputs([&] { b.ResizeBilinear(x, 8, 8, true, true); });
+  // Both align flags: a model the CPU runs (corners aligned) and lint reports.
+  EXPECT_EQ(b.shape(b.ResizeBilinear(x, 8, 8, true, true)), (Shape{1, 8, 8, 8}));
   EXPECT_EQ(b.shape(b.DepthToSpace(x, 2)), (Shape{1, 8, 12, 2}));
   EXPECT_EQ(b.shape(b.SpaceToDepth(x, 2)), (Shape{1, 2, 3, 32}));
   ErrorOfInferOutputs([&] { b.DepthToSpace(x, 3); });

@@ -79,7 +79,12 @@ void CheckResizeBilinear(const ir::Subgraph& graph, const ir::Op& op) {
 
 void EvalResizeBilinear(KernelContext& ctx) {
   const auto* o = ctx.op.options.AsResizeBilinearOptions();
-  const bool align = o && o->align_corners, half = o && o->half_pixel_centers;
+  // Both flags set: TFLite's builtin kernel refuses the op
+  // (tflite/kernels/resize_bilinear.cc:92 @ v2.2.0), but the XNNPACK delegate
+  // that takes it first on the CPU aligns corners and ignores
+  // half_pixel_centers (tflite/delegates/xnnpack/xnnpack_delegate.cc:5796),
+  // and so does LiteRT.js (measured, resize_bilinear_test.cc).
+  const bool align = o && o->align_corners, half = o && o->half_pixel_centers && !align;
   const Tensor& in = ctx.input(0);
   Tensor& out = ctx.output(0);
   if (out.num_elements() == 0) return;
