@@ -223,6 +223,7 @@ const std::vector<std::string>& ConstraintKeys() {
                                                 "runtime_dtype_any",
                                                 "builtin_op",
                                                 "input_quant",
+                                                "quantized_dimension_at",
                                                 "inputs_above"};
   return keys;
 }
@@ -259,8 +260,8 @@ std::string ConstraintValueError(const std::string& key, const nlohmann::json& v
       if (v != "none" && v != "per-tensor" && v != "per-channel") return "'in' takes none, per-tensor or per-channel";
     return "";
   }
-  if (key == "input_rank" || key == "dtype_at") {
-    const bool ranks = key == "input_rank";
+  if (key == "input_rank" || key == "dtype_at" || key == "quantized_dimension_at") {
+    const bool ranks = key != "dtype_at";
     if (!value.is_object() || !value.contains("in") || (value.contains("input") && !is_int(value["input"])))
       return ranks ? "takes {input, in: [ranks]}" : "takes {input, in: [dtypes]}";
     const nlohmann::json& in = value["in"];
@@ -436,6 +437,14 @@ bool OneConstraint(const GraphView& view, int node, const std::string& key, cons
     if (t < 0) return false;
     const size_t scales = g.tensors[t].quant.scale.size();
     return InList(want.at("in"), scales == 0 ? "none" : scales == 1 ? "per-tensor" : "per-channel");
+  }
+  if (key == "quantized_dimension_at") {
+    // Per-channel quantization along one of the listed dimensions.
+    const int t = input_at(want.value("input", 0));
+    if (t < 0 || g.tensors[t].quant.scale.size() < 2) return false;
+    for (const auto& dim : want.at("in"))
+      if (dim.is_number_integer() && dim.get<int>() == g.tensors[t].quant.quantized_dimension) return true;
+    return false;
   }
   if (key == "builtin_op") return (op.code != tfl::BuiltinOperator_CUSTOM) == want.get<bool>();
   if (key == "elementwise_const_batched") {
