@@ -73,9 +73,9 @@ ir::Model SplitGraph(int32_t axis, bool axis_vector, int version = 1) {
 ir::Model TileGraph(bool int64_multiples, bool int64_data) {
   return Build([&](GraphBuilder& b) {
     const int x = b.Input("x", int64_data ? tfl::TensorType_INT64 : tfl::TensorType_FLOAT32, {1, 2, 2, 4});
-    const int m = int64_multiples
-                      ? b.Const("multiples", tfl::TensorType_INT64, {4}, Bytes::FromValues<int64_t>(std::vector<int64_t>{1, 2, 2, 1}))
-                      : b.ConstI32("multiples", {4}, {1, 2, 2, 1});
+    const int m = int64_multiples ? b.Const("multiples", tfl::TensorType_INT64, {4},
+                                            Bytes::FromValues<int64_t>(std::vector<int64_t>{1, 2, 2, 1}))
+                                  : b.ConstI32("multiples", {4}, {1, 2, 2, 1});
     b.Output(b.Op(tfl::BuiltinOperator_TILE, {x, m}, Options(tfl::TileOptionsT{})).at(0));
   });
 }
@@ -289,8 +289,7 @@ TEST(WebGpuMeasuredEdges, LintAgreesWithTheDelegateOnEveryEdgeAndTwin) {
       // The delegate took the graph and then failed to compile it (or the
       // load failed): lint must say so, not predict a residency.
       measured = "load/compile failed: " + (r.ok ? std::string("no residency in the log") : r.error);
-      EXPECT_TRUE(PredictsNoLoad(report))
-          << cases[i].name << ": " << measured << "; lint " << PredictedLine(predicted);
+      EXPECT_TRUE(PredictsNoLoad(report)) << cases[i].name << ": " << measured << "; lint " << PredictedLine(predicted);
     }
     std::cout << cases[i].name << ": measured " << measured << " | lint " << PredictedLine(predicted) << "\n";
   }
