@@ -1,4 +1,4 @@
-// ctest-labels: webgpu
+// ctest-labels: litert webgpu
 // Edge cases where lint for mldrift-webgpu@2.5.3 once disagreed with
 // LiteRT.js 2.5.3's WebGPU delegate (SPLIT axis forms and version, TILE's
 // int64 multiples, rank-2 int8 weight DEQUANTIZE, uint8 FULLY_CONNECTED
