@@ -79,9 +79,8 @@ tfl::BuiltinOptionsUnion DefaultOptions(tfl::BuiltinOperator code) {
   if (type == tfl::BuiltinOptions_NONE) return defaults;
   flatbuffers::FlatBufferBuilder empty;
   empty.Finish(flatbuffers::Offset<flatbuffers::Table>(empty.EndTable(empty.StartTable())));
-  defaults.value = tfl::BuiltinOptionsUnion::UnPack(
-      empty.GetBufferPointer() + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(empty.GetBufferPointer()), type,
-      nullptr);
+  defaults.value = tfl::BuiltinOptionsUnion::UnPack(flatbuffers::GetRoot<flatbuffers::Table>(empty.GetBufferPointer()),
+                                                    type, nullptr);
   if (defaults.value) defaults.type = type;
   return defaults;
 }
